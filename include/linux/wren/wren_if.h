@@ -3,8 +3,9 @@
  * Wren adapter device interface, version 1.
  *
  * This header is the contract between the adapter (the device model in
- * device/), the core driver and the RDMA driver.  Documentation/wren/
- * device-interface.rst is its prose form; the two change together.
+ * device/), the core driver and the RDMA driver.
+ * Documentation/device-interface.rst is its prose form; the two change
+ * together.
  *
  * Rules: every multi-byte field is little-endian; every structure has a
  * fixed size checked by static_assert; reserved fields are named rsvd*,

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Wren top-level make file.  The two commands a newcomer needs:
+#
+#   make demo    boot two guests with one Wren adapter each and show them
+#   make check   every test: static gates, unit tests, guests
+#
+# Everything else here is a building block of those two.
+
+WREN_TOP := $(CURDIR)
+BUILD := $(WREN_TOP)/build
+
+# build/config.mk is written by scripts/setup: kernel versions and paths.
+-include $(BUILD)/config.mk
+
+.PHONY: all setup modules modules-6.1 engine-test static guest-smoke \
+	check demo clean help
+
+all: modules
+
+help:
+	@echo "make demo     boot two guests and show their Wren adapters"
+	@echo "make check    run every test (set-up included)"
+	@echo "make setup    install packages, fetch and build QEMU and rdma-core"
+	@echo "make modules  build wren.ko and wren_ib.ko for the guest kernel"
+
+setup:
+	@scripts/setup
+
+# The modules are built in a copy of the sources per kernel, so the 6.12
+# and 6.1 builds never share objects and the source tree stays clean.
+# KBUILD_FLAGS may add W=1 C=2 and so on.
+modules: setup
+	@scripts/build-modules "$(WREN_KDIR)" $(KBUILD_FLAGS)
+
+modules-6.1: setup
+	@scripts/build-modules "$(WREN_KDIR_61)" $(KBUILD_FLAGS)
+
+engine-test:
+	@$(MAKE) --no-print-directory -C device/engine test
+
+check:
+	@scripts/check
+
+demo:
+	@scripts/demo
+
+clean:
+	rm -rf $(BUILD)
+	$(MAKE) -C device/engine clean
