@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The unit tests' host: see fake_env.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_env.h"
+
+void *fake_env_ptr(struct fake_env *env, uint64_t addr, size_t len)
+{
+	if (addr < FAKE_MEM_BASE || len > FAKE_MEM_SIZE ||
+	    addr - FAKE_MEM_BASE > FAKE_MEM_SIZE - len)
+		return NULL;
+	return env->mem + (addr - FAKE_MEM_BASE);
+}
+
+static int fake_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+	struct fake_env *env = opaque;
+	void *p = fake_env_ptr(env, addr, len);
+
+	if (!p) {
+		env->dma_errors++;
+		return -1;
+	}
+	memcpy(buf, p, len);
+	return 0;
+}
+
+static int fake_dma_write(void *opaque, uint64_t addr, const void *buf,
+			  size_t len)
+{
+	struct fake_env *env = opaque;
+	void *p = fake_env_ptr(env, addr, len);
+
+	if (!p) {
+		env->dma_errors++;
+		return -1;
+	}
+	memcpy(p, buf, len);
+	return 0;
+}
+
+static void fake_irq(void *opaque, unsigned int vector)
+{
+	struct fake_env *env = opaque;
+
+	if (vector < FAKE_MAX_VECTORS)
+		env->irqs[vector]++;
+}
+
+static uint64_t fake_now_ns(void *opaque)
+{
+	return ((struct fake_env *)opaque)->now_ns;
+}
+
+static void *fake_timer_new(void *opaque, void (*cb)(void *arg), void *arg)
+{
+	struct fake_env *env = opaque;
+
+	for (unsigned int i = 0; i < FAKE_MAX_TIMERS; i++) {
+		struct fake_timer *t = &env->timers[i];
+
+		if (!t->allocated) {
+			memset(t, 0, sizeof(*t));
+			t->allocated = true;
+			t->cb = cb;
+			t->arg = arg;
+			return t;
+		}
+	}
+	return NULL;
+}
+
+static void fake_timer_arm(void *timer, uint64_t expire_ns)
+{
+	struct fake_timer *t = timer;
+
+	t->armed = true;
+	t->expire_ns = expire_ns;
+}
+
+static void fake_timer_cancel(void *timer)
+{
+	((struct fake_timer *)timer)->armed = false;
+}
+
+static void fake_timer_free(void *timer)
+{
+	memset(timer, 0, sizeof(struct fake_timer));
+}
+
+static void fake_warn(void *opaque, enum wren_wrn what, uint64_t a, uint64_t b)
+{
+	struct fake_env *env = opaque;
+
+	if (what < WREN_WRN_COUNT)
+		env->warnings[what]++;
+	env->last_warn_a = a;
+	env->last_warn_b = b;
+}
+
+const struct wren_env_ops fake_env_ops = {
+	.dma_read = fake_dma_read,
+	.dma_write = fake_dma_write,
+	.irq = fake_irq,
+	.now_ns = fake_now_ns,
+	.timer_new = fake_timer_new,
+	.timer_arm = fake_timer_arm,
+	.timer_cancel = fake_timer_cancel,
+	.timer_free = fake_timer_free,
+	.warn = fake_warn,
+};
+
+void fake_env_init(struct fake_env *env)
+{
+	memset(env, 0, sizeof(*env));
+	env->mem = calloc(1, FAKE_MEM_SIZE);
+	if (!env->mem)
+		abort();
+	env->now_ns = 1000000000ULL;
+}
+
+void fake_env_fini(struct fake_env *env)
+{
+	free(env->mem);
+	env->mem = NULL;
+}
+
+void fake_env_advance(struct fake_env *env, uint64_t ns)
+{
+	uint64_t end = env->now_ns + ns;
+
+	/* Fire timers in expiry order; a callback may re-arm its timer. */
+	for (;;) {
+		struct fake_timer *next = NULL;
+
+		for (unsigned int i = 0; i < FAKE_MAX_TIMERS; i++) {
+			struct fake_timer *t = &env->timers[i];
+
+			if (t->allocated && t->armed && t->expire_ns <= end &&
+			    (!next || t->expire_ns < next->expire_ns))
+				next = t;
+		}
+		if (!next)
+			break;
+		if (next->expire_ns > env->now_ns)
+			env->now_ns = next->expire_ns;
+		next->armed = false;
+		next->cb(next->arg);
+	}
+	env->now_ns = end;
+}
+
+unsigned int fake_env_armed_timers(const struct fake_env *env)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < FAKE_MAX_TIMERS; i++)
+		n += env->timers[i].allocated && env->timers[i].armed;
+	return n;
+}
+
+unsigned int fake_env_total_warnings(const struct fake_env *env)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < WREN_WRN_COUNT; i++)
+		n += env->warnings[i];
+	return n;
+}

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Wren engine: what each admin command does.  Every field is checked; a
+ * rejected field is named by its byte offset in the command (plus one) in
+ * the extended status.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "wren_internal.h"
+
+#define BODY_OFFSET(type, field) \
+	(sizeof(struct wren_admin_cmd_hdr) + offsetof(type, field))
+
+static void reject(struct wren_cmd_status *st, uint8_t status, size_t offset)
+{
+	st->status = status;
+	st->ext_status = status == WREN_STATUS_BAD_PARAM ? offset + 1 : 0;
+}
+
+/* Reserved bytes must be zero: true if they are, else reject. */
+static bool zero(struct wren_cmd_status *st, const void *field, size_t len,
+		 size_t offset)
+{
+	const uint8_t *p = field;
+
+	for (size_t i = 0; i < len; i++) {
+		if (p[i]) {
+			reject(st, WREN_STATUS_BAD_PARAM, offset + i);
+			return false;
+		}
+	}
+	return true;
+}
+
+#define RSVD_OK(st, body, type, field) \
+	zero(st, (body)->field, sizeof((body)->field), BODY_OFFSET(type, field))
+
+static void fill_attr(struct wren_engine *e, struct wren_dev_attr *a)
+{
+	const struct wren_config *c = &e->cfg;
+	const uint8_t *mac = c->mac;
+
+	memset(a, 0, sizeof(*a));
+	a->spec_version = wren_to_le32(FIELD_PREP(WREN_VERSION_MAJOR,
+						  WREN_SPEC_VERSION_MAJOR) |
+				       FIELD_PREP(WREN_VERSION_MINOR,
+						  WREN_SPEC_VERSION_MINOR));
+	a->fw_version = wren_to_le32(FIELD_PREP(WREN_FW_VERSION_MAJOR, WREN_FW_MAJOR) |
+				     FIELD_PREP(WREN_FW_VERSION_MINOR, WREN_FW_MINOR) |
+				     FIELD_PREP(WREN_FW_VERSION_PATCH, WREN_FW_PATCH));
+	a->caps = wren_to_le64(WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR);
+	/* EUI-64: flip the universal/local bit, insert ff:fe. */
+	a->node_guid = wren_to_le64((uint64_t)(mac[0] ^ 2) << 56 |
+				    (uint64_t)mac[1] << 48 |
+				    (uint64_t)mac[2] << 40 | 0xffULL << 32 |
+				    0xfeULL << 24 | (uint64_t)mac[3] << 16 |
+				    (uint64_t)mac[4] << 8 | mac[5]);
+	memcpy(a->mac_addr, mac, sizeof(a->mac_addr));
+	a->mtu = wren_to_le16(c->mtu);
+	a->ipv4_addr = c->ipv4;
+	a->link_speed_mbps = wren_to_le32(c->link_speed_mbps);
+	a->gid[10] = 0xff;
+	a->gid[11] = 0xff;
+	memcpy(&a->gid[12], &c->ipv4, 4);
+	memcpy(a->serial, c->serial, strnlen(c->serial, sizeof(a->serial)));
+	a->max_eq = wren_to_le32(e->max_eq);
+	a->max_eq_depth = wren_to_le32(c->max_eq_depth);
+	a->max_pd = wren_to_le32(c->max_pd);
+	a->max_cq = wren_to_le32(c->max_cq);
+	a->max_cq_depth = wren_to_le32(c->max_cq_depth);
+	a->max_qp = wren_to_le32(c->max_qp);
+	a->max_qp_depth = wren_to_le32(c->max_qp_depth);
+	a->max_sge = wren_to_le32(c->max_sge);
+	a->max_inline = wren_to_le32(c->max_inline);
+	a->max_ah = wren_to_le32(c->max_ah);
+	a->max_mr = wren_to_le32(c->max_mr);
+	a->db_page_count = wren_to_le32(c->db_page_count);
+	a->max_mr_size = wren_to_le64(c->max_mr_size);
+	a->page_size_cap = wren_to_le64(c->page_size_cap);
+	a->msix_vectors = wren_to_le32(c->msix_vectors);
+	a->max_msg_size = wren_to_le32(c->max_msg_size);
+}
+
+static void get_attr(struct wren_engine *e, const void *payload,
+		     struct wren_cmd_status *st)
+{
+	const struct wren_cmd_get_attr *c = payload;
+	uint32_t len = wren_le32(c->buf_len);
+	uint64_t addr = wren_le64(c->buf_addr);
+	struct wren_dev_attr attr;
+
+	if (!RSVD_OK(st, c, struct wren_cmd_get_attr, rsvd))
+		return;
+	if (len < 64 || len > 4096) {
+		reject(st, WREN_STATUS_BAD_PARAM,
+		       BODY_OFFSET(struct wren_cmd_get_attr, buf_len));
+		return;
+	}
+	fill_attr(e, &attr);
+	if (len > sizeof(attr))
+		len = sizeof(attr);
+	if (e->ops->dma_write(e->opaque, addr, &attr, len)) {
+		wren_warn(e, WREN_WRN_DMA, addr, len);
+		reject(st, WREN_STATUS_DMA_ERROR, 0);
+		return;
+	}
+	st->result[0] = sizeof(attr);
+}
+
+#define WREN_KEEP_ALIVE_MAX_MS	3600000
+
+static void feature(struct wren_engine *e, const void *payload, bool set,
+		    struct wren_cmd_status *st)
+{
+	const struct wren_cmd_feature *c = payload;
+	uint32_t value = wren_le32(c->value);
+
+	if (!RSVD_OK(st, c, struct wren_cmd_feature, rsvd) ||
+	    !zero(st, &c->rsvd0, sizeof(c->rsvd0),
+		  BODY_OFFSET(struct wren_cmd_feature, rsvd0)))
+		return;
+	if (!set && !zero(st, &c->value, sizeof(c->value),
+			  BODY_OFFSET(struct wren_cmd_feature, value)))
+		return;
+	switch (wren_le16(c->feature_id)) {
+	case WREN_FEATURE_KEEP_ALIVE_MS:
+		if (!set) {
+			st->result[0] = e->keep_alive_ms;
+			return;
+		}
+		if (value > WREN_KEEP_ALIVE_MAX_MS) {
+			reject(st, WREN_STATUS_BAD_PARAM,
+			       BODY_OFFSET(struct wren_cmd_feature, value));
+			return;
+		}
+		wren_aeq_set_keep_alive(e, value);
+		return;
+	default:
+		reject(st, WREN_STATUS_BAD_PARAM,
+		       BODY_OFFSET(struct wren_cmd_feature, feature_id));
+	}
+}
+
+static void create_eq(struct wren_engine *e, const void *payload,
+		      struct wren_cmd_status *st)
+{
+	const struct wren_cmd_create_eq *c = payload;
+	uint64_t base = wren_le64(c->base_addr);
+	uint16_t vector = wren_le16(c->msix_vector);
+	struct wren_eq *eq;
+	uint32_t id;
+
+	if (!RSVD_OK(st, c, struct wren_cmd_create_eq, rsvd))
+		return;
+	if (!base || base % WREN_QUEUE_BASE_ALIGN) {
+		reject(st, WREN_STATUS_BAD_PARAM,
+		       BODY_OFFSET(struct wren_cmd_create_eq, base_addr));
+		return;
+	}
+	if (c->log_depth < WREN_QUEUE_LOG_DEPTH_MIN ||
+	    c->log_depth > WREN_QUEUE_LOG_DEPTH_MAX ||
+	    (1U << c->log_depth) > e->cfg.max_eq_depth) {
+		reject(st, WREN_STATUS_BAD_PARAM,
+		       BODY_OFFSET(struct wren_cmd_create_eq, log_depth));
+		return;
+	}
+	if (c->flags & ~WREN_EQ_FLAG_INTR) {
+		reject(st, WREN_STATUS_BAD_PARAM,
+		       BODY_OFFSET(struct wren_cmd_create_eq, flags));
+		return;
+	}
+	if (vector < 1 || vector >= e->cfg.msix_vectors) {
+		reject(st, WREN_STATUS_BAD_PARAM,
+		       BODY_OFFSET(struct wren_cmd_create_eq, msix_vector));
+		return;
+	}
+	for (id = 0; id < e->max_eq && e->eqs[id].in_use; id++)
+		;
+	if (id == e->max_eq) {
+		reject(st, WREN_STATUS_NO_RESOURCES, 0);
+		return;
+	}
+	eq = &e->eqs[id];
+	memset(eq, 0, sizeof(*eq));
+	eq->in_use = true;
+	eq->intr = c->flags & WREN_EQ_FLAG_INTR;
+	eq->vector = vector;
+	eq->ring.base = base;
+	eq->ring.log_depth = c->log_depth;
+	eq->ring.index_mask = WREN_EQ_DB_HEAD;
+	st->result[0] = id;
+}
+
+/* The handle of a DESTROY/DEALLOC command, if it is well formed. */
+static bool destroy_handle(const void *payload, struct wren_cmd_status *st,
+			   uint32_t *handle)
+{
+	const struct wren_cmd_destroy_obj *c = payload;
+
+	if (!RSVD_OK(st, c, struct wren_cmd_destroy_obj, rsvd))
+		return false;
+	*handle = wren_le32(c->handle);
+	return true;
+}
+
+static void destroy_eq(struct wren_engine *e, const void *payload,
+		       struct wren_cmd_status *st)
+{
+	uint32_t id;
+
+	if (!destroy_handle(payload, st, &id))
+		return;
+	if (id >= e->max_eq || !e->eqs[id].in_use) {
+		reject(st, WREN_STATUS_NOT_FOUND, 0);
+		return;
+	}
+	memset(&e->eqs[id], 0, sizeof(e->eqs[id]));
+}
+
+static void alloc_pd(struct wren_engine *e, const void *payload,
+		     struct wren_cmd_status *st)
+{
+	const struct wren_cmd_alloc_pd *c = payload;
+	uint32_t pdn;
+
+	if (!RSVD_OK(st, c, struct wren_cmd_alloc_pd, rsvd))
+		return;
+	for (pdn = 0; pdn < e->cfg.max_pd && e->pd_used[pdn]; pdn++)
+		;
+	if (pdn == e->cfg.max_pd) {
+		reject(st, WREN_STATUS_NO_RESOURCES, 0);
+		return;
+	}
+	e->pd_used[pdn] = 1;
+	st->result[0] = pdn;
+}
+
+static void dealloc_pd(struct wren_engine *e, const void *payload,
+		       struct wren_cmd_status *st)
+{
+	uint32_t pdn;
+
+	if (!destroy_handle(payload, st, &pdn))
+		return;
+	if (pdn >= e->cfg.max_pd || !e->pd_used[pdn]) {
+		reject(st, WREN_STATUS_NOT_FOUND, 0);
+		return;
+	}
+	e->pd_used[pdn] = 0;
+}
+
+void wren_cmd_execute(struct wren_engine *e, const struct wren_admin_cmd *cmd,
+		      struct wren_cmd_status *st)
+{
+	const void *body = cmd->payload;
+
+	if (cmd->hdr.flags & ~WREN_ADMIN_FLAG_PHASE) {
+		reject(st, WREN_STATUS_BAD_PARAM,
+		       offsetof(struct wren_admin_cmd_hdr, flags));
+		return;
+	}
+	if (!zero(st, &cmd->hdr.rsvd, sizeof(cmd->hdr.rsvd),
+		  offsetof(struct wren_admin_cmd_hdr, rsvd)))
+		return;
+
+	switch (cmd->hdr.opcode) {
+	case WREN_ADMIN_GET_ATTR:
+		get_attr(e, body, st);
+		break;
+	case WREN_ADMIN_GET_FEATURE:
+		feature(e, body, false, st);
+		break;
+	case WREN_ADMIN_SET_FEATURE:
+		feature(e, body, true, st);
+		break;
+	case WREN_ADMIN_CREATE_EQ:
+		create_eq(e, body, st);
+		break;
+	case WREN_ADMIN_DESTROY_EQ:
+		destroy_eq(e, body, st);
+		break;
+	case WREN_ADMIN_ALLOC_PD:
+		alloc_pd(e, body, st);
+		break;
+	case WREN_ADMIN_DEALLOC_PD:
+		dealloc_pd(e, body, st);
+		break;
+	case WREN_ADMIN_CREATE_CQ ... WREN_ADMIN_SET_TC_TABLE:
+		/* Defined for the data path, not implemented by v1.0. */
+		reject(st, WREN_STATUS_UNSUPPORTED, 0);
+		break;
+	default:
+		reject(st, WREN_STATUS_BAD_OPCODE, 0);
+		break;
+	}
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The Wren adapter's logic, independent of QEMU: the BAR0 register file,
+ * the reset/enable handshake, the admin, async event and event queues.
+ * Everything the guest hands over is validated here.
+ */
+#ifndef WREN_ENGINE_H
+#define WREN_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wren_env.h"
+
+#define WREN_SERIAL_LEN		32
+
+/* Adapter configuration, set by the host before wren_engine_init(). */
+struct wren_config {
+	uint8_t mac[6];
+	uint32_t ipv4;			/* network byte order */
+	uint32_t mtu;
+	uint32_t link_speed_mbps;
+	char serial[WREN_SERIAL_LEN + 1];
+	uint32_t msix_vectors;
+	uint8_t fault_drop_opcode;	/* 0: no fault */
+	uint32_t max_pd;
+	uint32_t max_cq;
+	uint32_t max_cq_depth;
+	uint32_t max_qp;
+	uint32_t max_qp_depth;
+	uint32_t max_sge;
+	uint32_t max_inline;
+	uint32_t max_ah;
+	uint32_t max_mr;
+	uint64_t max_mr_size;
+	uint64_t page_size_cap;
+	uint32_t max_eq_depth;
+	uint32_t db_page_count;
+	uint32_t max_msg_size;
+};
+
+/* A ring the device writes and the driver consumes (ACQ, AEQ, EQs). */
+struct wren_out_ring {
+	uint64_t base;
+	uint32_t log_depth;
+	uint32_t tail;		/* producer index, free running */
+	uint32_t head;		/* consumer index last given by the driver */
+	uint32_t index_mask;	/* the width of the free-running indices */
+	uint64_t dropped;
+};
+
+struct wren_eq {
+	bool in_use;
+	bool armed;
+	bool intr;
+	uint16_t vector;
+	struct wren_out_ring ring;
+};
+
+struct wren_engine_stats {
+	uint64_t admin_cmds;
+	uint64_t admin_errors;
+	uint64_t aeq_events;
+	uint64_t guest_errors;
+};
+
+struct wren_engine {
+	const struct wren_env_ops *ops;
+	void *opaque;
+	struct wren_config cfg;
+
+	uint32_t dev_sts;
+	uint32_t intr_mask;
+	uint32_t aq_base_lo, aq_base_hi, aq_cfg;
+	uint32_t acq_base_lo, acq_base_hi, acq_cfg;
+	uint32_t aeq_base_lo, aeq_base_hi, aeq_cfg;
+
+	/* Admin queue: consumer index and the last tail the driver gave. */
+	uint64_t aq_base;
+	uint32_t aq_log_depth;
+	uint16_t aq_head;
+	uint16_t aq_tail;
+	bool in_admin;
+
+	struct wren_out_ring acq;
+	struct wren_out_ring aeq;
+	bool aeq_overflow_pending;
+
+	uint32_t keep_alive_ms;
+	uint64_t keep_alive_sent;
+	void *keep_alive_timer;
+
+	uint32_t max_eq;
+	struct wren_eq *eqs;
+	uint8_t *pd_used;
+
+	struct wren_engine_stats stats;
+};
+
+#define WREN_FW_MAJOR		1
+#define WREN_FW_MINOR		0
+#define WREN_FW_PATCH		0
+#define WREN_RESET_TIMEOUT_MS	1000
+#define WREN_ADMIN_TIMEOUT_MS	1000
+
+void wren_config_defaults(struct wren_config *cfg);
+int wren_engine_init(struct wren_engine *e, const struct wren_config *cfg,
+		     const struct wren_env_ops *ops, void *opaque);
+void wren_engine_fini(struct wren_engine *e);
+void wren_engine_reset(struct wren_engine *e);
+
+uint32_t wren_reg_read(struct wren_engine *e, uint64_t offset, unsigned int size);
+void wren_reg_write(struct wren_engine *e, uint64_t offset, uint32_t value,
+		    unsigned int size);
+uint32_t wren_db_read(struct wren_engine *e, uint64_t offset, unsigned int size);
+void wren_db_write(struct wren_engine *e, uint64_t offset, uint32_t value,
+		   unsigned int size);
+
+#endif /* WREN_ENGINE_H */

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Wren engine internals shared between the engine's files; the host sees
+ * only wren_engine.h.
+ */
+#ifndef WREN_INTERNAL_H
+#define WREN_INTERNAL_H
+
+#include "wren_compat.h"
+#include "linux/wren/wren_if.h"
+#include "wren_engine.h"
+
+void wren_warn(struct wren_engine *e, enum wren_wrn what, uint64_t a, uint64_t b);
+void wren_fatal(struct wren_engine *e, unsigned int code);
+bool wren_engine_enabled(const struct wren_engine *e);
+void wren_admin_doorbell(struct wren_engine *e, uint16_t tail);
+void wren_admin_reset(struct wren_engine *e);
+int wren_out_ring_push(struct wren_engine *e, struct wren_out_ring *r,
+		       unsigned int entry_size, void *entry, uint8_t *flags);
+bool wren_out_ring_consume(struct wren_out_ring *r, uint32_t head);
+void wren_aeq_post(struct wren_engine *e, uint8_t type, uint32_t info,
+		   uint64_t data);
+void wren_aeq_doorbell(struct wren_engine *e, uint32_t value);
+void wren_aeq_set_keep_alive(struct wren_engine *e, uint32_t period_ms);
+void wren_aeq_reset(struct wren_engine *e);
+void wren_eq_doorbell(struct wren_engine *e, uint32_t id, uint32_t value);
+int wren_eq_post(struct wren_engine *e, uint32_t id, uint8_t type,
+		 uint32_t handle);
+void wren_eq_reset(struct wren_engine *e);
+
+struct wren_admin_cmd;
+struct wren_cmd_status {
+	uint8_t status;
+	uint32_t ext_status;
+	uint32_t result[4];
+};
+void wren_cmd_execute(struct wren_engine *e, const struct wren_admin_cmd *cmd,
+		      struct wren_cmd_status *st);
+
+#endif /* WREN_INTERNAL_H */

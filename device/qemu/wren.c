@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * QEMU PCIe device "wren": the Wren adapter model.
+ *
+ * PCI and QOM glue only; the adapter's logic is in engine/ (the same code
+ * the network simulator runs).  This file gives the engine guest memory
+ * (pci_dma_*), MSI-X, QEMU timers and trace events.
+ */
+#include "qemu/osdep.h"
+#include "qemu/timer.h"
+#include "qemu/units.h"
+#include "qapi/error.h"
+#include "hw/pci/msix.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "net/net.h"
+#include "trace.h"
+
+#include "engine/wren_compat.h"
+#include "linux/wren/wren_if.h"
+#include "engine/wren_engine.h"
+
+#define TYPE_WREN "wren"
+OBJECT_DECLARE_SIMPLE_TYPE(WrenState, WREN)
+
+#define WREN_PCIE_CAP_OFFSET	0xe0
+
+struct WrenState {
+    PCIDevice parent_obj;
+
+    MemoryRegion bar0;
+    MemoryRegion regs;
+    MemoryRegion doorbells;
+
+    struct wren_engine engine;
+    bool engine_ready;
+
+    /* Properties */
+    MACAddr mac;
+    char *ipv4;
+    char *serial;
+    uint32_t mtu;
+    uint32_t speed;
+    uint32_t vectors;
+    uint8_t fault_drop_opcode;
+};
+
+static int wren_env_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+    return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
+           0 : -1;
+}
+
+static int wren_env_dma_write(void *opaque, uint64_t addr, const void *buf,
+              size_t len)
+{
+    return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
+           0 : -1;
+}
+
+static void wren_env_irq(void *opaque, unsigned int vector)
+{
+    PCIDevice *pci = PCI_DEVICE(opaque);
+
+    trace_wren_irq(vector);
+    if (msix_enabled(pci) && vector < WREN(opaque)->vectors) {
+        msix_notify(pci, vector);
+    }
+}
+
+static uint64_t wren_env_now_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static void *wren_env_timer_new(void *opaque, void (*cb)(void *arg), void *arg)
+{
+    return timer_new_ns(QEMU_CLOCK_VIRTUAL, cb, arg);
+}
+
+static void wren_env_timer_arm(void *timer, uint64_t expire_ns)
+{
+    timer_mod(timer, expire_ns);
+}
+
+static void wren_env_timer_cancel(void *timer)
+{
+    timer_del(timer);
+}
+
+static void wren_env_timer_free(void *timer)
+{
+    timer_free(timer);
+}
+
+static void wren_env_warn(void *opaque, enum wren_wrn what, uint64_t a, uint64_t b)
+{
+    switch (what) {
+    case WREN_WRN_BAD_ACCESS:
+        trace_wren_wrn_bad_access(a, b);
+        break;
+    case WREN_WRN_BAD_REGISTER:
+        trace_wren_wrn_bad_register(a, b);
+        break;
+    case WREN_WRN_READ_ONLY:
+        trace_wren_wrn_read_only(a, b);
+        break;
+    case WREN_WRN_NOT_READY:
+        trace_wren_wrn_not_ready(a, b);
+        break;
+    case WREN_WRN_QUEUE_CFG:
+        trace_wren_wrn_queue_cfg(a, b);
+        break;
+    case WREN_WRN_DOORBELL:
+        trace_wren_wrn_doorbell(a, b);
+        break;
+    case WREN_WRN_ADMIN_PHASE:
+        trace_wren_wrn_admin_phase(a, b);
+        break;
+    case WREN_WRN_ADMIN_REJECTED:
+        trace_wren_wrn_admin_rejected(a, b);
+        break;
+    case WREN_WRN_DMA:
+        trace_wren_wrn_dma(a, b);
+        break;
+    case WREN_WRN_AEQ_OVERFLOW:
+        trace_wren_wrn_aeq_overflow(a, b);
+        break;
+    case WREN_WRN_EQ_OVERFLOW:
+        trace_wren_wrn_eq_overflow(a, b);
+        break;
+    case WREN_WRN_DB_PAGE:
+        trace_wren_wrn_db_page(a, b);
+        break;
+    case WREN_WRN_FAULT_DROP:
+        trace_wren_wrn_fault_drop(a, b);
+        break;
+    case WREN_WRN_COUNT:
+        break;
+    }
+}
+
+static const struct wren_env_ops wren_env_ops = {
+    .dma_read = wren_env_dma_read,
+    .dma_write = wren_env_dma_write,
+    .irq = wren_env_irq,
+    .now_ns = wren_env_now_ns,
+    .timer_new = wren_env_timer_new,
+    .timer_arm = wren_env_timer_arm,
+    .timer_cancel = wren_env_timer_cancel,
+    .timer_free = wren_env_timer_free,
+    .warn = wren_env_warn,
+};
+
+static uint64_t wren_regs_read(void *opaque, hwaddr addr, unsigned size)
+{
+    WrenState *s = opaque;
+    uint32_t value = wren_reg_read(&s->engine, addr, size);
+
+    trace_wren_reg_read(addr, value);
+    return value;
+}
+
+static void wren_regs_write(void *opaque, hwaddr addr, uint64_t value,
+                unsigned size)
+{
+    WrenState *s = opaque;
+
+    trace_wren_reg_write(addr, value);
+    wren_reg_write(&s->engine, addr, value, size);
+}
+
+/*
+ * Accept every access size at the memory API level so that the engine
+ * sees, and refuses with a trace, the ones the interface forbids.
+ */
+static const MemoryRegionOps wren_regs_ops = {
+    .read = wren_regs_read,
+    .write = wren_regs_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+    .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+};
+
+static uint64_t wren_db_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    WrenState *s = opaque;
+
+    return wren_db_read(&s->engine, addr, size);
+}
+
+static void wren_db_mmio_write(void *opaque, hwaddr addr, uint64_t value,
+                   unsigned size)
+{
+    WrenState *s = opaque;
+
+    wren_db_write(&s->engine, addr, value, size);
+}
+
+static const MemoryRegionOps wren_db_ops = {
+    .read = wren_db_mmio_read,
+    .write = wren_db_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+    .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+};
+
+static bool wren_config_from_props(WrenState *s, struct wren_config *cfg,
+                   Error **errp)
+{
+    struct in_addr ip;
+
+    wren_config_defaults(cfg);
+    qemu_macaddr_default_if_unset(&s->mac);
+    memcpy(cfg->mac, s->mac.a, sizeof(cfg->mac));
+    if (!s->ipv4 || inet_pton(AF_INET, s->ipv4, &ip) != 1) {
+        error_setg(errp, "wren: ipv4 must be a dotted-quad IPv4 address");
+        return false;
+    }
+    cfg->ipv4 = ip.s_addr;
+    if (s->mtu < 256 || s->mtu > 9000) {
+        error_setg(errp, "wren: mtu %u is out of range (256 to 9000)",
+               s->mtu);
+        return false;
+    }
+    cfg->mtu = s->mtu;
+    if (!s->speed) {
+        error_setg(errp, "wren: speed must be at least 1 Mb/s");
+        return false;
+    }
+    cfg->link_speed_mbps = s->speed;
+    if (s->vectors < 2 || s->vectors > 64) {
+        error_setg(errp, "wren: vectors %u is out of range (2 to 64)",
+               s->vectors);
+        return false;
+    }
+    cfg->msix_vectors = s->vectors;
+    if (s->serial) {
+        if (strlen(s->serial) > WREN_SERIAL_LEN) {
+            error_setg(errp, "wren: serial is longer than %d characters",
+                   WREN_SERIAL_LEN);
+            return false;
+        }
+        pstrcpy(cfg->serial, sizeof(cfg->serial), s->serial);
+    } else {
+        snprintf(cfg->serial, sizeof(cfg->serial),
+             "WREN-%02X%02X%02X%02X%02X%02X", s->mac.a[0], s->mac.a[1],
+             s->mac.a[2], s->mac.a[3], s->mac.a[4], s->mac.a[5]);
+    }
+    cfg->fault_drop_opcode = s->fault_drop_opcode;
+    return true;
+}
+
+static void wren_realize(PCIDevice *pci, Error **errp)
+{
+    WrenState *s = WREN(pci);
+    g_autofree char *mac = NULL;
+    struct wren_config cfg;
+    uint64_t db_size;
+    int ret;
+
+    if (!wren_config_from_props(s, &cfg, errp)) {
+        return;
+    }
+
+    memory_region_init(&s->bar0, OBJECT(s), "wren-bar0", WREN_REG_BAR_SIZE);
+    memory_region_init_io(&s->regs, OBJECT(s), &wren_regs_ops, s,
+                  "wren-regs", WREN_MSIX_TABLE_OFFSET);
+    memory_region_add_subregion(&s->bar0, 0, &s->regs);
+    pci_register_bar(pci, WREN_REG_BAR, PCI_BASE_ADDRESS_SPACE_MEMORY,
+             &s->bar0);
+
+    db_size = (uint64_t)cfg.db_page_count * WREN_DB_PAGE_SIZE;
+    memory_region_init_io(&s->doorbells, OBJECT(s), &wren_db_ops, s,
+                  "wren-doorbells", db_size);
+    pci_register_bar(pci, WREN_DB_BAR,
+             PCI_BASE_ADDRESS_SPACE_MEMORY |
+             PCI_BASE_ADDRESS_MEM_TYPE_64, &s->doorbells);
+
+    ret = msix_init(pci, s->vectors, &s->bar0, WREN_REG_BAR,
+            WREN_MSIX_TABLE_OFFSET, &s->bar0, WREN_REG_BAR,
+            WREN_MSIX_PBA_OFFSET, 0, errp);
+    if (ret) {
+        return;
+    }
+    for (uint32_t i = 0; i < s->vectors; i++) {
+        msix_vector_use(pci, i);
+    }
+    if (pcie_endpoint_cap_init(pci, WREN_PCIE_CAP_OFFSET) < 0) {
+        error_setg(errp, "wren: failed to initialize the PCIe capability");
+        goto err_msix;
+    }
+    if (wren_engine_init(&s->engine, &cfg, &wren_env_ops, s)) {
+        error_setg(errp, "wren: out of memory");
+        goto err_pcie;
+    }
+    s->engine_ready = true;
+    mac = qemu_mac_strdup_printf(s->mac.a);
+    trace_wren_realize(mac, cfg.mtu, cfg.msix_vectors);
+    return;
+
+err_pcie:
+    pcie_cap_exit(pci);
+err_msix:
+    msix_unuse_all_vectors(pci);
+    msix_uninit(pci, &s->bar0, &s->bar0);
+}
+
+static void wren_exit(PCIDevice *pci)
+{
+    WrenState *s = WREN(pci);
+
+    if (s->engine_ready) {
+        wren_engine_fini(&s->engine);
+        s->engine_ready = false;
+    }
+    pcie_cap_exit(pci);
+    msix_unuse_all_vectors(pci);
+    msix_uninit(pci, &s->bar0, &s->bar0);
+}
+
+static void wren_qdev_reset(DeviceState *dev)
+{
+    WrenState *s = WREN(dev);
+
+    trace_wren_reset();
+    if (s->engine_ready) {
+        wren_engine_reset(&s->engine);
+    }
+}
+
+static Property wren_properties[] = {
+    DEFINE_PROP_MACADDR("mac", WrenState, mac),
+    DEFINE_PROP_STRING("ipv4", WrenState, ipv4),
+    DEFINE_PROP_STRING("serial", WrenState, serial),
+    DEFINE_PROP_UINT32("mtu", WrenState, mtu, 4096),
+    DEFINE_PROP_UINT32("speed", WrenState, speed, 100000),
+    DEFINE_PROP_UINT32("vectors", WrenState, vectors, 8),
+    DEFINE_PROP_UINT8("x-fault-drop-opcode", WrenState, fault_drop_opcode, 0),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static const VMStateDescription wren_vmstate = {
+    .name = TYPE_WREN,
+    .unmigratable = 1,
+};
+
+static void wren_instance_init(Object *obj)
+{
+    WrenState *s = WREN(obj);
+
+    if (!s->ipv4) {
+        s->ipv4 = g_strdup("198.18.0.1");
+    }
+}
+
+static void wren_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = wren_realize;
+    k->exit = wren_exit;
+    k->vendor_id = WREN_PCI_VENDOR_ID;
+    k->device_id = WREN_PCI_DEVICE_ID;
+    k->revision = WREN_PCI_REVISION;
+    k->class_id = PCI_CLASS_NETWORK_OTHER;
+    dc->desc = "Wren reliable-datagram RDMA adapter";
+    dc->reset = wren_qdev_reset;
+    dc->vmsd = &wren_vmstate;
+    device_class_set_props(dc, wren_properties);
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+}
+
+static const TypeInfo wren_info = {
+    .name = TYPE_WREN,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(WrenState),
+    .instance_init = wren_instance_init,
+    .class_init = wren_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void wren_register_types(void)
+{
+    type_register_static(&wren_info);
+}
+
+type_init(wren_register_types)

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wren_ib: the Wren RDMA driver.  Binds to the auxiliary device "wren.rdma"
+ * that the core driver wren.ko publishes for each adapter and registers an
+ * ib_device named wren_%d for it.
+ */
+#include <linux/auxiliary_bus.h>
+#include <linux/module.h>
+#include <linux/wren/wren_core.h>
+#include <linux/wren/wren_if.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/wren-abi.h>
+
+#include "wren_ib.h"
+
+/*
+ * An out-of-tree driver cannot add itself to enum rdma_driver_id (it is
+ * part of the kernel's uAPI), so Wren registers as RDMA_DRIVER_UNKNOWN and
+ * libwren matches the device by its parent's modalias instead.
+ */
+static const struct ib_device_ops wren_ib_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = WREN_IB_UVERBS_ABI_VERSION,
+
+	.alloc_pd = wren_ib_alloc_pd,
+	.alloc_ucontext = wren_ib_alloc_ucontext,
+	.create_cq = wren_ib_create_cq,
+	.create_qp = wren_ib_create_qp,
+	.dealloc_pd = wren_ib_dealloc_pd,
+	.dealloc_ucontext = wren_ib_dealloc_ucontext,
+	.dereg_mr = wren_ib_dereg_mr,
+	.destroy_cq = wren_ib_destroy_cq,
+	.destroy_qp = wren_ib_destroy_qp,
+	.get_dev_fw_str = wren_ib_get_dev_fw_str,
+	.get_dma_mr = wren_ib_get_dma_mr,
+	.get_link_layer = wren_ib_get_link_layer,
+	.get_port_immutable = wren_ib_get_port_immutable,
+	.mmap = wren_ib_mmap,
+	.mmap_free = wren_ib_mmap_free,
+	.modify_qp = wren_ib_modify_qp,
+	.poll_cq = wren_ib_poll_cq,
+	.post_recv = wren_ib_post_recv,
+	.post_send = wren_ib_post_send,
+	.query_device = wren_ib_query_device,
+	.query_gid = wren_ib_query_gid,
+	.query_pkey = wren_ib_query_pkey,
+	.query_port = wren_ib_query_port,
+	.reg_user_mr = wren_ib_reg_user_mr,
+	.req_notify_cq = wren_ib_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, wren_ib_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, wren_ib_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, wren_ib_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, wren_ib_ucontext, ibucontext),
+};
+
+static int wren_ib_probe(struct auxiliary_device *adev,
+			 const struct auxiliary_device_id *id)
+{
+	struct wren_aux_dev *wadev = to_wren_aux_dev(adev);
+	const struct wren_caps *caps;
+	struct wren_ib_dev *dev;
+	int err;
+
+	/*
+	 * A user context maps exactly one doorbell page; with larger CPU
+	 * pages a mapping would expose other contexts' doorbells.
+	 */
+	if (PAGE_SIZE != WREN_DB_PAGE_SIZE) {
+		dev_err(&adev->dev, "doorbell pages of %u bytes need %u-byte CPU pages\n",
+			WREN_DB_PAGE_SIZE, WREN_DB_PAGE_SIZE);
+		return -EOPNOTSUPP;
+	}
+
+	caps = wren_get_caps(wadev->wdev);
+	dev = ib_alloc_device(wren_ib_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+
+	dev->wadev = wadev;
+	dev->wdev = wadev->wdev;
+	dev->caps = caps;
+
+	dev->ibdev.node_type = RDMA_NODE_UNSPECIFIED;
+	dev->ibdev.node_guid = cpu_to_be64(caps->node_guid);
+	dev->ibdev.phys_port_cnt = 1;
+	dev->ibdev.num_comp_vectors = max_t(u32, caps->num_comp_vectors, 1);
+	/* The parent's modalias, auxiliary:wren.rdma, is what libwren matches. */
+	dev->ibdev.dev.parent = &adev->dev;
+	ib_set_device_ops(&dev->ibdev, &wren_ib_dev_ops);
+
+	err = ib_register_device(&dev->ibdev, "wren_%d",
+				 wren_dma_dev(wadev->wdev));
+	if (err) {
+		dev_err(&adev->dev, "ib_register_device failed: %d\n", err);
+		goto err_dealloc_device;
+	}
+
+	auxiliary_set_drvdata(adev, dev);
+	ibdev_info(&dev->ibdev, "registered: fw %u.%u.%u, MTU %u, %u Mb/s\n",
+		   caps->fw_major, caps->fw_minor, caps->fw_patch, caps->mtu,
+		   caps->link_speed_mbps);
+	return 0;
+
+err_dealloc_device:
+	ib_dealloc_device(&dev->ibdev);
+	return err;
+}
+
+static void wren_ib_remove(struct auxiliary_device *adev)
+{
+	struct wren_ib_dev *dev = auxiliary_get_drvdata(adev);
+
+	ib_unregister_device(&dev->ibdev);
+	ib_dealloc_device(&dev->ibdev);
+}
+
+static const struct auxiliary_device_id wren_ib_id_table[] = {
+	{ .name = "wren." WREN_AUX_RDMA_NAME },
+	{}
+};
+MODULE_DEVICE_TABLE(auxiliary, wren_ib_id_table);
+
+static struct auxiliary_driver wren_ib_driver = {
+	.probe = wren_ib_probe,
+	.remove = wren_ib_remove,
+	.id_table = wren_ib_id_table,
+};
+module_auxiliary_driver(wren_ib_driver);
+
+MODULE_DESCRIPTION("Wren RDMA driver");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(WREN);

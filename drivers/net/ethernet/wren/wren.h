@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Wren core driver: private state shared by its files.
+ */
+#ifndef _WREN_H
+#define _WREN_H
+
+#include <linux/completion.h>
+#include <linux/idr.h>
+#include <linux/pci.h>
+#include <linux/semaphore.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/wren/wren_core.h>
+#include <linux/wren/wren_if.h>
+
+#define WREN_DRV_NAME		KBUILD_MODNAME
+#define WREN_AQ_LOG_DEPTH	5
+#define WREN_AEQ_LOG_DEPTH	6
+#define WREN_EQ_LOG_DEPTH	8
+
+/**
+ * struct wren_admin_ctx - one outstanding admin command
+ * @done: completed by the completion handler
+ * @cqe: the completion, copied by the completion handler
+ * @cmd_id: the id the command was posted with
+ * @busy: a caller owns this context
+ * @completed: the completion arrived (under the admin lock)
+ */
+struct wren_admin_ctx {
+	struct completion done;
+	struct wren_admin_cqe cqe;
+	u16 cmd_id;
+	bool busy;
+	bool completed;
+};
+
+/**
+ * struct wren_admin - the admin queue transport
+ * @sq: the admin queue ring
+ * @sq_dma: its DMA address
+ * @cq: the admin completion queue ring
+ * @cq_dma: its DMA address
+ * @ctx: one context per possible outstanding command
+ * @lock: protects the rings' indices and @ctx
+ * @slots: counts free contexts
+ * @log_depth: log2 of the depth of both rings
+ * @sq_tail: producer index of @sq
+ * @sq_head: consumer index of @sq, as reported by the device
+ * @cq_head: consumer index of @cq
+ * @generation: makes command ids of reused contexts differ
+ * @timeout_ms: how long a command may take, from the device
+ * @poll: completions are polled rather than signalled
+ */
+struct wren_admin {
+	struct wren_admin_cmd *sq;
+	dma_addr_t sq_dma;
+	struct wren_admin_cqe *cq;
+	dma_addr_t cq_dma;
+	struct wren_admin_ctx *ctx;
+	spinlock_t lock;		/* protects the rings and @ctx */
+	struct semaphore slots;
+	unsigned int log_depth;
+	u16 sq_tail;
+	u16 sq_head;
+	u16 cq_head;
+	u16 generation;
+	unsigned int timeout_ms;
+	bool poll;
+};
+
+/**
+ * struct wren_eq - an event queue and its interrupt
+ * @wdev: the device
+ * @ring: the entries
+ * @dma: their DMA address
+ * @id: the device's EQ id
+ * @vector: MSI-X vector index
+ * @head: consumer index
+ * @events: entries consumed
+ * @name: interrupt name
+ */
+struct wren_eq {
+	struct wren_dev *wdev;
+	struct wren_eqe *ring;
+	dma_addr_t dma;
+	u32 id;
+	u16 vector;
+	u32 head;
+	u64 events;
+	char name[32];
+};
+
+/**
+ * struct wren_stats - counters shown in debugfs
+ * @admin_cmds: admin commands posted
+ * @admin_errors: admin commands completed with an error status
+ * @admin_timeouts: admin commands that timed out
+ * @admin_stale: completions that matched no outstanding command
+ * @keep_alives: keep-alive events received
+ * @keep_alive_lost: times the keep-alive stopped
+ * @aeq_events: async events received
+ * @aeq_warnings: warning events received
+ * @link_changes: link change events received
+ */
+struct wren_stats {
+	u64 admin_cmds;
+	u64 admin_errors;
+	u64 admin_timeouts;
+	u64 admin_stale;
+	atomic64_t keep_alives;
+	u64 keep_alive_lost;
+	u64 aeq_events;
+	u64 aeq_warnings;
+	u64 link_changes;
+};
+
+/**
+ * struct wren_dev - one Wren PCI function
+ * @pdev: the PCI function
+ * @regs: BAR0 registers
+ * @db_bar_start: bus address of the doorbell BAR
+ * @db_pages: allocator of user doorbell pages
+ * @caps: the device's attributes
+ * @admin: the admin queue
+ * @aeq: the async event queue ring
+ * @aeq_dma: its DMA address
+ * @aeq_head: its consumer index
+ * @aeq_lock: serialises async event processing
+ * @eqs: completion event queues
+ * @num_eqs: number of @eqs
+ * @num_vectors: MSI-X vectors allocated
+ * @dead: the device reported a fatal error or stopped answering
+ * @keep_alive_ms: the keep-alive period asked of the device, 0 if none
+ * @keep_alive_seen: keep-alive count at the last watchdog run
+ * @keep_alive_missed: watchdog runs without a keep-alive
+ * @watchdog: keep-alive watchdog (and async event polling)
+ * @aux: the RDMA auxiliary device
+ * @debugfs: this device's debugfs directory
+ * @stats: counters
+ */
+struct wren_dev {
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	phys_addr_t db_bar_start;
+	struct ida db_pages;
+	struct wren_caps caps;
+	struct wren_admin admin;
+	struct wren_aeq_entry *aeq;
+	dma_addr_t aeq_dma;
+	u16 aeq_head;
+	spinlock_t aeq_lock;	/* serialises event processing */
+	struct wren_eq *eqs;
+	unsigned int num_eqs;
+	unsigned int num_vectors;
+	bool dead;
+	unsigned int keep_alive_ms;
+	u64 keep_alive_seen;
+	unsigned int keep_alive_missed;
+	struct delayed_work watchdog;
+	struct wren_aux_dev *aux;
+	struct dentry *debugfs;
+	struct wren_stats stats;
+};
+
+static inline u32 wren_rd(struct wren_dev *wdev, u32 reg)
+{
+	return readl(wdev->regs + reg);
+}
+
+static inline void wren_wr(struct wren_dev *wdev, u32 reg, u32 val)
+{
+	writel(val, wdev->regs + reg);
+}
+
+/* wren_admin.c */
+int wren_admin_init(struct wren_dev *wdev);
+void wren_admin_program(struct wren_dev *wdev);
+void wren_admin_destroy(struct wren_dev *wdev);
+void wren_admin_process(struct wren_dev *wdev);
+int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
+		    size_t len, struct wren_admin_cqe *cqe);
+const char *wren_admin_opcode_name(u8 opcode);
+
+/* wren_cmds.c */
+int wren_cmd_get_attr(struct wren_dev *wdev, struct wren_caps *caps);
+int wren_cmd_set_feature(struct wren_dev *wdev, u16 feature, u32 value);
+int wren_cmd_create_eq(struct wren_dev *wdev, dma_addr_t base,
+		       unsigned int log_depth, u16 vector, u32 *id);
+int wren_cmd_destroy_eq(struct wren_dev *wdev, u32 id);
+
+/* wren_aeq.c */
+int wren_aeq_init(struct wren_dev *wdev);
+void wren_aeq_program(struct wren_dev *wdev);
+void wren_aeq_destroy(struct wren_dev *wdev);
+void wren_aeq_process(struct wren_dev *wdev);
+void wren_keep_alive_start(struct wren_dev *wdev, unsigned int period_ms);
+void wren_keep_alive_stop(struct wren_dev *wdev);
+
+/* wren_eq.c */
+int wren_irqs_init(struct wren_dev *wdev);
+void wren_irqs_destroy(struct wren_dev *wdev);
+int wren_eqs_create(struct wren_dev *wdev);
+void wren_eqs_destroy(struct wren_dev *wdev);
+
+/* wren_db.c */
+void wren_db_init(struct wren_dev *wdev);
+void wren_db_destroy(struct wren_dev *wdev);
+
+/* wren_aux.c */
+int wren_aux_add(struct wren_dev *wdev);
+void wren_aux_del(struct wren_dev *wdev);
+
+/* wren_devlink.c */
+struct wren_dev *wren_devlink_alloc(struct pci_dev *pdev);
+void wren_devlink_register(struct wren_dev *wdev);
+void wren_devlink_unregister(struct wren_dev *wdev);
+void wren_devlink_free(struct wren_dev *wdev);
+
+/* wren_debugfs.c */
+void wren_debugfs_init(void);
+void wren_debugfs_exit(void);
+void wren_debugfs_add(struct wren_dev *wdev);
+void wren_debugfs_del(struct wren_dev *wdev);
+
+#endif /* _WREN_H */

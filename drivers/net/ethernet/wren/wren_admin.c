@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Wren admin queue transport: post a command, match its completion, time
+ * it out.  It does not know what any command means (see wren_cmds.c).
+ *
+ * A command id is the index of the caller's context in the low bits and a
+ * generation counter above them, so a completion that arrives after its
+ * command timed out, or that names no command at all, is recognised and
+ * dropped instead of completing somebody else's command.
+ */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/jiffies.h>
+
+#include "wren.h"
+
+static const char * const wren_opcode_names[] = {
+	[WREN_ADMIN_GET_ATTR] = "GET_ATTR",
+	[WREN_ADMIN_GET_FEATURE] = "GET_FEATURE",
+	[WREN_ADMIN_SET_FEATURE] = "SET_FEATURE",
+	[WREN_ADMIN_CREATE_EQ] = "CREATE_EQ",
+	[WREN_ADMIN_DESTROY_EQ] = "DESTROY_EQ",
+	[WREN_ADMIN_ALLOC_PD] = "ALLOC_PD",
+	[WREN_ADMIN_DEALLOC_PD] = "DEALLOC_PD",
+	[WREN_ADMIN_CREATE_CQ] = "CREATE_CQ",
+	[WREN_ADMIN_DESTROY_CQ] = "DESTROY_CQ",
+	[WREN_ADMIN_CREATE_QP] = "CREATE_QP",
+	[WREN_ADMIN_MODIFY_QP] = "MODIFY_QP",
+	[WREN_ADMIN_QUERY_QP] = "QUERY_QP",
+	[WREN_ADMIN_DESTROY_QP] = "DESTROY_QP",
+	[WREN_ADMIN_CREATE_AH] = "CREATE_AH",
+	[WREN_ADMIN_DESTROY_AH] = "DESTROY_AH",
+	[WREN_ADMIN_REG_MR] = "REG_MR",
+	[WREN_ADMIN_DEREG_MR] = "DEREG_MR",
+	[WREN_ADMIN_GET_STATS] = "GET_STATS",
+	[WREN_ADMIN_SET_TC_TABLE] = "SET_TC_TABLE",
+};
+
+/**
+ * wren_admin_opcode_name() - the name of an admin opcode, for messages
+ * @opcode: &enum wren_admin_opcode
+ *
+ * Return: a constant string, "UNKNOWN" for an opcode without a name.
+ */
+const char *wren_admin_opcode_name(u8 opcode)
+{
+	if (opcode < ARRAY_SIZE(wren_opcode_names) && wren_opcode_names[opcode])
+		return wren_opcode_names[opcode];
+	return "UNKNOWN";
+}
+
+static u32 wren_admin_depth(const struct wren_admin *aq)
+{
+	return 1U << aq->log_depth;
+}
+
+/* The phase the writer of entry @index stores: 1 on even laps. */
+static u8 wren_lap_phase(u32 index, unsigned int log_depth)
+{
+	return !((index >> log_depth) & 1);
+}
+
+/**
+ * wren_admin_init() - allocate the admin rings and contexts
+ * @wdev: the device
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int wren_admin_init(struct wren_dev *wdev)
+{
+	struct wren_admin *aq = &wdev->admin;
+	struct device *dev = &wdev->pdev->dev;
+	u32 depth, i;
+
+	aq->log_depth = WREN_AQ_LOG_DEPTH;
+	depth = wren_admin_depth(aq);
+	spin_lock_init(&aq->lock);
+	sema_init(&aq->slots, depth);
+	aq->ctx = kcalloc(depth, sizeof(*aq->ctx), GFP_KERNEL);
+	if (!aq->ctx)
+		return -ENOMEM;
+	for (i = 0; i < depth; i++)
+		init_completion(&aq->ctx[i].done);
+	/* Coherent allocations are aligned to their size's page order. */
+	aq->sq = dma_alloc_coherent(dev, depth * sizeof(*aq->sq), &aq->sq_dma,
+				    GFP_KERNEL);
+	if (!aq->sq)
+		goto err_free_ctx;
+	aq->cq = dma_alloc_coherent(dev, depth * sizeof(*aq->cq), &aq->cq_dma,
+				    GFP_KERNEL);
+	if (!aq->cq)
+		goto err_free_sq;
+	return 0;
+
+err_free_sq:
+	dma_free_coherent(dev, depth * sizeof(*aq->sq), aq->sq, aq->sq_dma);
+err_free_ctx:
+	kfree(aq->ctx);
+	return -ENOMEM;
+}
+
+/**
+ * wren_admin_program() - hand the admin rings to the device (before ENABLE)
+ * @wdev: the device, freshly reset
+ */
+void wren_admin_program(struct wren_dev *wdev)
+{
+	struct wren_admin *aq = &wdev->admin;
+
+	aq->sq_tail = 0;
+	aq->sq_head = 0;
+	aq->cq_head = 0;
+	wren_wr(wdev, WREN_REG_AQ_BASE_LO, lower_32_bits(aq->sq_dma));
+	wren_wr(wdev, WREN_REG_AQ_BASE_HI, upper_32_bits(aq->sq_dma));
+	wren_wr(wdev, WREN_REG_AQ_CFG,
+		FIELD_PREP(WREN_QUEUE_CFG_LOG_DEPTH, aq->log_depth));
+	wren_wr(wdev, WREN_REG_ACQ_BASE_LO, lower_32_bits(aq->cq_dma));
+	wren_wr(wdev, WREN_REG_ACQ_BASE_HI, upper_32_bits(aq->cq_dma));
+	wren_wr(wdev, WREN_REG_ACQ_CFG,
+		FIELD_PREP(WREN_QUEUE_CFG_LOG_DEPTH, aq->log_depth));
+}
+
+/**
+ * wren_admin_destroy() - free the admin rings (the device is reset)
+ * @wdev: the device
+ */
+void wren_admin_destroy(struct wren_dev *wdev)
+{
+	struct wren_admin *aq = &wdev->admin;
+	struct device *dev = &wdev->pdev->dev;
+	u32 depth = wren_admin_depth(aq);
+
+	dma_free_coherent(dev, depth * sizeof(*aq->cq), aq->cq, aq->cq_dma);
+	dma_free_coherent(dev, depth * sizeof(*aq->sq), aq->sq, aq->sq_dma);
+	kfree(aq->ctx);
+}
+
+/**
+ * wren_admin_process() - consume the admin completion queue
+ * @wdev: the device
+ *
+ * Called from the management interrupt, or by a polling caller.
+ */
+void wren_admin_process(struct wren_dev *wdev)
+{
+	struct wren_admin *aq = &wdev->admin;
+	u32 mask = wren_admin_depth(aq) - 1;
+	struct wren_admin_ctx *ctx;
+	struct wren_admin_cqe *cqe;
+	unsigned long flags;
+	u16 cmd_id;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	for (;;) {
+		cqe = &aq->cq[aq->cq_head & mask];
+		if ((READ_ONCE(cqe->flags) & WREN_ADMIN_FLAG_PHASE) !=
+		    wren_lap_phase(aq->cq_head, aq->log_depth))
+			break;
+		/* Read the entry only after seeing its phase. */
+		dma_rmb();
+		aq->cq_head++;
+		aq->sq_head = le16_to_cpu(cqe->sq_head);
+		cmd_id = le16_to_cpu(cqe->cmd_id);
+		ctx = &aq->ctx[cmd_id & mask];
+		if (!ctx->busy || ctx->completed || ctx->cmd_id != cmd_id) {
+			wdev->stats.admin_stale++;
+			dev_warn_ratelimited(&wdev->pdev->dev,
+					     "stale admin completion, id 0x%04x\n",
+					     cmd_id);
+			continue;
+		}
+		ctx->cqe = *cqe;
+		ctx->completed = true;
+		complete(&ctx->done);
+	}
+	spin_unlock_irqrestore(&aq->lock, flags);
+}
+
+static int wren_admin_post(struct wren_dev *wdev, u8 opcode, const void *body,
+			   size_t len, struct wren_admin_ctx **ctxp)
+{
+	struct wren_admin *aq = &wdev->admin;
+	u32 depth = wren_admin_depth(aq);
+	struct wren_admin_ctx *ctx = NULL;
+	struct wren_admin_cmd *cmd;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	/* Slots of commands the device never completed stay consumed. */
+	if ((u16)(aq->sq_tail - aq->sq_head) >= depth) {
+		spin_unlock_irqrestore(&aq->lock, flags);
+		return -EBUSY;
+	}
+	for (i = 0; i < depth; i++) {
+		if (!aq->ctx[i].busy) {
+			ctx = &aq->ctx[i];
+			break;
+		}
+	}
+	if (WARN_ON_ONCE(!ctx)) {
+		spin_unlock_irqrestore(&aq->lock, flags);
+		return -EBUSY;
+	}
+	aq->generation++;
+	ctx->cmd_id = (u16)(aq->generation << aq->log_depth) | i;
+	ctx->busy = true;
+	ctx->completed = false;
+	reinit_completion(&ctx->done);
+
+	cmd = &aq->sq[aq->sq_tail & (depth - 1)];
+	memset(cmd, 0, sizeof(*cmd));
+	memcpy(cmd->payload, body, len);
+	cmd->hdr.opcode = opcode;
+	cmd->hdr.cmd_id = cpu_to_le16(ctx->cmd_id);
+	cmd->hdr.flags = wren_lap_phase(aq->sq_tail, aq->log_depth);
+	aq->sq_tail++;
+	/* The entry must be visible before the doorbell; writel orders it. */
+	wren_wr(wdev, WREN_REG_AQ_DB, FIELD_PREP(WREN_AQ_DB_TAIL, aq->sq_tail));
+	wdev->stats.admin_cmds++;
+	spin_unlock_irqrestore(&aq->lock, flags);
+	*ctxp = ctx;
+	return 0;
+}
+
+/* Wait for the completion or the timeout; the caller checks which. */
+static void wren_admin_wait(struct wren_dev *wdev, struct wren_admin_ctx *ctx)
+{
+	unsigned long timeout = msecs_to_jiffies(wdev->admin.timeout_ms);
+	unsigned long deadline = jiffies + timeout;
+
+	if (!wdev->admin.poll) {
+		wait_for_completion_timeout(&ctx->done, timeout);
+		return;
+	}
+	while (time_before(jiffies, deadline)) {
+		wren_admin_process(wdev);
+		if (completion_done(&ctx->done))
+			return;
+		usleep_range(100, 1000);
+	}
+	wren_admin_process(wdev);
+}
+
+static int wren_status_to_errno(u8 status)
+{
+	switch (status) {
+	case WREN_STATUS_SUCCESS:
+		return 0;
+	case WREN_STATUS_BAD_OPCODE:
+	case WREN_STATUS_UNSUPPORTED:
+		return -EOPNOTSUPP;
+	case WREN_STATUS_BAD_PARAM:
+	case WREN_STATUS_BAD_STATE:
+		return -EINVAL;
+	case WREN_STATUS_NO_RESOURCES:
+		return -ENOMEM;
+	case WREN_STATUS_NOT_FOUND:
+		return -ENOENT;
+	case WREN_STATUS_DMA_ERROR:
+		return -EFAULT;
+	default:
+		return -EIO;
+	}
+}
+
+/**
+ * wren_admin_exec() - execute one admin command and wait for it
+ * @wdev: the device
+ * @opcode: &enum wren_admin_opcode
+ * @body: the command body, at most %WREN_ADMIN_CMD_PAYLOAD bytes
+ * @len: its length
+ * @cqe: where to copy the completion, or NULL
+ *
+ * Sleeps.  The command has the device's admin timeout to complete.
+ *
+ * Return: 0, the errno of the completion's status, -ETIMEDOUT if the
+ * device did not answer in time, -EBUSY if the admin queue is full of
+ * commands the device never consumed, -EIO if the device is dead.
+ */
+int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
+		    size_t len, struct wren_admin_cqe *cqe)
+{
+	struct wren_admin *aq = &wdev->admin;
+	struct wren_admin_ctx *ctx;
+	unsigned long flags;
+	u32 ext_status;
+	u16 cmd_id;
+	u8 status;
+	bool done;
+	int err;
+
+	if (WARN_ON_ONCE(len > WREN_ADMIN_CMD_PAYLOAD))
+		return -EINVAL;
+	if (READ_ONCE(wdev->dead))
+		return -EIO;
+	if (down_timeout(&aq->slots, msecs_to_jiffies(aq->timeout_ms)))
+		return -EBUSY;
+	err = wren_admin_post(wdev, opcode, body, len, &ctx);
+	if (err) {
+		dev_err_ratelimited(&wdev->pdev->dev,
+				    "admin queue full, %s not posted\n",
+				    wren_admin_opcode_name(opcode));
+		goto out_up;
+	}
+
+	cmd_id = ctx->cmd_id;
+	wren_admin_wait(wdev, ctx);
+
+	spin_lock_irqsave(&aq->lock, flags);
+	/* The completion may have raced with the timeout: it wins. */
+	done = ctx->completed;
+	status = ctx->cqe.status;
+	ext_status = le32_to_cpu(ctx->cqe.ext_status);
+	if (done && cqe)
+		*cqe = ctx->cqe;
+	ctx->busy = false;
+	spin_unlock_irqrestore(&aq->lock, flags);
+
+	if (!done) {
+		wdev->stats.admin_timeouts++;
+		dev_err_ratelimited(&wdev->pdev->dev,
+				    "admin command %s (id 0x%04x) timed out after %u ms\n",
+				    wren_admin_opcode_name(opcode), cmd_id,
+				    aq->timeout_ms);
+		err = -ETIMEDOUT;
+		goto out_up;
+	}
+	err = wren_status_to_errno(status);
+	if (err) {
+		wdev->stats.admin_errors++;
+		dev_dbg(&wdev->pdev->dev,
+			"admin command %s (id 0x%04x): status %u, extended status %u\n",
+			wren_admin_opcode_name(opcode), cmd_id, status, ext_status);
+	}
+out_up:
+	up(&aq->slots);
+	return err;
+}

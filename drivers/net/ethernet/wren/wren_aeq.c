@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Wren async events: keep-alive, fatal errors, warnings, link changes;
+ * and the keep-alive watchdog.
+ */
+#include <linux/dma-mapping.h>
+
+#include "wren.h"
+
+#define WREN_KEEP_ALIVE_MISSES	3
+
+static u32 wren_aeq_depth(void)
+{
+	return 1U << WREN_AEQ_LOG_DEPTH;
+}
+
+/**
+ * wren_aeq_init() - allocate the async event queue
+ * @wdev: the device
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int wren_aeq_init(struct wren_dev *wdev)
+{
+	spin_lock_init(&wdev->aeq_lock);
+	wdev->aeq = dma_alloc_coherent(&wdev->pdev->dev,
+				       wren_aeq_depth() * sizeof(*wdev->aeq),
+				       &wdev->aeq_dma, GFP_KERNEL);
+	return wdev->aeq ? 0 : -ENOMEM;
+}
+
+/**
+ * wren_aeq_program() - hand the async event queue to the device
+ * @wdev: the device, freshly reset
+ */
+void wren_aeq_program(struct wren_dev *wdev)
+{
+	wdev->aeq_head = 0;
+	wren_wr(wdev, WREN_REG_AEQ_BASE_LO, lower_32_bits(wdev->aeq_dma));
+	wren_wr(wdev, WREN_REG_AEQ_BASE_HI, upper_32_bits(wdev->aeq_dma));
+	wren_wr(wdev, WREN_REG_AEQ_CFG,
+		FIELD_PREP(WREN_QUEUE_CFG_LOG_DEPTH, WREN_AEQ_LOG_DEPTH));
+}
+
+/**
+ * wren_aeq_destroy() - free the async event queue (the device is reset)
+ * @wdev: the device
+ */
+void wren_aeq_destroy(struct wren_dev *wdev)
+{
+	dma_free_coherent(&wdev->pdev->dev,
+			  wren_aeq_depth() * sizeof(*wdev->aeq), wdev->aeq,
+			  wdev->aeq_dma);
+}
+
+static void wren_aeq_handle(struct wren_dev *wdev,
+			    const struct wren_aeq_entry *ev)
+{
+	struct device *dev = &wdev->pdev->dev;
+	u64 data = le64_to_cpu(ev->data);
+
+	wdev->stats.aeq_events++;
+	switch (ev->type) {
+	case WREN_AEQ_KEEP_ALIVE:
+		atomic64_inc(&wdev->stats.keep_alives);
+		break;
+	case WREN_AEQ_FATAL:
+		WRITE_ONCE(wdev->dead, true);
+		dev_err(dev, "device reported fatal error %llu\n", data);
+		break;
+	case WREN_AEQ_WARNING:
+		wdev->stats.aeq_warnings++;
+		dev_warn_ratelimited(dev, "device warning %llu (info 0x%x)\n",
+				     data, le32_to_cpu(ev->info));
+		break;
+	case WREN_AEQ_LINK_CHANGE:
+		wdev->stats.link_changes++;
+		dev_info(dev, "link %s\n", data ? "up" : "down");
+		break;
+	default:
+		dev_warn_ratelimited(dev, "unknown async event type %u\n",
+				     ev->type);
+		break;
+	}
+}
+
+/**
+ * wren_aeq_process() - consume the async event queue
+ * @wdev: the device
+ */
+void wren_aeq_process(struct wren_dev *wdev)
+{
+	u32 mask = wren_aeq_depth() - 1;
+	struct wren_aeq_entry *ev;
+	unsigned long flags;
+	u8 phase;
+	u16 start;
+
+	spin_lock_irqsave(&wdev->aeq_lock, flags);
+	start = wdev->aeq_head;
+	for (;;) {
+		ev = &wdev->aeq[wdev->aeq_head & mask];
+		phase = !((wdev->aeq_head >> WREN_AEQ_LOG_DEPTH) & 1);
+		if ((READ_ONCE(ev->flags) & WREN_AEQ_FLAG_PHASE) != phase)
+			break;
+		dma_rmb();
+		wren_aeq_handle(wdev, ev);
+		wdev->aeq_head++;
+	}
+	if (wdev->aeq_head != start)
+		wren_wr(wdev, WREN_REG_AEQ_DB,
+			FIELD_PREP(WREN_AEQ_DB_HEAD, wdev->aeq_head));
+	spin_unlock_irqrestore(&wdev->aeq_lock, flags);
+}
+
+static void wren_watchdog(struct work_struct *work)
+{
+	struct wren_dev *wdev = container_of(to_delayed_work(work),
+					     struct wren_dev, watchdog);
+	u64 seen;
+
+	/* Without the management interrupt, nobody else reads the queue. */
+	if (wdev->admin.poll)
+		wren_aeq_process(wdev);
+	seen = atomic64_read(&wdev->stats.keep_alives);
+	if (seen != wdev->keep_alive_seen) {
+		wdev->keep_alive_seen = seen;
+		wdev->keep_alive_missed = 0;
+	} else if (++wdev->keep_alive_missed == WREN_KEEP_ALIVE_MISSES) {
+		wdev->stats.keep_alive_lost++;
+		dev_warn(&wdev->pdev->dev, "no keep-alive from the device for %u ms\n",
+			 WREN_KEEP_ALIVE_MISSES * wdev->keep_alive_ms);
+	}
+	schedule_delayed_work(&wdev->watchdog,
+			      msecs_to_jiffies(wdev->keep_alive_ms));
+}
+
+/**
+ * wren_keep_alive_start() - ask for keep-alive events and watch for them
+ * @wdev: the device
+ * @period_ms: the period, non-zero
+ */
+void wren_keep_alive_start(struct wren_dev *wdev, unsigned int period_ms)
+{
+	wdev->keep_alive_ms = period_ms;
+	INIT_DELAYED_WORK(&wdev->watchdog, wren_watchdog);
+	schedule_delayed_work(&wdev->watchdog, msecs_to_jiffies(period_ms));
+}
+
+/**
+ * wren_keep_alive_stop() - stop the watchdog
+ * @wdev: the device
+ */
+void wren_keep_alive_stop(struct wren_dev *wdev)
+{
+	if (wdev->keep_alive_ms)
+		cancel_delayed_work_sync(&wdev->watchdog);
+	wdev->keep_alive_ms = 0;
+}

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Wren debugfs: /sys/kernel/debug/wren/<pci name>/ holds the core
+ * driver's counters.
+ */
+#include <linux/debugfs.h>
+
+#include "wren.h"
+
+static struct dentry *wren_debugfs_root;
+
+static int wren_keep_alives_get(void *data, u64 *val)
+{
+	*val = atomic64_read(data);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(wren_keep_alives_fops, wren_keep_alives_get, NULL,
+			 "%llu\n");
+
+/**
+ * wren_debugfs_init() - create the driver's debugfs directory
+ */
+void wren_debugfs_init(void)
+{
+	wren_debugfs_root = debugfs_create_dir(WREN_DRV_NAME, NULL);
+}
+
+/**
+ * wren_debugfs_exit() - remove the driver's debugfs directory
+ */
+void wren_debugfs_exit(void)
+{
+	debugfs_remove_recursive(wren_debugfs_root);
+}
+
+/**
+ * wren_debugfs_add() - create a device's counters
+ * @wdev: the device
+ */
+void wren_debugfs_add(struct wren_dev *wdev)
+{
+	struct wren_stats *s = &wdev->stats;
+	struct dentry *d;
+
+	d = debugfs_create_dir(pci_name(wdev->pdev), wren_debugfs_root);
+	wdev->debugfs = d;
+	debugfs_create_u64("admin_cmds", 0400, d, &s->admin_cmds);
+	debugfs_create_u64("admin_errors", 0400, d, &s->admin_errors);
+	debugfs_create_u64("admin_timeouts", 0400, d, &s->admin_timeouts);
+	debugfs_create_u64("admin_stale_completions", 0400, d, &s->admin_stale);
+	debugfs_create_file_unsafe("keep_alives", 0400, d, &s->keep_alives,
+				   &wren_keep_alives_fops);
+	debugfs_create_u64("keep_alive_lost", 0400, d, &s->keep_alive_lost);
+	debugfs_create_u64("async_events", 0400, d, &s->aeq_events);
+	debugfs_create_u64("async_warnings", 0400, d, &s->aeq_warnings);
+	debugfs_create_u64("link_changes", 0400, d, &s->link_changes);
+}
+
+/**
+ * wren_debugfs_del() - remove a device's counters
+ * @wdev: the device
+ */
+void wren_debugfs_del(struct wren_dev *wdev)
+{
+	debugfs_remove_recursive(wdev->debugfs);
+	wdev->debugfs = NULL;
+}

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Wren core driver: the PCI function, its bring-up and teardown.
+ *
+ * Bring-up: reset, program the admin and async event queues, enable, read
+ * the device's attributes, create the event queues, then publish the
+ * devlink instance and the RDMA auxiliary device.  Teardown undoes it in
+ * the opposite order and resets the device before freeing any memory it
+ * could still write.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/iopoll.h>
+#include <linux/module.h>
+
+#include "wren.h"
+
+static bool admin_poll;
+module_param(admin_poll, bool, 0444);
+MODULE_PARM_DESC(admin_poll, "Poll for admin completions instead of using an interrupt");
+
+static unsigned int keep_alive_ms = 1000;
+module_param(keep_alive_ms, uint, 0444);
+MODULE_PARM_DESC(keep_alive_ms, "Keep-alive event period in ms (0: off, default 1000)");
+
+#define WREN_KEEP_ALIVE_MAX_MS	60000
+
+/**
+ * wren_get_caps() - the device's attributes
+ * @wdev: the device
+ *
+ * Return: the attributes read at probe time; valid while the auxiliary
+ * device is bound.
+ */
+const struct wren_caps *wren_get_caps(struct wren_dev *wdev)
+{
+	return &wdev->caps;
+}
+EXPORT_SYMBOL_NS_GPL(wren_get_caps, WREN);
+
+/**
+ * wren_dma_dev() - the device to use for DMA mappings
+ * @wdev: the device
+ *
+ * Return: the PCI function's struct device.
+ */
+struct device *wren_dma_dev(struct wren_dev *wdev)
+{
+	return &wdev->pdev->dev;
+}
+EXPORT_SYMBOL_NS_GPL(wren_dma_dev, WREN);
+
+/* Wait until DEV_STS has @bits, or FATAL.  Return 0, -EIO or -ETIMEDOUT. */
+static int wren_wait_status(struct wren_dev *wdev, u32 bits,
+			    unsigned int timeout_ms, const char *what)
+{
+	u32 sts;
+	int err;
+
+	err = readl_poll_timeout(wdev->regs + WREN_REG_DEV_STS, sts,
+				 (sts & bits) == bits || sts & WREN_DEV_STS_FATAL,
+				 1000, timeout_ms * USEC_PER_MSEC);
+	if (sts & WREN_DEV_STS_FATAL) {
+		dev_err(&wdev->pdev->dev, "%s: device fatal error %lu\n", what,
+			FIELD_GET(WREN_DEV_STS_FATAL_CODE, sts));
+		return -EIO;
+	}
+	if (err)
+		dev_err(&wdev->pdev->dev, "%s: no answer in %u ms (status 0x%x)\n",
+			what, timeout_ms, sts);
+	return err;
+}
+
+static int wren_reset(struct wren_dev *wdev)
+{
+	u32 timeouts = wren_rd(wdev, WREN_REG_TIMEOUTS);
+	unsigned int reset_ms = FIELD_GET(WREN_TIMEOUTS_RESET_MS, timeouts);
+
+	wren_wr(wdev, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET);
+	return wren_wait_status(wdev, WREN_DEV_STS_READY, reset_ms ?: 1000,
+				"reset");
+}
+
+static int wren_enable(struct wren_dev *wdev)
+{
+	wren_admin_program(wdev);
+	wren_aeq_program(wdev);
+	wren_wr(wdev, WREN_REG_INTR_MASK,
+		wdev->admin.poll ? WREN_INTR_MASK_MGMT : 0);
+	wren_wr(wdev, WREN_REG_DEV_CTL, WREN_DEV_CTL_ENABLE);
+	return wren_wait_status(wdev, WREN_DEV_STS_ENABLED,
+				wdev->admin.timeout_ms, "enable");
+}
+
+static int wren_check_caps(struct wren_dev *wdev)
+{
+	const struct wren_caps *c = &wdev->caps;
+	resource_size_t db_len = pci_resource_len(wdev->pdev, WREN_DB_BAR);
+
+	if (c->db_page_count < 2 ||
+	    (resource_size_t)c->db_page_count << WREN_DB_PAGE_SHIFT > db_len) {
+		dev_err(&wdev->pdev->dev,
+			"device claims %u doorbell pages, the BAR holds %llu bytes\n",
+			c->db_page_count, (u64)db_len);
+		return -EPROTO;
+	}
+	if (c->mtu < 256 || c->mtu > 9000) {
+		dev_err(&wdev->pdev->dev, "device MTU %u out of range\n", c->mtu);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int wren_start_keep_alive(struct wren_dev *wdev)
+{
+	unsigned int period = min(keep_alive_ms, WREN_KEEP_ALIVE_MAX_MS);
+	int err;
+
+	if (!period || !(wdev->caps.caps & WREN_CAP_KEEP_ALIVE))
+		return 0;
+	err = wren_cmd_set_feature(wdev, WREN_FEATURE_KEEP_ALIVE_MS, period);
+	if (err)
+		return err;
+	wren_keep_alive_start(wdev, period);
+	return 0;
+}
+
+static int wren_map_bars(struct wren_dev *wdev)
+{
+	struct pci_dev *pdev = wdev->pdev;
+	int err;
+
+	err = pci_request_mem_regions(pdev, WREN_DRV_NAME);
+	if (err)
+		return err;
+	if (pci_resource_len(pdev, WREN_REG_BAR) < WREN_REG_BAR_SIZE ||
+	    !(pci_resource_flags(pdev, WREN_DB_BAR) & IORESOURCE_MEM)) {
+		dev_err(&pdev->dev, "unexpected BAR layout\n");
+		err = -ENODEV;
+		goto err_release;
+	}
+	wdev->regs = pci_iomap(pdev, WREN_REG_BAR, WREN_MSIX_TABLE_OFFSET);
+	if (!wdev->regs) {
+		err = -ENOMEM;
+		goto err_release;
+	}
+	wdev->db_bar_start = pci_resource_start(pdev, WREN_DB_BAR);
+	return 0;
+
+err_release:
+	pci_release_mem_regions(pdev);
+	return err;
+}
+
+static void wren_unmap_bars(struct wren_dev *wdev)
+{
+	pci_iounmap(wdev->pdev, wdev->regs);
+	pci_release_mem_regions(wdev->pdev);
+}
+
+static int wren_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct wren_dev *wdev;
+	u32 version;
+	int err;
+
+	wdev = wren_devlink_alloc(pdev);
+	if (!wdev)
+		return -ENOMEM;
+	wdev->pdev = pdev;
+	wdev->admin.poll = admin_poll;
+	pci_set_drvdata(pdev, wdev);
+
+	err = pci_enable_device_mem(pdev);
+	if (err)
+		goto err_free_devlink;
+	err = wren_map_bars(wdev);
+	if (err)
+		goto err_disable_device;
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err)
+		goto err_unmap_bars;
+	pci_set_master(pdev);
+
+	version = wren_rd(wdev, WREN_REG_VERSION);
+	if (FIELD_GET(WREN_VERSION_MAJOR, version) != WREN_SPEC_VERSION_MAJOR) {
+		dev_err(&pdev->dev, "device interface %lu.%lu, driver supports %u.x\n",
+			FIELD_GET(WREN_VERSION_MAJOR, version),
+			FIELD_GET(WREN_VERSION_MINOR, version),
+			WREN_SPEC_VERSION_MAJOR);
+		err = -ENODEV;
+		goto err_clear_master;
+	}
+	wdev->admin.timeout_ms = FIELD_GET(WREN_TIMEOUTS_ADMIN_MS,
+					   wren_rd(wdev, WREN_REG_TIMEOUTS)) ?: 1000;
+
+	err = wren_admin_init(wdev);
+	if (err)
+		goto err_clear_master;
+	err = wren_aeq_init(wdev);
+	if (err)
+		goto err_destroy_admin;
+	err = wren_irqs_init(wdev);
+	if (err)
+		goto err_destroy_aeq;
+	err = wren_reset(wdev);
+	if (err)
+		goto err_destroy_irqs;
+	err = wren_enable(wdev);
+	if (err)
+		goto err_reset;
+	err = wren_cmd_get_attr(wdev, &wdev->caps);
+	if (err) {
+		dev_err(&pdev->dev, "reading the device attributes failed: %d\n",
+			err);
+		goto err_reset;
+	}
+	err = wren_check_caps(wdev);
+	if (err)
+		goto err_reset;
+	err = wren_start_keep_alive(wdev);
+	if (err)
+		goto err_reset;
+	wren_db_init(wdev);
+	err = wren_eqs_create(wdev);
+	if (err)
+		goto err_stop_keep_alive;
+
+	wren_debugfs_add(wdev);
+	wren_devlink_register(wdev);
+	err = wren_aux_add(wdev);
+	if (err)
+		goto err_unregister;
+
+	dev_info(&pdev->dev, "Wren adapter %pM, interface %u.%u, firmware %u.%u.%u, %u event queues\n",
+		 wdev->caps.mac_addr, wdev->caps.spec_major, wdev->caps.spec_minor,
+		 wdev->caps.fw_major, wdev->caps.fw_minor, wdev->caps.fw_patch,
+		 wdev->num_eqs);
+	return 0;
+
+err_unregister:
+	wren_devlink_unregister(wdev);
+	wren_debugfs_del(wdev);
+	wren_eqs_destroy(wdev);
+err_stop_keep_alive:
+	wren_keep_alive_stop(wdev);
+	wren_db_destroy(wdev);
+err_reset:
+	wren_reset(wdev);
+err_destroy_irqs:
+	wren_irqs_destroy(wdev);
+err_destroy_aeq:
+	wren_aeq_destroy(wdev);
+err_destroy_admin:
+	wren_admin_destroy(wdev);
+err_clear_master:
+	pci_clear_master(pdev);
+err_unmap_bars:
+	wren_unmap_bars(wdev);
+err_disable_device:
+	pci_disable_device(pdev);
+err_free_devlink:
+	wren_devlink_free(wdev);
+	return err;
+}
+
+static void wren_remove(struct pci_dev *pdev)
+{
+	struct wren_dev *wdev = pci_get_drvdata(pdev);
+
+	wren_aux_del(wdev);
+	wren_devlink_unregister(wdev);
+	wren_debugfs_del(wdev);
+	wren_eqs_destroy(wdev);
+	wren_keep_alive_stop(wdev);
+	wren_db_destroy(wdev);
+	/* After the reset the device writes no host memory any more. */
+	wren_reset(wdev);
+	wren_irqs_destroy(wdev);
+	wren_aeq_destroy(wdev);
+	wren_admin_destroy(wdev);
+	pci_clear_master(pdev);
+	wren_unmap_bars(wdev);
+	pci_disable_device(pdev);
+	wren_devlink_free(wdev);
+}
+
+static const struct pci_device_id wren_pci_ids[] = {
+	{ PCI_DEVICE(WREN_PCI_VENDOR_ID, WREN_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, wren_pci_ids);
+
+static struct pci_driver wren_pci_driver = {
+	.name = WREN_DRV_NAME,
+	.id_table = wren_pci_ids,
+	.probe = wren_probe,
+	.remove = wren_remove,
+};
+
+static int __init wren_init(void)
+{
+	int err;
+
+	wren_debugfs_init();
+	err = pci_register_driver(&wren_pci_driver);
+	if (err)
+		wren_debugfs_exit();
+	return err;
+}
+
+static void __exit wren_exit(void)
+{
+	pci_unregister_driver(&wren_pci_driver);
+	wren_debugfs_exit();
+}
+
+module_init(wren_init);
+module_exit(wren_exit);
+
+MODULE_DESCRIPTION("Wren reliable-datagram network adapter core driver");
+MODULE_LICENSE("GPL");
