@@ -7,6 +7,7 @@
  * (pci_dma_*), MSI-X, QEMU timers and trace events.
  */
 #include "qemu/osdep.h"
+#include "qemu/cutils.h"
 #include "qemu/timer.h"
 #include "qemu/units.h"
 #include "qapi/error.h"

@@ -46,6 +46,7 @@ struct wren_dev;
  * @max_mr_size: bytes per memory region
  * @page_size_cap: supported page sizes, bit n for 2^n bytes
  * @db_page_count: doorbell pages, page 0 (the kernel's) included
+ * @db_page_size: bytes per doorbell page
  * @max_msg_size: largest message in bytes
  * @num_comp_vectors: completion vectors the core driver set up
  */
@@ -77,6 +78,7 @@ struct wren_caps {
 	u64 max_mr_size;
 	u64 page_size_cap;
 	u32 db_page_count;
+	u32 db_page_size;
 	u32 max_msg_size;
 	u32 num_comp_vectors;
 };

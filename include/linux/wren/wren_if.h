@@ -43,7 +43,7 @@
 /* BAR2 (64-bit): doorbell pages, 4 KiB each; page 0 belongs to the kernel. */
 #define WREN_DB_BAR			2
 #define WREN_DB_PAGE_SHIFT		12
-#define WREN_DB_PAGE_SIZE		(1U << WREN_DB_PAGE_SHIFT)
+#define WREN_DB_PAGE_SIZE		BIT(WREN_DB_PAGE_SHIFT)
 #define WREN_DB_KERNEL_PAGE		0
 
 /* ------------------------------------------------------------------ */

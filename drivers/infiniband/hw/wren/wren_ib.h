@@ -1,90 +1,65 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * wren_ib: the Wren RDMA driver's objects and the verbs each file provides.
- * The driver reaches the adapter only through the core driver's API in
- * include/linux/wren/wren_core.h.
+ * Wren RDMA driver: private state shared by its files.
  */
 #ifndef _WREN_IB_H
 #define _WREN_IB_H
 
-#include <linux/types.h>
 #include <linux/wren/wren_core.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/wren-abi.h>
 
 /**
- * struct wren_ib_dev - one registered Wren RDMA device
- * @ibdev: the ib_core device, registered as wren_%d
- * @wadev: the auxiliary device this driver is bound to
- * @wdev: the core device, the handle for every wren_* call
- * @caps: the device's attributes, owned by the core driver and constant
- *	while the auxiliary device is bound
+ * struct wren_ib_dev - one registered RDMA device
+ * @ibdev: the ib_core device
+ * @wdev: the core device it sits on
+ * @pdev: the PCI function, for its ids
+ * @caps: the device's attributes
  */
 struct wren_ib_dev {
 	struct ib_device ibdev;
-	struct wren_aux_dev *wadev;
 	struct wren_dev *wdev;
+	struct pci_dev *pdev;
 	const struct wren_caps *caps;
 };
 
 /**
  * struct wren_ib_ucontext - a user context
- * @ibucontext: the ib_core user context
- * @db_entry: the mmap entry of the context's doorbell page; the page goes
- *	back to the core driver when the last mapping of it is gone
- * @db_index: the context's doorbell page in the doorbell BAR
+ * @ibucontext: the ib_core context
+ * @db_page: the context's doorbell page
+ * @db_entry: its mmap entry
  */
 struct wren_ib_ucontext {
 	struct ib_ucontext ibucontext;
+	u32 db_page;
 	struct rdma_user_mmap_entry *db_entry;
-	u32 db_index;
 };
 
 /**
- * enum wren_ib_mmap_type - what a user mmap entry maps
- * @WREN_IB_MMAP_DOORBELL: a doorbell page of the doorbell BAR
+ * struct wren_ib_mmap_entry - something a user context may mmap
+ * @rdma_entry: the ib_core entry (offset and length)
+ * @address: bus address of what is mapped
  */
-enum wren_ib_mmap_type {
-	WREN_IB_MMAP_DOORBELL,
-};
-
-/**
- * struct wren_ib_user_mmap_entry - something a user context may mmap
- * @rdma_entry: the ib_core entry, which owns the mmap key
- * @dev: the device the mapped resource belongs to
- * @address: physical address of the first byte mapped
- * @type: what is mapped, which says how to release it
- * @db_index: for %WREN_IB_MMAP_DOORBELL, the doorbell page
- */
-struct wren_ib_user_mmap_entry {
+struct wren_ib_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
-	struct wren_ib_dev *dev;
 	phys_addr_t address;
-	enum wren_ib_mmap_type type;
-	u32 db_index;
 };
 
 /**
  * struct wren_ib_pd - a protection domain
- * @ibpd: the ib_core protection domain
- * @pdn: the device's protection domain number
+ * @ibpd: the ib_core PD
+ * @pdn: the device's PD number
  */
 struct wren_ib_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
 };
 
-/**
- * struct wren_ib_cq - a completion queue (not supported yet)
- * @ibcq: the ib_core completion queue
- */
+/* Completion queues and queue pairs come with the data path. */
 struct wren_ib_cq {
 	struct ib_cq ibcq;
 };
 
-/**
- * struct wren_ib_qp - a queue pair (not supported yet)
- * @ibqp: the ib_core queue pair
- */
 struct wren_ib_qp {
 	struct ib_qp ibqp;
 };
@@ -100,47 +75,37 @@ to_wren_ib_ucontext(struct ib_ucontext *ibucontext)
 	return container_of(ibucontext, struct wren_ib_ucontext, ibucontext);
 }
 
-static inline struct wren_ib_user_mmap_entry *
-to_wren_ib_mmap_entry(struct rdma_user_mmap_entry *rdma_entry)
-{
-	return container_of(rdma_entry, struct wren_ib_user_mmap_entry,
-			    rdma_entry);
-}
-
 static inline struct wren_ib_pd *to_wren_ib_pd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct wren_ib_pd, ibpd);
 }
 
-/* wren_ib_verbs.c: device and port queries */
-int wren_ib_query_device(struct ib_device *ibdev,
-			 struct ib_device_attr *props,
+/* wren_ib_verbs.c */
+int wren_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 			 struct ib_udata *udata);
 int wren_ib_query_port(struct ib_device *ibdev, u32 port,
 		       struct ib_port_attr *props);
 int wren_ib_query_gid(struct ib_device *ibdev, u32 port, int index,
 		      union ib_gid *gid);
-int wren_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
-		       u16 *pkey);
+int wren_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
 int wren_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
 			       struct ib_port_immutable *immutable);
-enum rdma_link_layer wren_ib_get_link_layer(struct ib_device *ibdev,
-					    u32 port);
+enum rdma_link_layer wren_ib_get_link_layer(struct ib_device *ibdev, u32 port);
 void wren_ib_get_dev_fw_str(struct ib_device *ibdev, char *str);
 
-/* wren_ib_ucontext.c: user contexts and their mappings */
+/* wren_ib_ucontext.c */
 int wren_ib_alloc_ucontext(struct ib_ucontext *ibucontext,
 			   struct ib_udata *udata);
 void wren_ib_dealloc_ucontext(struct ib_ucontext *ibucontext);
 int wren_ib_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
 void wren_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 
-/* wren_ib_pd.c: protection domains */
+/* wren_ib_pd.c */
 int wren_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int wren_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
-/* wren_ib_unsupported.c: verbs ib_core expects that Wren lacks so far */
-#ifdef HAVE_CREATE_CQ_ATTR_BUNDLE
+/* wren_ib_unsupported.c */
+#ifdef HAVE_CREATE_CQ_ATTRS
 int wren_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct uverbs_attr_bundle *attrs);
 #else
@@ -159,9 +124,9 @@ int wren_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad_wr);
 int wren_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
-struct ib_mr *wren_ib_get_dma_mr(struct ib_pd *ibpd, int access_flags);
+struct ib_mr *wren_ib_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *wren_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				  u64 virt_addr, int access_flags,
+				  u64 virt_addr, int access,
 				  struct ib_udata *udata);
 int wren_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 

@@ -1,23 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wren_ib: the Wren RDMA driver.  Binds to the auxiliary device "wren.rdma"
- * that the core driver wren.ko publishes for each adapter and registers an
- * ib_device named wren_%d for it.
+ * Wren RDMA driver: binds to the core driver's "wren.rdma" auxiliary
+ * device and registers "wren_%d" with ib_core.
  */
 #include <linux/auxiliary_bus.h>
 #include <linux/module.h>
-#include <linux/wren/wren_core.h>
-#include <linux/wren/wren_if.h>
-#include <rdma/ib_verbs.h>
-#include <rdma/wren-abi.h>
+#include <linux/pci.h>
 
 #include "wren_ib.h"
 
-/*
- * An out-of-tree driver cannot add itself to enum rdma_driver_id (it is
- * part of the kernel's uAPI), so Wren registers as RDMA_DRIVER_UNKNOWN and
- * libwren matches the device by its parent's modalias instead.
- */
 static const struct ib_device_ops wren_ib_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
@@ -58,54 +49,40 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 static int wren_ib_probe(struct auxiliary_device *adev,
 			 const struct auxiliary_device_id *id)
 {
-	struct wren_aux_dev *wadev = to_wren_aux_dev(adev);
-	const struct wren_caps *caps;
+	struct wren_aux_dev *aux = to_wren_aux_dev(adev);
 	struct wren_ib_dev *dev;
 	int err;
 
-	/*
-	 * A user context maps exactly one doorbell page; with larger CPU
-	 * pages a mapping would expose other contexts' doorbells.
-	 */
-	if (PAGE_SIZE != WREN_DB_PAGE_SIZE) {
-		dev_err(&adev->dev, "doorbell pages of %u bytes need %u-byte CPU pages\n",
-			WREN_DB_PAGE_SIZE, WREN_DB_PAGE_SIZE);
+	/* A doorbell page must be exactly one CPU page to be mapped alone. */
+	if (wren_get_caps(aux->wdev)->db_page_size != PAGE_SIZE) {
+		dev_err(&adev->dev, "doorbell pages of %u bytes need PAGE_SIZE %u\n",
+			wren_get_caps(aux->wdev)->db_page_size,
+			wren_get_caps(aux->wdev)->db_page_size);
 		return -EOPNOTSUPP;
 	}
-
-	caps = wren_get_caps(wadev->wdev);
 	dev = ib_alloc_device(wren_ib_dev, ibdev);
 	if (!dev)
 		return -ENOMEM;
-
-	dev->wadev = wadev;
-	dev->wdev = wadev->wdev;
-	dev->caps = caps;
+	dev->wdev = aux->wdev;
+	dev->pdev = to_pci_dev(adev->dev.parent);
+	dev->caps = wren_get_caps(dev->wdev);
 
 	dev->ibdev.node_type = RDMA_NODE_UNSPECIFIED;
-	dev->ibdev.node_guid = cpu_to_be64(caps->node_guid);
+	dev->ibdev.node_guid = cpu_to_be64(dev->caps->node_guid);
 	dev->ibdev.phys_port_cnt = 1;
-	dev->ibdev.num_comp_vectors = max_t(u32, caps->num_comp_vectors, 1);
-	/* The parent's modalias, auxiliary:wren.rdma, is what libwren matches. */
+	dev->ibdev.num_comp_vectors = max(dev->caps->num_comp_vectors, 1U);
 	dev->ibdev.dev.parent = &adev->dev;
 	ib_set_device_ops(&dev->ibdev, &wren_ib_dev_ops);
 
 	err = ib_register_device(&dev->ibdev, "wren_%d",
-				 wren_dma_dev(wadev->wdev));
+				 wren_dma_dev(dev->wdev));
 	if (err) {
 		dev_err(&adev->dev, "ib_register_device failed: %d\n", err);
-		goto err_dealloc_device;
+		ib_dealloc_device(&dev->ibdev);
+		return err;
 	}
-
 	auxiliary_set_drvdata(adev, dev);
-	ibdev_info(&dev->ibdev, "registered: fw %u.%u.%u, MTU %u, %u Mb/s\n",
-		   caps->fw_major, caps->fw_minor, caps->fw_patch, caps->mtu,
-		   caps->link_speed_mbps);
 	return 0;
-
-err_dealloc_device:
-	ib_dealloc_device(&dev->ibdev);
-	return err;
 }
 
 static void wren_ib_remove(struct auxiliary_device *adev)
@@ -123,12 +100,13 @@ static const struct auxiliary_device_id wren_ib_id_table[] = {
 MODULE_DEVICE_TABLE(auxiliary, wren_ib_id_table);
 
 static struct auxiliary_driver wren_ib_driver = {
+	.name = "ib",
 	.probe = wren_ib_probe,
 	.remove = wren_ib_remove,
 	.id_table = wren_ib_id_table,
 };
 module_auxiliary_driver(wren_ib_driver);
 
-MODULE_DESCRIPTION("Wren RDMA driver");
-MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(WREN);
+MODULE_DESCRIPTION("Wren reliable-datagram network adapter RDMA driver");
+MODULE_LICENSE("GPL");

@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Protection domains: one device PD per ib_pd, for kernel and user alike.
+ * Wren RDMA driver: protection domains.
  */
 #include <rdma/ib_user_verbs.h>
-#include <rdma/wren-abi.h>
 
 #include "wren_ib.h"
 
 /**
- * wren_ib_alloc_pd - allocate a protection domain
- * @ibpd: the PD ib_core allocated
- * @udata: for a user PD, carries struct wren_ib_alloc_pd_resp out
+ * wren_ib_alloc_pd() - allocate a protection domain on the device
+ * @ibpd: the PD, allocated by ib_core
+ * @udata: for a user PD, receives &struct wren_ib_alloc_pd_resp
  *
- * Return: 0, or the error of the device command or of the response copy.
+ * Return: 0 or a negative errno.
  */
 int wren_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
@@ -21,51 +20,30 @@ int wren_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct wren_ib_alloc_pd_resp resp = {};
 	int err;
 
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		ibdev_dbg_ratelimited(&dev->ibdev,
-				      "alloc_pd: unknown driver data in request\n");
-		return -EINVAL;
-	}
-
 	err = wren_cmd_alloc_pd(dev->wdev, &pd->pdn);
 	if (err) {
-		ibdev_err_ratelimited(&dev->ibdev, "alloc_pd failed: %d\n",
-				      err);
+		ibdev_err_ratelimited(&dev->ibdev, "alloc_pd failed: %d\n", err);
 		return err;
 	}
-
-	if (udata) {
+	if (udata && udata->outlen) {
 		resp.pdn = pd->pdn;
 		err = ib_copy_to_udata(udata, &resp,
-				       min_t(size_t, udata->outlen,
-					     sizeof(resp)));
+				       min(sizeof(resp), udata->outlen));
 		if (err) {
-			ibdev_dbg_ratelimited(&dev->ibdev,
-					      "pd %u: copying the response failed: %d\n",
-					      pd->pdn, err);
-			goto err_dealloc_pd;
+			ibdev_dbg(&dev->ibdev, "alloc_pd: copy to user failed\n");
+			wren_cmd_dealloc_pd(dev->wdev, pd->pdn);
+			return err;
 		}
 	}
-
-	ibdev_dbg(&dev->ibdev, "pd %u allocated\n", pd->pdn);
 	return 0;
-
-err_dealloc_pd:
-	wren_cmd_dealloc_pd(dev->wdev, pd->pdn);
-	return err;
 }
 
 /**
- * wren_ib_dealloc_pd - free a protection domain
+ * wren_ib_dealloc_pd() - free a protection domain on the device
  * @ibpd: the PD
- * @udata: user data, unused
+ * @udata: unused
  *
- * A device that fails the command (reset, fatal error) has lost its PDs
- * anyway; ib_core cannot retry the free usefully, so the failure is
- * logged and the PD is considered gone.
- *
- * Return: 0.
+ * Return: 0 or a negative errno.
  */
 int wren_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
@@ -75,7 +53,7 @@ int wren_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 	err = wren_cmd_dealloc_pd(dev->wdev, pd->pdn);
 	if (err)
-		ibdev_err_ratelimited(&dev->ibdev, "pd %u: dealloc failed: %d\n",
+		ibdev_err_ratelimited(&dev->ibdev, "dealloc_pd %u failed: %d\n",
 				      pd->pdn, err);
-	return 0;
+	return err;
 }

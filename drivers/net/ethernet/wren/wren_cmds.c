@@ -42,6 +42,7 @@ static void wren_decode_attr(const struct wren_dev_attr *a,
 	c->max_mr_size = le64_to_cpu(a->max_mr_size);
 	c->page_size_cap = le64_to_cpu(a->page_size_cap);
 	c->db_page_count = le32_to_cpu(a->db_page_count);
+	c->db_page_size = WREN_DB_PAGE_SIZE;
 	c->max_msg_size = le32_to_cpu(a->max_msg_size);
 }
 

@@ -1,0 +1,889 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of the Wren engine against the fake host of fake_env.c.
+ * Each test plays the driver: it programs registers, writes admin
+ * commands into fake guest memory, rings doorbells and reads what the
+ * engine wrote back.  Output is TAP, then a "N passed, N failed" line.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../wren_internal.h"
+#include "fake_env.h"
+#include "tap.h"
+
+int tap_failed_checks;
+
+/* Where the fake driver keeps its rings in fake guest memory. */
+#define AQ_BASE		(FAKE_MEM_BASE + 0x0000)
+#define ACQ_BASE	(FAKE_MEM_BASE + 0x10000)
+#define AEQ_BASE	(FAKE_MEM_BASE + 0x20000)
+#define BUF_BASE	(FAKE_MEM_BASE + 0x30000)
+#define EQ_BASE		(FAKE_MEM_BASE + 0x40000)
+#define OUTSIDE		(FAKE_MEM_BASE + 2 * FAKE_MEM_SIZE)
+
+struct harness {
+	struct fake_env env;
+	struct wren_config cfg;
+	struct wren_engine e;
+	unsigned int aq_log;
+	unsigned int aeq_log;
+	uint16_t aq_tail;	/* driver's producer index */
+	uint16_t acq_head;	/* driver's completion consumer index */
+	uint16_t aeq_head;
+};
+
+static void h_init(struct harness *h)
+{
+	memset(h, 0, sizeof(*h));
+	fake_env_init(&h->env);
+	wren_config_defaults(&h->cfg);
+	memcpy(h->cfg.mac, "\x02\x00\x5e\x10\x20\x30", 6);
+	strcpy(h->cfg.serial, "WREN-TEST-0001");
+}
+
+static void h_start(struct harness *h)
+{
+	if (wren_engine_init(&h->e, &h->cfg, &fake_env_ops, &h->env))
+		abort();
+}
+
+static void h_fini(struct harness *h)
+{
+	wren_engine_fini(&h->e);
+	fake_env_fini(&h->env);
+}
+
+static void reg_w(struct harness *h, uint32_t off, uint32_t val)
+{
+	wren_reg_write(&h->e, off, val, 4);
+}
+
+static uint32_t reg_r(struct harness *h, uint32_t off)
+{
+	return wren_reg_read(&h->e, off, 4);
+}
+
+static void program_queues(struct harness *h, uint64_t aq, uint64_t acq,
+			   uint64_t aeq, uint32_t aq_log, uint32_t acq_log,
+			   uint32_t aeq_log)
+{
+	reg_w(h, WREN_REG_AQ_BASE_LO, (uint32_t)aq);
+	reg_w(h, WREN_REG_AQ_BASE_HI, aq >> 32);
+	reg_w(h, WREN_REG_AQ_CFG, aq_log);
+	reg_w(h, WREN_REG_ACQ_BASE_LO, (uint32_t)acq);
+	reg_w(h, WREN_REG_ACQ_BASE_HI, acq >> 32);
+	reg_w(h, WREN_REG_ACQ_CFG, acq_log);
+	reg_w(h, WREN_REG_AEQ_BASE_LO, (uint32_t)aeq);
+	reg_w(h, WREN_REG_AEQ_BASE_HI, aeq >> 32);
+	reg_w(h, WREN_REG_AEQ_CFG, aeq_log);
+}
+
+/* Bring the device up the way the driver does; returns DEV_STS. */
+static uint32_t h_enable(struct harness *h, unsigned int aq_log,
+			 unsigned int aeq_log)
+{
+	h->aq_log = aq_log;
+	h->aeq_log = aeq_log;
+	h->aq_tail = h->acq_head = h->aeq_head = 0;
+	memset(h->env.mem, 0, FAKE_MEM_SIZE);
+	reg_w(h, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET);
+	program_queues(h, AQ_BASE, ACQ_BASE, AEQ_BASE, aq_log, aq_log,
+		       aeq_log);
+	reg_w(h, WREN_REG_DEV_CTL, WREN_DEV_CTL_ENABLE);
+	return reg_r(h, WREN_REG_DEV_STS);
+}
+
+static uint8_t lap_phase(uint32_t index, unsigned int log_depth)
+{
+	return !((index >> log_depth) & 1);
+}
+
+/* Write @cmd at the driver's tail with the right phase; no doorbell. */
+static void post(struct harness *h, struct wren_admin_cmd *cmd)
+{
+	uint32_t slot = h->aq_tail & ((1U << h->aq_log) - 1);
+	struct wren_admin_cmd *dst =
+		fake_env_ptr(&h->env, AQ_BASE + slot * sizeof(*cmd),
+			     sizeof(*cmd));
+
+	cmd->hdr.flags = (cmd->hdr.flags & ~WREN_ADMIN_FLAG_PHASE) |
+			 lap_phase(h->aq_tail, h->aq_log);
+	memcpy(dst, cmd, sizeof(*cmd));
+	h->aq_tail++;
+}
+
+static void ring(struct harness *h)
+{
+	reg_w(h, WREN_REG_AQ_DB, h->aq_tail);
+}
+
+/* The next completion, if the device wrote one; consumes it. */
+static bool reap(struct harness *h, struct wren_admin_cqe *cqe)
+{
+	uint32_t slot = h->acq_head & ((1U << h->aq_log) - 1);
+	const struct wren_admin_cqe *src =
+		fake_env_ptr(&h->env, ACQ_BASE + slot * sizeof(*cqe),
+			     sizeof(*cqe));
+
+	if ((src->flags & WREN_ADMIN_FLAG_PHASE) !=
+	    lap_phase(h->acq_head, h->aq_log))
+		return false;
+	memcpy(cqe, src, sizeof(*cqe));
+	h->acq_head++;
+	return true;
+}
+
+/* Post one command, ring, reap its completion; false if none came. */
+static bool exec(struct harness *h, struct wren_admin_cmd *cmd,
+		 struct wren_admin_cqe *cqe)
+{
+	post(h, cmd);
+	ring(h);
+	return reap(h, cqe);
+}
+
+static void make_cmd(struct wren_admin_cmd *cmd, uint8_t opcode,
+		     uint16_t cmd_id)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->hdr.opcode = opcode;
+	cmd->hdr.cmd_id = wren_to_le16(cmd_id);
+}
+
+static void make_get_attr(struct wren_admin_cmd *cmd, uint16_t id,
+			  uint64_t addr, uint32_t len)
+{
+	struct wren_cmd_get_attr *body = (void *)cmd->payload;
+
+	make_cmd(cmd, WREN_ADMIN_GET_ATTR, id);
+	body->buf_addr = wren_to_le64(addr);
+	body->buf_len = wren_to_le32(len);
+}
+
+static void make_handle(struct wren_admin_cmd *cmd, uint8_t opcode,
+			uint16_t id, uint32_t handle)
+{
+	struct wren_cmd_destroy_obj *body = (void *)cmd->payload;
+
+	make_cmd(cmd, opcode, id);
+	body->handle = wren_to_le32(handle);
+}
+
+/* The next async event, if one is waiting; consumes it (no doorbell). */
+static bool aeq_next(struct harness *h, struct wren_aeq_entry *ev)
+{
+	uint32_t slot = h->aeq_head & ((1U << h->aeq_log) - 1);
+	const struct wren_aeq_entry *src =
+		fake_env_ptr(&h->env, AEQ_BASE + slot * sizeof(*ev),
+			     sizeof(*ev));
+
+	if ((src->flags & WREN_AEQ_FLAG_PHASE) !=
+	    lap_phase(h->aeq_head, h->aeq_log))
+		return false;
+	memcpy(ev, src, sizeof(*ev));
+	h->aeq_head++;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_reset_handshake(void)
+{
+	struct harness h;
+	uint32_t v;
+
+	h_init(&h);
+	h_start(&h);
+	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS), WREN_DEV_STS_READY);
+	v = reg_r(&h, WREN_REG_VERSION);
+	CHECK_EQ(FIELD_GET(WREN_VERSION_MAJOR, v), WREN_SPEC_VERSION_MAJOR);
+	CHECK_EQ(FIELD_GET(WREN_VERSION_MINOR, v), WREN_SPEC_VERSION_MINOR);
+	v = reg_r(&h, WREN_REG_TIMEOUTS);
+	CHECK_EQ(FIELD_GET(WREN_TIMEOUTS_RESET_MS, v), 1000);
+	CHECK_EQ(FIELD_GET(WREN_TIMEOUTS_ADMIN_MS, v), 1000);
+	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_LO),
+		 WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR);
+	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
+
+	CHECK_EQ(h_enable(&h, 3, 3),
+		 WREN_DEV_STS_READY | WREN_DEV_STS_ENABLED);
+	CHECK_EQ(reg_r(&h, WREN_REG_AQ_CFG), 3);
+	/* Queue registers are frozen while enabled. */
+	reg_w(&h, WREN_REG_AQ_CFG, 5);
+	CHECK_EQ(reg_r(&h, WREN_REG_AQ_CFG), 3);
+	CHECK_EQ(h.env.warnings[WREN_WRN_NOT_READY], 1);
+
+	reg_w(&h, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET);
+	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS), WREN_DEV_STS_READY);
+	CHECK_EQ(reg_r(&h, WREN_REG_AQ_CFG), 0);
+	CHECK_EQ(reg_r(&h, WREN_REG_AQ_BASE_LO), 0);
+	/* And again: a second bring-up after a reset works. */
+	CHECK_EQ(h_enable(&h, 2, 2),
+		 WREN_DEV_STS_READY | WREN_DEV_STS_ENABLED);
+	h_fini(&h);
+}
+
+static void expect_fatal_cfg(struct harness *h, const char *what)
+{
+	uint32_t sts = reg_r(h, WREN_REG_DEV_STS);
+
+	if (!(sts & WREN_DEV_STS_FATAL) ||
+	    FIELD_GET(WREN_DEV_STS_FATAL_CODE, sts) != WREN_FATAL_BAD_QUEUE_CFG ||
+	    sts & WREN_DEV_STS_ENABLED) {
+		tap_failed_checks++;
+		printf("#   %s: DEV_STS 0x%x\n", what, sts);
+	}
+}
+
+static void try_cfg(uint64_t aq, uint64_t acq, uint64_t aeq, uint32_t aq_log,
+		    uint32_t acq_log, uint32_t aeq_log, const char *what)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	unsigned int warned;
+
+	h_init(&h);
+	h_start(&h);
+	program_queues(&h, aq, acq, aeq, aq_log, acq_log, aeq_log);
+	reg_w(&h, WREN_REG_DEV_CTL, WREN_DEV_CTL_ENABLE);
+	expect_fatal_cfg(&h, what);
+	warned = h.env.warnings[WREN_WRN_QUEUE_CFG];
+	if (warned != 1) {
+		tap_failed_checks++;
+		printf("#   %s: %u queue-config warnings\n", what, warned);
+	}
+	/* A fatal device ignores doorbells and writes nothing. */
+	h.aq_log = 2;
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 1);
+	post(&h, &cmd);
+	ring(&h);
+	CHECK(h.env.warnings[WREN_WRN_DOORBELL] >= 1);
+	CHECK_EQ(h.env.irqs[0], 0);
+	/* A reset clears FATAL. */
+	reg_w(&h, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET);
+	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS), WREN_DEV_STS_READY);
+	h_fini(&h);
+}
+
+static void test_bad_queue_cfg(void)
+{
+	try_cfg(AQ_BASE, ACQ_BASE, AEQ_BASE, 1, 1, 2, "depth too small");
+	try_cfg(AQ_BASE, ACQ_BASE, AEQ_BASE, 13, 13, 2, "depth too large");
+	try_cfg(AQ_BASE, ACQ_BASE, AEQ_BASE, 3, 4, 2, "acq != aq depth");
+	try_cfg(AQ_BASE + 64, ACQ_BASE, AEQ_BASE, 3, 3, 2, "unaligned aq");
+	try_cfg(AQ_BASE, 0, AEQ_BASE, 3, 3, 2, "acq at zero");
+	try_cfg(AQ_BASE, ACQ_BASE, AEQ_BASE + 8, 3, 3, 2, "unaligned aeq");
+	try_cfg(AQ_BASE, ACQ_BASE, AEQ_BASE, 3 | 0x100, 3, 2, "cfg junk");
+}
+
+static void test_get_attr(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_dev_attr *a;
+	uint8_t *buf;
+	uint32_t fw;
+
+	h_init(&h);
+	h.cfg.mtu = 1500;
+	h.cfg.ipv4 = htobe32(0x0a000102);	/* 10.0.1.2 */
+	h.cfg.msix_vectors = 5;
+	h_start(&h);
+	h_enable(&h, 3, 3);
+
+	buf = fake_env_ptr(&h.env, BUF_BASE, 4096);
+	memset(buf, 0xa5, 4096);
+	make_get_attr(&cmd, 0x1234, BUF_BASE, 4096);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le16(cqe.cmd_id), 0x1234);
+	CHECK_EQ(wren_le16(cqe.sq_head), 1);
+	CHECK_EQ(wren_le32(cqe.result[0]), sizeof(struct wren_dev_attr));
+	CHECK_EQ(h.env.irqs[0], 1);
+
+	a = (struct wren_dev_attr *)buf;
+	CHECK_EQ(wren_le32(a->spec_version),
+		 FIELD_PREP(WREN_VERSION_MAJOR, WREN_SPEC_VERSION_MAJOR) |
+		 FIELD_PREP(WREN_VERSION_MINOR, WREN_SPEC_VERSION_MINOR));
+	fw = wren_le32(a->fw_version);
+	CHECK_EQ(FIELD_GET(WREN_FW_VERSION_MAJOR, fw), 1);
+	CHECK_EQ(FIELD_GET(WREN_FW_VERSION_MINOR, fw), 0);
+	CHECK_EQ(FIELD_GET(WREN_FW_VERSION_PATCH, fw), 0);
+	CHECK_EQ(wren_le64(a->caps), WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR);
+	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
+	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
+	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);
+	CHECK_EQ(wren_le16(a->mtu), 1500);
+	CHECK_EQ(a->ipv4_addr, htobe32(0x0a000102));
+	CHECK(!memcmp(a->gid, "\0\0\0\0\0\0\0\0\0\0\xff\xff\x0a\x00\x01\x02",
+		      16));
+	CHECK(!strcmp((const char *)a->serial, "WREN-TEST-0001"));
+	CHECK_EQ(a->serial[31], 0);
+	CHECK_EQ(wren_le32(a->link_speed_mbps), 100000);
+	CHECK_EQ(wren_le32(a->max_eq), 5);
+	CHECK_EQ(wren_le32(a->msix_vectors), 5);
+	CHECK_EQ(wren_le32(a->max_pd), 1024);
+	CHECK_EQ(wren_le32(a->max_qp_depth), 4096);
+	CHECK_EQ(wren_le32(a->max_sge), 16);
+	CHECK_EQ(wren_le32(a->max_inline), 256);
+	CHECK_EQ(wren_le32(a->db_page_count), 256);
+	CHECK_EQ(wren_le64(a->max_mr_size), 1ULL << 40);
+	CHECK_EQ(wren_le64(a->page_size_cap),
+		 (1ULL << 12) | (1ULL << 21) | (1ULL << 30));
+	CHECK_EQ(wren_le32(a->max_msg_size), 1U << 30);
+	for (unsigned int i = 0; i < 24; i++)
+		CHECK_EQ(a->rsvd[i], 0);
+	/* Nothing past the structure was touched. */
+	CHECK_EQ(buf[sizeof(*a)], 0xa5);
+
+	/* A short buffer gets a truncated copy and the full size. */
+	memset(buf, 0xa5, 4096);
+	make_get_attr(&cmd, 2, BUF_BASE, 64);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(cqe.result[0]), sizeof(struct wren_dev_attr));
+	CHECK_EQ(buf[63], 'S');		/* "WREN-TEST"[7], serial at 56 */
+	CHECK_EQ(buf[64], 0xa5);
+
+	/* Lengths outside 64..4096 are refused, naming buf_len. */
+	make_get_attr(&cmd, 3, BUF_BASE, 63);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status),
+		 sizeof(struct wren_admin_cmd_hdr) +
+		 offsetof(struct wren_cmd_get_attr, buf_len) + 1);
+	make_get_attr(&cmd, 4, BUF_BASE, 4097);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_PARAM);
+
+	/* A buffer outside guest memory is a DMA error, not a crash. */
+	make_get_attr(&cmd, 5, OUTSIDE, 256);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_DMA_ERROR);
+	CHECK(h.env.warnings[WREN_WRN_DMA] >= 1);
+	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS),
+		 WREN_DEV_STS_READY | WREN_DEV_STS_ENABLED);
+	h_fini(&h);
+}
+
+static void test_phase_wrap(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	uint16_t id = 0;
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 2, 2);	/* 4 entries: a lap every 4 commands */
+
+	/* One at a time over five laps. */
+	for (unsigned int i = 0; i < 20; i++) {
+		make_cmd(&cmd, WREN_ADMIN_GET_FEATURE, ++id);
+		((struct wren_cmd_feature *)cmd.payload)->feature_id =
+			wren_to_le16(WREN_FEATURE_KEEP_ALIVE_MS);
+		CHECK(exec(&h, &cmd, &cqe));
+		CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+		CHECK_EQ(wren_le16(cqe.cmd_id), id);
+		CHECK_EQ(wren_le16(cqe.sq_head), h.aq_tail);
+	}
+	/* Full batches of four, then batches of three straddling laps. */
+	for (unsigned int batch = 0; batch < 6; batch++) {
+		unsigned int n = batch < 3 ? 4 : 3;
+
+		for (unsigned int i = 0; i < n; i++) {
+			make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, ++id);
+			post(&h, &cmd);
+		}
+		ring(&h);
+		for (unsigned int i = 0; i < n; i++) {
+			CHECK(reap(&h, &cqe));
+			CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+			CHECK_EQ(wren_le16(cqe.cmd_id), id - n + 1 + i);
+		}
+		CHECK(!reap(&h, &cqe));
+	}
+	CHECK_EQ(fake_env_total_warnings(&h.env), 0);
+
+	/* An entry with the previous lap's phase is refused. */
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, ++id);
+	post(&h, &cmd);
+	{
+		uint32_t slot = (h.aq_tail - 1) & 3;
+		struct wren_admin_cmd *c = fake_env_ptr(&h.env,
+			AQ_BASE + slot * sizeof(cmd), sizeof(cmd));
+
+		c->hdr.flags ^= WREN_ADMIN_FLAG_PHASE;
+	}
+	ring(&h);
+	CHECK(reap(&h, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status), 2);
+	CHECK_EQ(h.env.warnings[WREN_WRN_ADMIN_PHASE], 1);
+	h_fini(&h);
+}
+
+static void test_bogus_tail(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 2, 2);
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 1);
+	post(&h, &cmd);
+	/* Five ahead of a four-entry queue: refused, nothing processed. */
+	reg_w(&h, WREN_REG_AQ_DB, 5);
+	CHECK(!reap(&h, &cqe));
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 1);
+	reg_w(&h, WREN_REG_AQ_DB, 0xffff);	/* "behind": as far ahead */
+	CHECK(!reap(&h, &cqe));
+	reg_w(&h, WREN_REG_AQ_DB, 0x10001);	/* bits above the index */
+	CHECK(!reap(&h, &cqe));
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 3);
+	CHECK_EQ(h.env.irqs[0], 0);
+	/* The queue still works afterwards. */
+	ring(&h);
+	CHECK(reap(&h, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le16(cqe.sq_head), 1);
+	/* Ringing the same tail again processes nothing. */
+	ring(&h);
+	CHECK(!reap(&h, &cqe));
+	h_fini(&h);
+}
+
+static void test_statuses(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	uint32_t pd[3];
+
+	h_init(&h);
+	h.cfg.max_pd = 3;
+	h_start(&h);
+	h_enable(&h, 3, 3);
+
+	make_cmd(&cmd, 0x7f, 1);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_OPCODE);
+	make_cmd(&cmd, 0, 2);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_OPCODE);
+
+	/* Defined but not implemented in v1.0. */
+	for (uint8_t op = WREN_ADMIN_CREATE_CQ; op <= WREN_ADMIN_SET_TC_TABLE;
+	     op++) {
+		make_cmd(&cmd, op, op);
+		CHECK(exec(&h, &cmd, &cqe));
+		CHECK_EQ(cqe.status, WREN_STATUS_UNSUPPORTED);
+	}
+
+	/* Reserved header bytes: the offset of the first non-zero one. */
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 3);
+	cmd.hdr.rsvd = wren_to_le32(0x00010000);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status), 4 + 2 + 1);
+	/* Unknown header flags. */
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 4);
+	cmd.hdr.flags = 0x80;
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status), 2);
+	/* Reserved body bytes. */
+	make_get_attr(&cmd, 5, BUF_BASE, 256);
+	cmd.payload[offsetof(struct wren_cmd_get_attr, rsvd) + 5] = 1;
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status),
+		 8 + offsetof(struct wren_cmd_get_attr, rsvd) + 5 + 1);
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 6);
+	cmd.payload[55] = 1;
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status), 8 + 55 + 1);
+
+	/* PDs: allocate to the limit, then NO_RESOURCES. */
+	for (unsigned int i = 0; i < 3; i++) {
+		make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 10 + i);
+		CHECK(exec(&h, &cmd, &cqe));
+		CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+		pd[i] = wren_le32(cqe.result[0]);
+		CHECK(pd[i] < 3);
+	}
+	CHECK(pd[0] != pd[1] && pd[1] != pd[2] && pd[0] != pd[2]);
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 13);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_NO_RESOURCES);
+	/* Dealloc, then the same handle again: NOT_FOUND. */
+	make_handle(&cmd, WREN_ADMIN_DEALLOC_PD, 14, pd[1]);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	make_handle(&cmd, WREN_ADMIN_DEALLOC_PD, 15, pd[1]);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_NOT_FOUND);
+	make_handle(&cmd, WREN_ADMIN_DEALLOC_PD, 16, 3);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_NOT_FOUND);
+	make_handle(&cmd, WREN_ADMIN_DEALLOC_PD, 17, 0xffffffff);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_NOT_FOUND);
+	/* The freed number is reused. */
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 18);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(cqe.result[0]), pd[1]);
+	/* Reset forgets every PD. */
+	h_enable(&h, 3, 3);
+	make_handle(&cmd, WREN_ADMIN_DEALLOC_PD, 19, pd[0]);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_NOT_FOUND);
+
+	/* Features: unknown id, GET with a value, SET/GET round trip. */
+	make_cmd(&cmd, WREN_ADMIN_GET_FEATURE, 20);
+	((struct wren_cmd_feature *)cmd.payload)->feature_id = wren_to_le16(99);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status), 8 + 1);
+	make_cmd(&cmd, WREN_ADMIN_SET_FEATURE, 21);
+	((struct wren_cmd_feature *)cmd.payload)->feature_id =
+		wren_to_le16(WREN_FEATURE_KEEP_ALIVE_MS);
+	((struct wren_cmd_feature *)cmd.payload)->value = wren_to_le32(250);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	make_cmd(&cmd, WREN_ADMIN_GET_FEATURE, 22);
+	((struct wren_cmd_feature *)cmd.payload)->feature_id =
+		wren_to_le16(WREN_FEATURE_KEEP_ALIVE_MS);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(cqe.result[0]), 250);
+	CHECK(h.env.warnings[WREN_WRN_ADMIN_REJECTED] >= 10);
+	h_fini(&h);
+}
+
+static void test_aeq_overflow(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_aeq_entry ev;
+	unsigned int n = 0;
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 2, 2);	/* four AEQ entries */
+	make_cmd(&cmd, WREN_ADMIN_SET_FEATURE, 1);
+	((struct wren_cmd_feature *)cmd.payload)->feature_id =
+		wren_to_le16(WREN_FEATURE_KEEP_ALIVE_MS);
+	((struct wren_cmd_feature *)cmd.payload)->value = wren_to_le32(10);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+
+	/* Ten periods, four slots: four events, six dropped. */
+	fake_env_advance(&h.env, 100 * 1000000ULL + 1);
+	while (aeq_next(&h, &ev)) {
+		n++;
+		CHECK_EQ(ev.type, WREN_AEQ_KEEP_ALIVE);
+		CHECK_EQ(wren_le64(ev.data), n);
+	}
+	CHECK_EQ(n, 4);
+	CHECK_EQ(h.env.warnings[WREN_WRN_AEQ_OVERFLOW], 1);
+	/* The driver has read them but not returned them: still full. */
+	fake_env_advance(&h.env, 10 * 1000000ULL);
+	CHECK(!aeq_next(&h, &ev));
+
+	/* Returning the slots brings the overflow warning first. */
+	reg_w(&h, WREN_REG_AEQ_DB, h.aeq_head);
+	CHECK(aeq_next(&h, &ev));
+	CHECK_EQ(ev.type, WREN_AEQ_WARNING);
+	CHECK_EQ(wren_le64(ev.data), WREN_WARN_AEQ_OVERFLOW);
+	CHECK(wren_le32(ev.info) >= 6);
+	fake_env_advance(&h.env, 10 * 1000000ULL);
+	CHECK(aeq_next(&h, &ev));
+	CHECK_EQ(ev.type, WREN_AEQ_KEEP_ALIVE);
+	/* A consumer index beyond what was produced is refused. */
+	reg_w(&h, WREN_REG_AEQ_DB, h.aeq_head + 3);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 1);
+
+	/* Masked: events are written, vector 0 stays quiet. */
+	reg_w(&h, WREN_REG_AEQ_DB, h.aeq_head);
+	reg_w(&h, WREN_REG_INTR_MASK, WREN_INTR_MASK_MGMT);
+	{
+		unsigned int irqs = h.env.irqs[0];
+
+		fake_env_advance(&h.env, 10 * 1000000ULL);
+		CHECK(aeq_next(&h, &ev));
+		CHECK_EQ(h.env.irqs[0], irqs);
+	}
+
+	/* Reset cancels the keep-alive timer. */
+	reg_w(&h, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET);
+	CHECK_EQ(fake_env_armed_timers(&h.env), 0);
+	h_fini(&h);
+}
+
+static void test_fault_drop(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+
+	h_init(&h);
+	h.cfg.fault_drop_opcode = WREN_ADMIN_GET_ATTR;
+	h_start(&h);
+	h_enable(&h, 3, 3);
+
+	make_get_attr(&cmd, 1, BUF_BASE, 256);
+	CHECK(!exec(&h, &cmd, &cqe));
+	CHECK_EQ(h.env.warnings[WREN_WRN_FAULT_DROP], 1);
+	CHECK_EQ(h.env.irqs[0], 0);
+	/* The next command completes and sq_head moved past the lost one. */
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 2);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(wren_le16(cqe.cmd_id), 2);
+	CHECK_EQ(wren_le16(cqe.sq_head), 2);
+	make_get_attr(&cmd, 3, BUF_BASE, 256);
+	CHECK(!exec(&h, &cmd, &cqe));
+	CHECK_EQ(h.env.warnings[WREN_WRN_FAULT_DROP], 2);
+	h_fini(&h);
+}
+
+static void test_event_queues(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_create_eq *c = (void *)cmd.payload;
+	const struct wren_eqe *eqe;
+	uint32_t id;
+
+	h_init(&h);
+	h.cfg.msix_vectors = 4;
+	h_start(&h);
+	h_enable(&h, 3, 3);
+
+	make_cmd(&cmd, WREN_ADMIN_CREATE_EQ, 1);
+	c->base_addr = wren_to_le64(EQ_BASE);
+	c->log_depth = 2;
+	c->flags = WREN_EQ_FLAG_INTR;
+	c->msix_vector = wren_to_le16(0);	/* vector 0 is management */
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status),
+		 8 + offsetof(struct wren_cmd_create_eq, msix_vector) + 1);
+	c->msix_vector = wren_to_le16(4);	/* beyond the vectors */
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_PARAM);
+	c->msix_vector = wren_to_le16(3);
+	c->log_depth = 13;
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_PARAM);
+	c->log_depth = 2;
+	c->base_addr = wren_to_le64(EQ_BASE + 8);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_BAD_PARAM);
+	c->base_addr = wren_to_le64(EQ_BASE);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	id = wren_le32(cqe.result[0]);
+	CHECK(id < 4);
+
+	/* Not armed: the entry is written, no interrupt. */
+	CHECK_EQ(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 42), 0);
+	eqe = fake_env_ptr(&h.env, EQ_BASE, sizeof(*eqe));
+	CHECK_EQ(eqe->type, WREN_EQE_COMPLETION);
+	CHECK_EQ(eqe->flags & WREN_EQE_FLAG_PHASE, 1);
+	CHECK_EQ(wren_le32(eqe->handle), 42);
+	CHECK_EQ(h.env.irqs[3], 0);
+	/* Arming with an entry pending interrupts at once, only once. */
+	reg_w(&h, WREN_REG_EQ_DB(id), WREN_EQ_DB_ARM | 0);
+	CHECK_EQ(h.env.irqs[3], 1);
+	CHECK_EQ(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 43), 0);
+	CHECK_EQ(h.env.irqs[3], 1);
+	/* Consume both, arm, the next entry interrupts. */
+	reg_w(&h, WREN_REG_EQ_DB(id), WREN_EQ_DB_ARM | 2);
+	CHECK_EQ(h.env.irqs[3], 1);
+	CHECK_EQ(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 44), 0);
+	CHECK_EQ(h.env.irqs[3], 2);
+	/* Fill it: 4 entries, the fifth is dropped and reported. */
+	CHECK_EQ(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 45), 0);
+	CHECK_EQ(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 46), 0);
+	CHECK_EQ(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 47), 0);
+	CHECK(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 48) != 0);
+	CHECK_EQ(h.env.warnings[WREN_WRN_EQ_OVERFLOW], 1);
+	/* Doorbells for EQs that do not exist, or impossible heads. */
+	reg_w(&h, WREN_REG_EQ_DB(id), 9);
+	reg_w(&h, WREN_REG_EQ_DB(id + 1), WREN_EQ_DB_ARM);
+	reg_w(&h, WREN_REG_EQ_DB(255), 0);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 3);
+
+	make_handle(&cmd, WREN_ADMIN_DESTROY_EQ, 2, id);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_NOT_FOUND);
+	make_handle(&cmd, WREN_ADMIN_DESTROY_EQ, 3, 1000);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_NOT_FOUND);
+	CHECK(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 1) != 0);
+	h_fini(&h);
+}
+
+static void test_register_access(void)
+{
+	struct harness h;
+
+	h_init(&h);
+	h_start(&h);
+	CHECK_EQ(wren_reg_read(&h.e, WREN_REG_DEV_STS, 2), 0);
+	CHECK_EQ(wren_reg_read(&h.e, WREN_REG_DEV_STS + 1, 4), 0);
+	wren_reg_write(&h.e, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET, 1);
+	wren_reg_write(&h.e, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET, 8);
+	CHECK_EQ(h.env.warnings[WREN_WRN_BAD_ACCESS], 4);
+	reg_w(&h, WREN_REG_VERSION, 0);
+	reg_w(&h, WREN_REG_DEV_STS, 0xffffffff);
+	CHECK_EQ(h.env.warnings[WREN_WRN_READ_ONLY], 2);
+	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS), WREN_DEV_STS_READY);
+	reg_w(&h, 0x1c, 1);
+	reg_r(&h, 0xffc);
+	reg_r(&h, 0x1ffc);
+	CHECK_EQ(h.env.warnings[WREN_WRN_BAD_REGISTER], 3);
+	/* Doorbell BAR: nothing lives there yet. */
+	wren_db_write(&h.e, 0, 1, 4);
+	wren_db_write(&h.e, 5 * 4096 + 8, 1, 4);
+	wren_db_read(&h.e, 0, 4);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 3);
+	/* Doorbells before ENABLE are refused. */
+	reg_w(&h, WREN_REG_AQ_DB, 1);
+	reg_w(&h, WREN_REG_AEQ_DB, 1);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 2);
+	/* ENABLE twice: the second is a mistake, the state holds. */
+	CHECK_EQ(h_enable(&h, 2, 2),
+		 WREN_DEV_STS_READY | WREN_DEV_STS_ENABLED);
+	reg_w(&h, WREN_REG_DEV_CTL, WREN_DEV_CTL_ENABLE);
+	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS),
+		 WREN_DEV_STS_READY | WREN_DEV_STS_ENABLED);
+	h_fini(&h);
+}
+
+static void test_dma_fatal(void)
+{
+	struct harness h;
+	uint32_t sts;
+
+	h_init(&h);
+	h_start(&h);
+	/* Rings outside guest memory: enable works, the first fetch fails. */
+	program_queues(&h, OUTSIDE, ACQ_BASE, AEQ_BASE, 2, 2, 2);
+	h.aq_log = 2;
+	h.aeq_log = 2;
+	reg_w(&h, WREN_REG_DEV_CTL, WREN_DEV_CTL_ENABLE);
+	CHECK(reg_r(&h, WREN_REG_DEV_STS) & WREN_DEV_STS_ENABLED);
+	reg_w(&h, WREN_REG_AQ_DB, 1);
+	sts = reg_r(&h, WREN_REG_DEV_STS);
+	CHECK(sts & WREN_DEV_STS_FATAL);
+	CHECK_EQ(FIELD_GET(WREN_DEV_STS_FATAL_CODE, sts), WREN_FATAL_DMA);
+	CHECK(h.env.warnings[WREN_WRN_DMA] >= 1);
+	reg_w(&h, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET);
+	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS), WREN_DEV_STS_READY);
+	h_fini(&h);
+}
+
+/* xorshift64: reproducible noise for the hostile-guest test. */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void test_hostile_guest(void)
+{
+	static const uint32_t regs[] = {
+		WREN_REG_DEV_CTL, WREN_REG_INTR_MASK, WREN_REG_AQ_BASE_LO,
+		WREN_REG_AQ_BASE_HI, WREN_REG_AQ_CFG, WREN_REG_AQ_DB,
+		WREN_REG_ACQ_BASE_LO, WREN_REG_ACQ_CFG, WREN_REG_AEQ_BASE_LO,
+		WREN_REG_AEQ_CFG, WREN_REG_AEQ_DB, WREN_REG_EQ_DB(0),
+		WREN_REG_EQ_DB(1), WREN_REG_EQ_DB(300),
+	};
+	struct harness h;
+	uint64_t seed = 0x57524e2d54455354ULL;
+
+	h_init(&h);
+	h.cfg.max_pd = 8;
+	h_start(&h);
+	for (unsigned int round = 0; round < 200; round++) {
+		/* A plausible bring-up, then garbage everywhere. */
+		h_enable(&h, 2 + rnd(&seed) % 4, 2 + rnd(&seed) % 4);
+		for (unsigned int i = 0; i < FAKE_MEM_SIZE / 8; i += 1 + rnd(&seed) % 64)
+			((uint64_t *)h.env.mem)[i] = rnd(&seed);
+		for (unsigned int i = 0; i < 64; i++) {
+			uint64_t r = rnd(&seed);
+			uint32_t off = r & 1 ? regs[(r >> 8) % 14] :
+					       (r >> 8) % 0x2000;
+			uint32_t val = rnd(&seed);
+
+			/* Mostly small tails and heads, to get past checks. */
+			if (r & 2)
+				val &= 0x1f;
+			wren_reg_write(&h.e, off, val, r & 4 ? 4 : 1 << (r >> 40) % 4);
+			wren_reg_read(&h.e, off, 4);
+			if (!(r & 0x70))
+				fake_env_advance(&h.env, rnd(&seed) % 50000000);
+		}
+	}
+	/* Survival is the test; the device still comes up cleanly. */
+	CHECK_EQ(h_enable(&h, 3, 3),
+		 WREN_DEV_STS_READY | WREN_DEV_STS_ENABLED);
+	h_fini(&h);
+}
+
+struct test {
+	const char *name;
+	void (*fn)(void);
+};
+
+static const struct test tests[] = {
+	{ "reset, ready, enable handshake", test_reset_handshake },
+	{ "bad queue configuration is fatal", test_bad_queue_cfg },
+	{ "GET_ATTR round trip and length checks", test_get_attr },
+	{ "admin phase wraps over several laps", test_phase_wrap },
+	{ "bogus admin tail is refused", test_bogus_tail },
+	{ "bad opcode, reserved fields, handles, limits", test_statuses },
+	{ "async event queue overflow and keep-alive", test_aeq_overflow },
+	{ "fault switch drops one opcode", test_fault_drop },
+	{ "event queues: create, arm, post, destroy", test_event_queues },
+	{ "register access rules", test_register_access },
+	{ "unreachable host memory is fatal", test_dma_fatal },
+	{ "hostile register writes and ring contents", test_hostile_guest },
+};
+
+int main(void)
+{
+	unsigned int n = sizeof(tests) / sizeof(tests[0]);
+	unsigned int passed = 0, failed = 0;
+
+	printf("TAP version 13\n1..%u\n", n);
+	for (unsigned int i = 0; i < n; i++) {
+		int before = tap_failed_checks;
+
+		tests[i].fn();
+		if (tap_failed_checks == before) {
+			passed++;
+			printf("ok %u - %s\n", i + 1, tests[i].name);
+		} else {
+			failed++;
+			printf("not ok %u - %s\n", i + 1, tests[i].name);
+		}
+	}
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
