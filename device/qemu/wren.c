@@ -26,7 +26,7 @@
 #define TYPE_WREN "wren"
 OBJECT_DECLARE_SIMPLE_TYPE(WrenState, WREN)
 
-#define WREN_PCIE_CAP_OFFSET	0xe0
+#define WREN_PCIE_CAP_OFFSET 0xe0
 
 struct WrenState {
     PCIDevice parent_obj;
@@ -55,7 +55,7 @@ static int wren_env_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 }
 
 static int wren_env_dma_write(void *opaque, uint64_t addr, const void *buf,
-              size_t len)
+                              size_t len)
 {
     return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
            0 : -1;
@@ -96,7 +96,8 @@ static void wren_env_timer_free(void *timer)
     timer_free(timer);
 }
 
-static void wren_env_warn(void *opaque, enum wren_wrn what, uint64_t a, uint64_t b)
+static void wren_env_warn(void *opaque, enum wren_wrn what, uint64_t a,
+                          uint64_t b)
 {
     switch (what) {
     case WREN_WRN_BAD_ACCESS:
@@ -165,7 +166,7 @@ static uint64_t wren_regs_read(void *opaque, hwaddr addr, unsigned size)
 }
 
 static void wren_regs_write(void *opaque, hwaddr addr, uint64_t value,
-                unsigned size)
+                            unsigned size)
 {
     WrenState *s = opaque;
 
@@ -193,7 +194,7 @@ static uint64_t wren_db_mmio_read(void *opaque, hwaddr addr, unsigned size)
 }
 
 static void wren_db_mmio_write(void *opaque, hwaddr addr, uint64_t value,
-                   unsigned size)
+                               unsigned size)
 {
     WrenState *s = opaque;
 
@@ -209,7 +210,7 @@ static const MemoryRegionOps wren_db_ops = {
 };
 
 static bool wren_config_from_props(WrenState *s, struct wren_config *cfg,
-                   Error **errp)
+                                   Error **errp)
 {
     struct in_addr ip;
 
@@ -223,7 +224,7 @@ static bool wren_config_from_props(WrenState *s, struct wren_config *cfg,
     cfg->ipv4 = ip.s_addr;
     if (s->mtu < 256 || s->mtu > 9000) {
         error_setg(errp, "wren: mtu %u is out of range (256 to 9000)",
-               s->mtu);
+                   s->mtu);
         return false;
     }
     cfg->mtu = s->mtu;
@@ -234,21 +235,21 @@ static bool wren_config_from_props(WrenState *s, struct wren_config *cfg,
     cfg->link_speed_mbps = s->speed;
     if (s->vectors < 2 || s->vectors > 64) {
         error_setg(errp, "wren: vectors %u is out of range (2 to 64)",
-               s->vectors);
+                   s->vectors);
         return false;
     }
     cfg->msix_vectors = s->vectors;
     if (s->serial) {
         if (strlen(s->serial) > WREN_SERIAL_LEN) {
             error_setg(errp, "wren: serial is longer than %d characters",
-                   WREN_SERIAL_LEN);
+                       WREN_SERIAL_LEN);
             return false;
         }
         pstrcpy(cfg->serial, sizeof(cfg->serial), s->serial);
     } else {
         snprintf(cfg->serial, sizeof(cfg->serial),
-             "WREN-%02X%02X%02X%02X%02X%02X", s->mac.a[0], s->mac.a[1],
-             s->mac.a[2], s->mac.a[3], s->mac.a[4], s->mac.a[5]);
+                 "WREN-%02X%02X%02X%02X%02X%02X", s->mac.a[0], s->mac.a[1],
+                 s->mac.a[2], s->mac.a[3], s->mac.a[4], s->mac.a[5]);
     }
     cfg->fault_drop_opcode = s->fault_drop_opcode;
     return true;
@@ -268,21 +269,21 @@ static void wren_realize(PCIDevice *pci, Error **errp)
 
     memory_region_init(&s->bar0, OBJECT(s), "wren-bar0", WREN_REG_BAR_SIZE);
     memory_region_init_io(&s->regs, OBJECT(s), &wren_regs_ops, s,
-                  "wren-regs", WREN_MSIX_TABLE_OFFSET);
+                          "wren-regs", WREN_MSIX_TABLE_OFFSET);
     memory_region_add_subregion(&s->bar0, 0, &s->regs);
     pci_register_bar(pci, WREN_REG_BAR, PCI_BASE_ADDRESS_SPACE_MEMORY,
-             &s->bar0);
+                     &s->bar0);
 
     db_size = (uint64_t)cfg.db_page_count * WREN_DB_PAGE_SIZE;
     memory_region_init_io(&s->doorbells, OBJECT(s), &wren_db_ops, s,
-                  "wren-doorbells", db_size);
+                          "wren-doorbells", db_size);
     pci_register_bar(pci, WREN_DB_BAR,
-             PCI_BASE_ADDRESS_SPACE_MEMORY |
-             PCI_BASE_ADDRESS_MEM_TYPE_64, &s->doorbells);
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->doorbells);
 
     ret = msix_init(pci, s->vectors, &s->bar0, WREN_REG_BAR,
-            WREN_MSIX_TABLE_OFFSET, &s->bar0, WREN_REG_BAR,
-            WREN_MSIX_PBA_OFFSET, 0, errp);
+                    WREN_MSIX_TABLE_OFFSET, &s->bar0, WREN_REG_BAR,
+                    WREN_MSIX_PBA_OFFSET, 0, errp);
     if (ret) {
         return;
     }
