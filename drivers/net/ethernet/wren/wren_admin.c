@@ -135,6 +135,23 @@ void wren_admin_destroy(struct wren_dev *wdev)
 	kfree(aq->ctx);
 }
 
+/*
+ * The device's consumer index may only move forward, and not past what was
+ * posted; a device that says otherwise is not believed.
+ */
+static void wren_admin_update_sq_head(struct wren_dev *wdev, u16 head)
+{
+	struct wren_admin *aq = &wdev->admin;
+
+	if ((u16)(head - aq->sq_head) > (u16)(aq->sq_tail - aq->sq_head)) {
+		dev_warn_ratelimited(&wdev->pdev->dev,
+				     "device reported admin queue head %u outside %u..%u\n",
+				     head, aq->sq_head, aq->sq_tail);
+		return;
+	}
+	aq->sq_head = head;
+}
+
 /**
  * wren_admin_process() - consume the admin completion queue
  * @wdev: the device
@@ -159,7 +176,7 @@ void wren_admin_process(struct wren_dev *wdev)
 		/* Read the entry only after seeing its phase. */
 		dma_rmb();
 		aq->cq_head++;
-		aq->sq_head = le16_to_cpu(cqe->sq_head);
+		wren_admin_update_sq_head(wdev, le16_to_cpu(cqe->sq_head));
 		cmd_id = le16_to_cpu(cqe->cmd_id);
 		ctx = &aq->ctx[cmd_id & mask];
 		if (!ctx->busy || ctx->completed || ctx->cmd_id != cmd_id) {
