@@ -97,6 +97,9 @@ struct wren_eq {
  * @admin_errors: admin commands completed with an error status
  * @admin_timeouts: admin commands that timed out
  * @admin_stale: completions that matched no outstanding command
+ *
+ * The admin counters change under the admin lock, the event counters
+ * under the event lock.
  * @keep_alives: keep-alive events received
  * @keep_alive_lost: times the keep-alive stopped
  * @aeq_events: async events received
@@ -134,7 +137,7 @@ struct wren_stats {
  * @keep_alive_ms: the keep-alive period asked of the device, 0 if none
  * @keep_alive_seen: keep-alive count at the last watchdog run
  * @keep_alive_missed: watchdog runs without a keep-alive
- * @watchdog: keep-alive watchdog (and async event polling)
+ * @watchdog: keep-alive watchdog and async event polling
  * @aux: the RDMA auxiliary device
  * @debugfs: this device's debugfs directory
  * @stats: counters
@@ -178,6 +181,7 @@ int wren_admin_init(struct wren_dev *wdev);
 void wren_admin_program(struct wren_dev *wdev);
 void wren_admin_destroy(struct wren_dev *wdev);
 void wren_admin_process(struct wren_dev *wdev);
+void wren_admin_abort(struct wren_dev *wdev);
 int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
 		    size_t len, struct wren_admin_cqe *cqe);
 const char *wren_admin_opcode_name(u8 opcode);
@@ -194,8 +198,8 @@ int wren_aeq_init(struct wren_dev *wdev);
 void wren_aeq_program(struct wren_dev *wdev);
 void wren_aeq_destroy(struct wren_dev *wdev);
 void wren_aeq_process(struct wren_dev *wdev);
-void wren_keep_alive_start(struct wren_dev *wdev, unsigned int period_ms);
-void wren_keep_alive_stop(struct wren_dev *wdev);
+void wren_watchdog_start(struct wren_dev *wdev, unsigned int keep_alive_ms);
+void wren_watchdog_stop(struct wren_dev *wdev);
 
 /* wren_eq.c */
 int wren_irqs_init(struct wren_dev *wdev);

@@ -193,6 +193,23 @@ void wren_admin_process(struct wren_dev *wdev)
 	spin_unlock_irqrestore(&aq->lock, flags);
 }
 
+/**
+ * wren_admin_abort() - wake every waiting caller: the device is dead
+ * @wdev: the device, already marked dead
+ */
+void wren_admin_abort(struct wren_dev *wdev)
+{
+	struct wren_admin *aq = &wdev->admin;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	for (i = 0; i < wren_admin_depth(aq); i++)
+		if (aq->ctx[i].busy && !aq->ctx[i].completed)
+			complete(&aq->ctx[i].done);
+	spin_unlock_irqrestore(&aq->lock, flags);
+}
+
 static int wren_admin_post(struct wren_dev *wdev, u8 opcode, const void *body,
 			   size_t len, struct wren_admin_ctx **ctxp)
 {
@@ -293,7 +310,8 @@ static int wren_status_to_errno(u8 status)
  *
  * Return: 0, the errno of the completion's status, -ETIMEDOUT if the
  * device did not answer in time, -EBUSY if the admin queue is full of
- * commands the device never consumed, -EIO if the device is dead.
+ * commands the device never consumed, -EIO if the device is dead (also
+ * when it dies while the command waits).
  */
 int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
 		    size_t len, struct wren_admin_cqe *cqe)
@@ -332,10 +350,17 @@ int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
 	if (done && cqe)
 		*cqe = ctx->cqe;
 	ctx->busy = false;
+	if (!done)
+		wdev->stats.admin_timeouts++;
+	else if (status != WREN_STATUS_SUCCESS)
+		wdev->stats.admin_errors++;
 	spin_unlock_irqrestore(&aq->lock, flags);
 
+	if (!done && READ_ONCE(wdev->dead)) {
+		err = -EIO;
+		goto out_up;
+	}
 	if (!done) {
-		wdev->stats.admin_timeouts++;
 		dev_err_ratelimited(&wdev->pdev->dev,
 				    "admin command %s (id 0x%04x) timed out after %u ms\n",
 				    wren_admin_opcode_name(opcode), cmd_id,
@@ -344,12 +369,16 @@ int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
 		goto out_up;
 	}
 	err = wren_status_to_errno(status);
-	if (err) {
-		wdev->stats.admin_errors++;
+	/* A rejected field is a driver bug; other statuses are the caller's. */
+	if (status == WREN_STATUS_BAD_PARAM)
+		dev_warn_ratelimited(&wdev->pdev->dev,
+				     "admin command %s (id 0x%04x) rejected: field at byte %u\n",
+				     wren_admin_opcode_name(opcode), cmd_id,
+				     ext_status ? ext_status - 1 : 0);
+	else if (err)
 		dev_dbg(&wdev->pdev->dev,
 			"admin command %s (id 0x%04x): status %u, extended status %u\n",
 			wren_admin_opcode_name(opcode), cmd_id, status, ext_status);
-	}
 out_up:
 	up(&aq->slots);
 	return err;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Wren async events: keep-alive, fatal errors, warnings, link changes;
- * and the keep-alive watchdog.
+ * and the watchdog that checks
+ * keep-alives (and polls the queue when there is no interrupt).
  */
 #include <linux/dma-mapping.h>
 
@@ -67,6 +68,7 @@ static void wren_aeq_handle(struct wren_dev *wdev,
 	case WREN_AEQ_FATAL:
 		WRITE_ONCE(wdev->dead, true);
 		dev_err(dev, "device reported fatal error %llu\n", data);
+		wren_admin_abort(wdev);
 		break;
 	case WREN_AEQ_WARNING:
 		wdev->stats.aeq_warnings++;
@@ -113,6 +115,13 @@ void wren_aeq_process(struct wren_dev *wdev)
 	spin_unlock_irqrestore(&wdev->aeq_lock, flags);
 }
 
+#define WREN_AEQ_POLL_MS	100
+
+static unsigned long wren_watchdog_period(const struct wren_dev *wdev)
+{
+	return msecs_to_jiffies(wdev->keep_alive_ms ?: WREN_AEQ_POLL_MS);
+}
+
 static void wren_watchdog(struct work_struct *work)
 {
 	struct wren_dev *wdev = container_of(to_delayed_work(work),
@@ -123,7 +132,9 @@ static void wren_watchdog(struct work_struct *work)
 	if (wdev->admin.poll)
 		wren_aeq_process(wdev);
 	seen = atomic64_read(&wdev->stats.keep_alives);
-	if (seen != wdev->keep_alive_seen) {
+	if (!wdev->keep_alive_ms) {
+		/* Only polling the event queue. */
+	} else if (seen != wdev->keep_alive_seen) {
 		wdev->keep_alive_seen = seen;
 		wdev->keep_alive_missed = 0;
 	} else if (++wdev->keep_alive_missed == WREN_KEEP_ALIVE_MISSES) {
@@ -131,29 +142,29 @@ static void wren_watchdog(struct work_struct *work)
 		dev_warn(&wdev->pdev->dev, "no keep-alive from the device for %u ms\n",
 			 WREN_KEEP_ALIVE_MISSES * wdev->keep_alive_ms);
 	}
-	schedule_delayed_work(&wdev->watchdog,
-			      msecs_to_jiffies(wdev->keep_alive_ms));
+	schedule_delayed_work(&wdev->watchdog, wren_watchdog_period(wdev));
 }
 
 /**
- * wren_keep_alive_start() - ask for keep-alive events and watch for them
+ * wren_watchdog_start() - watch the keep-alive events, and poll the async
+ * event queue when there is no management interrupt
  * @wdev: the device
- * @period_ms: the period, non-zero
+ * @keep_alive_ms: the keep-alive period asked of the device, 0 for none
  */
-void wren_keep_alive_start(struct wren_dev *wdev, unsigned int period_ms)
+void wren_watchdog_start(struct wren_dev *wdev, unsigned int keep_alive_ms)
 {
-	wdev->keep_alive_ms = period_ms;
+	wdev->keep_alive_ms = keep_alive_ms;
 	INIT_DELAYED_WORK(&wdev->watchdog, wren_watchdog);
-	schedule_delayed_work(&wdev->watchdog, msecs_to_jiffies(period_ms));
+	if (keep_alive_ms || wdev->admin.poll)
+		schedule_delayed_work(&wdev->watchdog, wren_watchdog_period(wdev));
 }
 
 /**
- * wren_keep_alive_stop() - stop the watchdog
+ * wren_watchdog_stop() - stop the watchdog
  * @wdev: the device
  */
-void wren_keep_alive_stop(struct wren_dev *wdev)
+void wren_watchdog_stop(struct wren_dev *wdev)
 {
-	if (wdev->keep_alive_ms)
-		cancel_delayed_work_sync(&wdev->watchdog);
+	cancel_delayed_work_sync(&wdev->watchdog);
 	wdev->keep_alive_ms = 0;
 }

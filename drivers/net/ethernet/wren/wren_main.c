@@ -110,17 +110,20 @@ static int wren_check_caps(struct wren_dev *wdev)
 	return 0;
 }
 
-static int wren_start_keep_alive(struct wren_dev *wdev)
+static int wren_start_watchdog(struct wren_dev *wdev)
 {
 	unsigned int period = min(keep_alive_ms, WREN_KEEP_ALIVE_MAX_MS);
 	int err;
 
-	if (!period || !(wdev->caps.caps & WREN_CAP_KEEP_ALIVE))
-		return 0;
-	err = wren_cmd_set_feature(wdev, WREN_FEATURE_KEEP_ALIVE_MS, period);
-	if (err)
-		return err;
-	wren_keep_alive_start(wdev, period);
+	if (!(wdev->caps.caps & WREN_CAP_KEEP_ALIVE))
+		period = 0;
+	if (period) {
+		err = wren_cmd_set_feature(wdev, WREN_FEATURE_KEEP_ALIVE_MS,
+					   period);
+		if (err)
+			return err;
+	}
+	wren_watchdog_start(wdev, period);
 	return 0;
 }
 
@@ -217,13 +220,13 @@ static int wren_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = wren_check_caps(wdev);
 	if (err)
 		goto err_reset;
-	err = wren_start_keep_alive(wdev);
+	err = wren_start_watchdog(wdev);
 	if (err)
 		goto err_reset;
 	wren_db_init(wdev);
 	err = wren_eqs_create(wdev);
 	if (err)
-		goto err_stop_keep_alive;
+		goto err_stop_watchdog;
 
 	wren_debugfs_add(wdev);
 	wren_devlink_register(wdev);
@@ -241,8 +244,8 @@ err_unregister:
 	wren_devlink_unregister(wdev);
 	wren_debugfs_del(wdev);
 	wren_eqs_destroy(wdev);
-err_stop_keep_alive:
-	wren_keep_alive_stop(wdev);
+err_stop_watchdog:
+	wren_watchdog_stop(wdev);
 	wren_db_destroy(wdev);
 err_reset:
 	wren_reset(wdev);
@@ -271,7 +274,7 @@ static void wren_remove(struct pci_dev *pdev)
 	wren_devlink_unregister(wdev);
 	wren_debugfs_del(wdev);
 	wren_eqs_destroy(wdev);
-	wren_keep_alive_stop(wdev);
+	wren_watchdog_stop(wdev);
 	wren_db_destroy(wdev);
 	/* After the reset the device writes no host memory any more. */
 	wren_reset(wdev);
