@@ -9,12 +9,6 @@
 
 #include "wren_internal.h"
 
-/* The phase the writer of entry @index stores: 1 on even laps. */
-static uint8_t lap_phase(uint32_t index, uint32_t log_depth)
-{
-	return !((index >> log_depth) & 1);
-}
-
 void wren_admin_reset(struct wren_engine *e)
 {
 	e->aq_base = 0;
@@ -39,7 +33,7 @@ int wren_out_ring_push(struct wren_engine *e, struct wren_out_ring *r,
 		r->dropped++;
 		return -1;
 	}
-	*flags = (*flags & ~1U) | lap_phase(r->tail, r->log_depth);
+	*flags = (*flags & ~1U) | wren_ring_phase(r->tail, r->log_depth);
 	if (e->ops->dma_write(e->opaque, r->base + (uint64_t)slot * entry_size,
 			      entry, entry_size)) {
 		wren_warn(e, WREN_WRN_DMA, r->base + (uint64_t)slot * entry_size,
@@ -106,7 +100,7 @@ static void process_one(struct wren_engine *e)
 	e->stats.admin_cmds++;
 
 	if ((cmd.hdr.flags & WREN_ADMIN_FLAG_PHASE) !=
-	    lap_phase(e->aq_head, e->aq_log_depth)) {
+	    wren_ring_phase(e->aq_head, e->aq_log_depth)) {
 		/* The driver rang for an entry it did not write. */
 		wren_warn(e, WREN_WRN_ADMIN_PHASE, slot, cmd.hdr.flags);
 		wren_aeq_post(e, WREN_AEQ_WARNING, slot,

@@ -139,6 +139,21 @@ enum wren_fatal_code {
 #define WREN_QUEUE_LOG_DEPTH_MAX	12
 #define WREN_QUEUE_BASE_ALIGN		4096
 
+/**
+ * wren_ring_phase() - the phase bit of a ring entry
+ * @index: the entry's free-running producer index
+ * @log_depth: log2 of the ring's depth
+ *
+ * The writer of an entry stores 1 on the first lap of the ring, 0 on the
+ * second, and so on; the reader expects the same value at that index.
+ *
+ * Return: 1 or 0.
+ */
+static inline __u8 wren_ring_phase(__u32 index, unsigned int log_depth)
+{
+	return !((index >> log_depth) & 1);
+}
+
 /* WREN_REG_AQ_DB: producer index, free running modulo 2^16. */
 #define WREN_AQ_DB_TAIL			GENMASK(15, 0)
 /* WREN_REG_AEQ_DB: consumer index, free running modulo 2^16. */

@@ -54,12 +54,6 @@ static u32 wren_admin_depth(const struct wren_admin *aq)
 	return 1U << aq->log_depth;
 }
 
-/* The phase the writer of entry @index stores: 1 on even laps. */
-static u8 wren_lap_phase(u32 index, unsigned int log_depth)
-{
-	return !((index >> log_depth) & 1);
-}
-
 /**
  * wren_admin_init() - allocate the admin rings and contexts
  * @wdev: the device
@@ -171,7 +165,7 @@ void wren_admin_process(struct wren_dev *wdev)
 	for (;;) {
 		cqe = &aq->cq[aq->cq_head & mask];
 		if ((READ_ONCE(cqe->flags) & WREN_ADMIN_FLAG_PHASE) !=
-		    wren_lap_phase(aq->cq_head, aq->log_depth))
+		    wren_ring_phase(aq->cq_head, aq->log_depth))
 			break;
 		/* Read the entry only after seeing its phase. */
 		dma_rmb();
@@ -247,7 +241,7 @@ static int wren_admin_post(struct wren_dev *wdev, u8 opcode, const void *body,
 	memcpy(cmd->payload, body, len);
 	cmd->hdr.opcode = opcode;
 	cmd->hdr.cmd_id = cpu_to_le16(ctx->cmd_id);
-	cmd->hdr.flags = wren_lap_phase(aq->sq_tail, aq->log_depth);
+	cmd->hdr.flags = wren_ring_phase(aq->sq_tail, aq->log_depth);
 	aq->sq_tail++;
 	/* The entry must be visible before the doorbell; writel orders it. */
 	wren_wr(wdev, WREN_REG_AQ_DB, FIELD_PREP(WREN_AQ_DB_TAIL, aq->sq_tail));

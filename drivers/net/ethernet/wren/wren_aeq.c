@@ -102,7 +102,7 @@ void wren_aeq_process(struct wren_dev *wdev)
 	start = wdev->aeq_head;
 	for (;;) {
 		ev = &wdev->aeq[wdev->aeq_head & mask];
-		phase = !((wdev->aeq_head >> WREN_AEQ_LOG_DEPTH) & 1);
+		phase = wren_ring_phase(wdev->aeq_head, WREN_AEQ_LOG_DEPTH);
 		if ((READ_ONCE(ev->flags) & WREN_AEQ_FLAG_PHASE) != phase)
 			break;
 		dma_rmb();

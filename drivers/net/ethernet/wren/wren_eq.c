@@ -89,7 +89,7 @@ static irqreturn_t wren_eq_irq(int irq, void *data)
 	for (;;) {
 		eqe = &eq->ring[eq->head & mask];
 		if ((READ_ONCE(eqe->flags) & WREN_EQE_FLAG_PHASE) !=
-		    !((eq->head >> WREN_EQ_LOG_DEPTH) & 1))
+		    wren_ring_phase(eq->head, WREN_EQ_LOG_DEPTH))
 			break;
 		dma_rmb();
 		/* No completion queues yet: nothing to notify. */
