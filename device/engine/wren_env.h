@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The engine's view of its host: guest memory, interrupts, time and a way
- * to report what the guest did wrong.  The QEMU device implements it with
- * PCI DMA, MSI-X and QEMU timers; tests and the network simulator with
- * plain memory and simulated time.  The engine calls nothing else.
+ * The engine's view of its host: guest memory, interrupts, time, a wire,
+ * randomness and a way to report what the guest did wrong.  The QEMU
+ * device implements it with PCI DMA, MSI-X, QEMU timers and a netdev;
+ * tests and the network simulator with plain memory, simulated time and a
+ * simulated network.  The engine calls nothing else.
  */
 #ifndef WREN_ENV_H
 #define WREN_ENV_H
@@ -40,6 +41,9 @@ enum wren_wrn {
  * @timer_cancel: disarm @timer
  * @timer_free: cancel and free @timer
  * @warn: report a guest mistake
+ * @tx_kick: the transport has frames to send: call wren_tp_tx_pull() soon,
+ *	not from inside this call
+ * @random: 32 random bits (seeded, and so repeatable, in simulations)
  */
 struct wren_env_ops {
 	int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
@@ -52,6 +56,8 @@ struct wren_env_ops {
 	void (*timer_cancel)(void *timer);
 	void (*timer_free)(void *timer);
 	void (*warn)(void *opaque, enum wren_wrn what, uint64_t a, uint64_t b);
+	void (*tx_kick)(void *opaque);
+	uint32_t (*random)(void *opaque);
 };
 
 #endif /* WREN_ENV_H */

@@ -101,6 +101,17 @@ static void fake_warn(void *opaque, enum wren_wrn what, uint64_t a, uint64_t b)
 	env->last_warn_b = b;
 }
 
+static void fake_tx_kick(void *opaque)
+{
+	(void)opaque;
+}
+
+static uint32_t fake_random(void *opaque)
+{
+	(void)opaque;
+	return 4;	/* chosen by fair dice roll */
+}
+
 const struct wren_env_ops fake_env_ops = {
 	.dma_read = fake_dma_read,
 	.dma_write = fake_dma_write,
@@ -111,6 +122,8 @@ const struct wren_env_ops fake_env_ops = {
 	.timer_cancel = fake_timer_cancel,
 	.timer_free = fake_timer_free,
 	.warn = fake_warn,
+	.tx_kick = fake_tx_kick,
+	.random = fake_random,
 };
 
 void fake_env_init(struct fake_env *env)

@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of the Wren transport (wren_tp*.c) on the little network of
+ * tp_net.c: every message must be delivered exactly once with every byte
+ * right, whatever the wire does, and the counters must say what happened.
+ * Output is TAP, then a "N passed, N failed" line.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../wren_tp_internal.h"
+#include "tap.h"
+#include "tp_net.h"
+
+int tap_failed_checks;
+
+#define MS		1000000ULL
+
+static void cfg_default(struct wren_tp_config *cfg)
+{
+	wren_tp_config_defaults(cfg);
+	cfg->mtu = 1024;
+	cfg->window = 64;
+	cfg->grant_threshold = 0;
+}
+
+static struct net *net_new(int nodes, const struct wren_tp_config *cfg,
+			   uint64_t seed)
+{
+	struct net *net = calloc(1, sizeof(*net));
+
+	net_init(net, nodes, cfg, seed);
+	return net;
+}
+
+static void net_free(struct net *net)
+{
+	net_fini(net);
+	free(net);
+}
+
+/* Post @n messages of random size up to @max from node 0 to node 1. */
+static void send_random(struct net *net, unsigned int n, uint32_t max,
+			bool ordered)
+{
+	for (unsigned int i = 0; i < n; i++)
+		CHECK(net_send(net, 0, 1, net_rand(net) % (max + 1), ordered,
+			       0, WREN_TP_MODE_OPTIMISTIC) >= 0);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_frame_round_trip(void)
+{
+	struct wren_tp_config cfg;
+	struct wren_tp tp = { 0 };
+	uint8_t f[2048];
+	struct tp_rx_pkt p;
+	struct tp_tx_pkt h = {
+		.dst_ip = htobe32(0xc6120002), .dst_mac = (uint8_t *)"\2\0\0\0\0\1",
+		.sport = 0xc123, .ect = true, .type = WREN_WIRE_DATA,
+		.flags = WREN_WIRE_F_SYN, .sf = 3, .src_ctx = 7,
+		.dst_ctx = WREN_WIRE_CTX_NONE, .epoch = 0xdeadbeef,
+		.psn = 0xfffffffe, .bsn = 0xfffffff0, .ts = 12345, .mbase = 9,
+	};
+	uint8_t *x;
+	size_t len;
+
+	cfg_default(&cfg);
+	cfg.ipv4 = htobe32(0xc6120001);
+	tp.cfg = cfg;
+	x = tp_ext(f);
+	memset(x, 0, sizeof(struct wren_wire_data));
+	tp_put32(F(x, wren_wire_data, msn), 42);
+	tp_put32(F(x, wren_wire_data, msg_len), 100);
+	tp_put32(F(x, wren_wire_data, offset), 90);
+	*F(x, wren_wire_data, opcode) = WREN_WIRE_OP_SEND;
+	len = tp_build(&tp, f, &h, sizeof(struct wren_wire_data), 10);
+	CHECK_EQ(len, WREN_WIRE_DATA_HDRS_LEN + 10);
+	CHECK_EQ(tp_parse(f, len, &p), 0);
+	CHECK_EQ(p.src_ip, cfg.ipv4);
+	CHECK_EQ(p.dst_ip, h.dst_ip);
+	CHECK_EQ(p.sport, 0xc123);
+	CHECK_EQ(p.type, WREN_WIRE_DATA);
+	CHECK_EQ(p.flags, WREN_WIRE_F_SYN);
+	CHECK_EQ(p.sf, 3);
+	CHECK_EQ(p.epoch, 0xdeadbeef);
+	CHECK_EQ(p.psn, 0xfffffffe);
+	CHECK_EQ(p.bsn, 0xfffffff0);
+	CHECK_EQ(p.ts, 12345);
+	CHECK_EQ(p.mbase, 9);
+	CHECK_EQ(p.data.msn, 42);
+	CHECK_EQ(p.data.offset, 90);
+	CHECK_EQ(p.data.len, 10);
+
+	/* Every truncation, a bad checksum, a bad version, a runt payload. */
+	for (size_t l = 0; l < len; l++)
+		CHECK(tp_parse(f, l, &p) != 0);
+	f[WREN_WIRE_ETH_LEN + 8] ^= 1;		/* TTL: checksum breaks */
+	CHECK(tp_parse(f, len, &p) != 0);
+	f[WREN_WIRE_ETH_LEN + 8] ^= 1;
+	f[WREN_WIRE_L2L4_LEN] ^= 0x30;		/* version 2 */
+	CHECK(tp_parse(f, len, &p) != 0);
+	f[WREN_WIRE_L2L4_LEN] ^= 0x30;
+	tp_put32(F(x, wren_wire_data, offset), 95);	/* past msg_len */
+	CHECK(tp_parse(f, len, &p) != 0);
+	tp_put32(F(x, wren_wire_data, offset), 90);
+	CHECK_EQ(tp_parse(f, len + 4, &p), 0);	/* Ethernet padding is fine */
+}
+
+static void test_clean_delivery(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 1);
+	CHECK(net_start(net));
+	send_random(net, 200, 20000, false);
+	CHECK(net_send(net, 0, 1, 0, false, 0, 0) >= 0);	/* empty */
+	net_run(net, 50 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st);
+	CHECK_EQ(st.retx[WREN_TP_RETX_TIMEOUT] + st.retx[WREN_TP_RETX_FAST], 0);
+	CHECK_EQ(st.ctx_created, 1);
+	CHECK_EQ(st.msgs_tx, net->nmsgs);
+	net_stats(net, 1, &st);
+	CHECK_EQ(st.msgs_rx, net->nmsgs);
+	CHECK_EQ(st.drops[WREN_TP_DROP_DUPLICATE], 0);
+	net_free(net);
+}
+
+static enum net_verdict lossy(struct net *net, struct net_filter_ctx *f)
+{
+	unsigned int pct = *(unsigned int *)net->filter_arg;
+
+	f->extra_delay = net_rand(net) % 3000;	/* reorders too */
+	if (net_rand(net) % 1000 < pct * 10)
+		return NET_DROP;
+	if (net_rand(net) % 1000 < 5)
+		return NET_DUP;
+	return NET_PASS;
+}
+
+static void test_loss_reorder_dup(void)
+{
+	static unsigned int pct = 5;
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st0, st1;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 2);
+	net->filter = lossy;
+	net->filter_arg = &pct;
+	CHECK(net_start(net));
+	send_random(net, 300, 30000, false);
+	net_run(net, 500 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st0);
+	net_stats(net, 1, &st1);
+	CHECK(st0.retx[WREN_TP_RETX_FAST] > 0);
+	CHECK(st1.ooo_pkts > 0);
+	CHECK(st1.drops[WREN_TP_DROP_DUPLICATE] + st1.spurious_retx > 0);
+	net_free(net);
+}
+
+static void test_psn_wrap(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 3);
+	/* Every random value, the first PSN among them, is near 2^32. */
+	net->fixed_random = 0xffffffd0;
+	CHECK(net_start(net));
+	send_random(net, 100, 8000, true);
+	net_run(net, 50 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st);
+	CHECK(st.tx_data_pkts > 0x30);		/* it did cross zero */
+	for (unsigned int i = 1; i < net->nmsgs; i++)
+		CHECK(net->msgs[i].delivered_seq > net->msgs[i - 1].delivered_seq);
+	net_free(net);
+}
+
+static enum net_verdict reverse_some(struct net *net, struct net_filter_ctx *f)
+{
+	/* Hold every third data packet back a long way. */
+	if (f->type == WREN_WIRE_DATA && f->psn % 3 == 0)
+		f->extra_delay = 20000;
+	(void)net;
+	return NET_PASS;
+}
+
+static void test_ordered_delivery(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	bool out_of_order = false;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 4);
+	net->filter = reverse_some;
+	CHECK(net_start(net));
+	send_random(net, 100, 2000, true);
+	net_run(net, 50 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	for (unsigned int i = 1; i < net->nmsgs; i++)
+		CHECK(net->msgs[i].delivered_seq > net->msgs[i - 1].delivered_seq);
+	net_stats(net, 1, &st);
+	CHECK(st.ooo_pkts > 0);
+	net_free(net);
+
+	/* Unordered messages on the same wire do overtake each other. */
+	net = net_new(2, &cfg, 4);
+	net->filter = reverse_some;
+	CHECK(net_start(net));
+	send_random(net, 100, 2000, false);
+	net_run(net, 50 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	for (unsigned int i = 1; i < net->nmsgs; i++)
+		out_of_order |= net->msgs[i].delivered_seq <
+				net->msgs[i - 1].delivered_seq;
+	CHECK(out_of_order);
+	net_free(net);
+}
+
+static uint8_t *captured;
+static uint32_t captured_len;
+
+static enum net_verdict capture_first_data(struct net *net,
+					   struct net_filter_ctx *f)
+{
+	(void)net;
+	if (f->type == WREN_WIRE_DATA && !captured) {
+		captured = malloc(f->len);
+		memcpy(captured, f->frame, f->len);
+		captured_len = f->len;
+	}
+	return NET_PASS;
+}
+
+static void test_stale_and_duplicate(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	int m;
+
+	cfg_default(&cfg);
+	cfg.idle_ns = 2 * MS;
+	cfg.mpl_ns = 20 * MS;
+	net = net_new(2, &cfg, 5);
+	net->filter = capture_first_data;
+	captured = NULL;
+	CHECK(net_start(net));
+	m = net_send(net, 0, 1, 3000, false, 0, WREN_TP_MODE_OPTIMISTIC);
+	net_run(net, 1 * MS);
+	CHECK_EQ(net->msgs[m].delivered, 1);
+
+	/* A late duplicate of a delivered packet is not delivered again. */
+	net_inject(net, 1, captured, captured_len);
+	net_run(net, 1 * MS / 10);
+	net_stats(net, 1, &st);
+	CHECK_EQ(st.drops[WREN_TP_DROP_DUPLICATE], 1);
+
+	/* Idle: closed; within the MPL its SYN packets cannot reopen it. */
+	net_run(net, 5 * MS);
+	net_stats(net, 0, &st);
+	CHECK_EQ(st.ctx_evicted, 1);
+	CHECK_EQ(wren_tp_peer_memory(net->node[0].tp, net_ip(1)), 0);
+	net_stats(net, 1, &st);
+	CHECK_EQ(st.rx_ctx_closed, 1);
+	net_inject(net, 1, captured, captured_len);
+	net_run(net, 1 * MS / 10);
+	net_stats(net, 1, &st);
+	CHECK_EQ(st.drops[WREN_TP_DROP_STALE], 1);
+
+	/* A new incarnation opens; the old one's packets stay stale. */
+	m = net_send(net, 0, 1, 3000, false, 0, WREN_TP_MODE_OPTIMISTIC);
+	net_run(net, 1 * MS);
+	CHECK_EQ(net->msgs[m].delivered, 1);
+	net_inject(net, 1, captured, captured_len);
+	net_run(net, 1 * MS / 10);
+	net_stats(net, 1, &st);
+	CHECK_EQ(st.drops[WREN_TP_DROP_STALE], 2);
+	CHECK_EQ(st.msgs_rx, 2);
+	CHECK_EQ(net->msgs[0].delivered, 1);
+	free(captured);
+	captured = NULL;
+	net_free(net);
+}
+
+static void test_eviction_under_pressure(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+
+	cfg_default(&cfg);
+	cfg.max_ctx = 2;
+	net = net_new(6, &cfg, 6);
+	CHECK(net_start(net));
+	/* Round robin over five targets with room for two contexts. */
+	for (int round = 0; round < 20; round++)
+		for (int to = 1; to < 6; to++)
+			CHECK(net_send(net, 0, to, net_rand(net) % 5000, false,
+				       0, WREN_TP_MODE_OPTIMISTIC) >= 0);
+	net_run(net, 100 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st);
+	CHECK(st.ctx_evicted > 0);
+	CHECK(st.ctx_created > 5);
+	CHECK(wren_tp_ctx_memory(net->node[0].tp) <=
+	      2 * (sizeof(struct tp_ctx) + tp_win_bytes(net->node[0].tp)) +
+	      cfg.max_rx_ctx * 0 + 6 * (sizeof(struct tp_rx) + 4096));
+	net_free(net);
+}
+
+static void test_handshake_mode(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	int opt, hs;
+	uint64_t t0, t_opt, t_hs;
+
+	cfg_default(&cfg);
+	net = net_new(3, &cfg, 7);
+	CHECK(net_start(net));
+	t0 = net->now;
+	opt = net_send(net, 0, 1, 100, false, 0, WREN_TP_MODE_OPTIMISTIC);
+	hs = net_send(net, 0, 2, 100, false, 0, WREN_TP_MODE_HANDSHAKE);
+	net_run(net, 1 * MS);
+	CHECK_EQ(net_msgs_ok(net), 2);
+	t_opt = net->msgs[opt].delivered_at - t0;
+	t_hs = net->msgs[hs].delivered_at - t0;
+	/* The handshake costs one round trip (two wire delays) more. */
+	CHECK(t_opt < net->delay_ns + 1000);
+	CHECK(t_hs >= 3 * net->delay_ns);
+	net_free(net);
+}
+
+static enum net_verdict black_hole(struct net *net, struct net_filter_ctx *f)
+{
+	(void)f;
+	return *(bool *)net->filter_arg ? NET_DROP : NET_PASS;
+}
+
+static void test_unreachable_unresponsive(void)
+{
+	static bool hole;
+	struct wren_tp_config cfg;
+	struct net *net;
+	int a, b;
+
+	cfg_default(&cfg);
+	cfg.max_rto_ns = 1 * MS;
+	cfg.max_retries = 3;
+	net = net_new(3, &cfg, 8);
+	net->filter = black_hole;
+	net->filter_arg = &hole;
+	CHECK(net_start(net));
+	a = net_send(net, 0, 1, 500, false, 0, WREN_TP_MODE_OPTIMISTIC);
+	net_run(net, 1 * MS);
+	CHECK_EQ(net->msgs[a].done_status, WREN_TP_OK);
+	hole = true;
+	a = net_send(net, 0, 1, 500, false, 0, WREN_TP_MODE_OPTIMISTIC);
+	b = net_send(net, 0, 2, 500, false, 0, WREN_TP_MODE_HANDSHAKE);
+	net_run(net, 100 * MS);
+	CHECK_EQ(net->msgs[a].done_status, WREN_TP_REMOTE_UNRESPONSIVE);
+	CHECK_EQ(net->msgs[b].done_status, WREN_TP_REMOTE_UNREACHABLE);
+	CHECK_EQ(net->msgs[a].done_calls, 1);
+	CHECK_EQ(net->msgs[b].done_calls, 1);
+	/* And once the wire is back, new messages get through. */
+	hole = false;
+	a = net_send(net, 0, 1, 500, false, 0, WREN_TP_MODE_OPTIMISTIC);
+	net_run(net, 10 * MS);
+	CHECK_EQ(net->msgs[a].done_status, WREN_TP_OK);
+	net_free(net);
+}
+
+static enum net_verdict dead_path(struct net *net, struct net_filter_ctx *f)
+{
+	uint16_t dead = *(uint16_t *)net->filter_arg;
+
+	/* One entropy value leads into a black hole. */
+	if (f->type == WREN_WIRE_DATA && f->from == 0 && !dead)
+		*(uint16_t *)net->filter_arg = dead = f->sport;
+	return f->sport == dead && f->from == 0 ? NET_DROP : NET_PASS;
+}
+
+static void test_subflow_timer_repath(void)
+{
+	static uint16_t dead;
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 9);
+	dead = 0;
+	net->filter = dead_path;
+	net->filter_arg = &dead;
+	CHECK(net_start(net));
+	send_random(net, 200, 8000, false);
+	net_run(net, 100 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st);
+	CHECK(st.retx[WREN_TP_RETX_TIMEOUT] > 0);
+	CHECK(st.path_changes > 0);
+	CHECK_EQ(st.ctx_failed, 0);
+	net_free(net);
+}
+
+static void test_grants(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st0, st1;
+
+	cfg_default(&cfg);
+	cfg.grant_threshold = 16384;
+	cfg.grant_window = 32768;
+	cfg.grant_chunk = 8192;
+	net = net_new(4, &cfg, 10);
+	CHECK(net_start(net));
+	/* Three initiators push large messages into one target. */
+	for (int i = 0; i < 10; i++)
+		for (int from = 1; from < 4; from++)
+			CHECK(net_send(net, from, 0, 16384 + net_rand(net) %
+				       100000, false, 0, 0) >= 0);
+	net_run(net, 100 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st0);
+	net_stats(net, 1, &st1);
+	CHECK(st0.grants_tx > 0);
+	CHECK(st1.grants_rx > 0);
+	CHECK_EQ(st1.retx[WREN_TP_RETX_TIMEOUT], 0);
+	CHECK_EQ(net->node[0].tp->granted_out, 0);
+	net_free(net);
+}
+
+static enum net_verdict trim_some(struct net *net, struct net_filter_ctx *f)
+{
+	return f->type == WREN_WIRE_DATA && net_rand(net) % 10 == 0 ?
+	       NET_TRIM : NET_PASS;
+}
+
+static void test_trimmed(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 11);
+	net->filter = trim_some;
+	CHECK(net_start(net));
+	send_random(net, 100, 10000, false);
+	net_run(net, 50 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st);
+	CHECK(st.retx[WREN_TP_RETX_NACK] > 0);
+	CHECK_EQ(st.retx[WREN_TP_RETX_TIMEOUT], 0);
+	net_free(net);
+}
+
+static void test_refusals(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	int a, b, c;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 12);
+	CHECK(net_start(net));
+	net->node[1].refuse = WREN_TP_RNR;
+	a = net_send(net, 0, 1, 5000, true, 0, 0);
+	net_run(net, 1 * MS);
+	net->node[1].refuse = WREN_TP_OK;
+	net->node[1].fail_write = true;
+	b = net_send(net, 0, 1, 5000, true, 0, 0);
+	net_run(net, 1 * MS);
+	net->node[1].fail_write = false;
+	c = net_send(net, 0, 1, 5000, true, 0, 0);
+	net_run(net, 1 * MS);
+	CHECK_EQ(net->msgs[a].done_status, WREN_TP_RNR);
+	CHECK_EQ(net->msgs[b].done_status, WREN_TP_REMOTE_OP_ERROR);
+	CHECK_EQ(net->msgs[c].done_status, WREN_TP_OK);
+	CHECK_EQ(net->msgs[a].delivered + net->msgs[b].delivered, 0);
+	CHECK_EQ(net->msgs[c].delivered, 1);
+	CHECK_EQ(net->node[1].rx_aborted, 1);
+	net_free(net);
+}
+
+static void test_local_read_error(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	int a, b;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 13);
+	CHECK(net_start(net));
+	net->node[0].fail_read = true;
+	a = net_send(net, 0, 1, 5000, true, 0, 0);
+	net_run(net, 1 * MS);
+	net->node[0].fail_read = false;
+	/* An ordered message after an abandoned one still completes. */
+	b = net_send(net, 0, 1, 5000, true, 0, 0);
+	net_run(net, 1 * MS);
+	CHECK_EQ(net->msgs[a].done_status, WREN_TP_LOCAL_ERROR);
+	CHECK_EQ(net->msgs[b].done_status, WREN_TP_OK);
+	CHECK_EQ(net->msgs[b].delivered, 1);
+	net_free(net);
+}
+
+static void test_target_forgets(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	int a;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 14);
+	CHECK(net_start(net));
+	a = net_send(net, 0, 1, 3000, false, 0, 0);
+	net_run(net, 1 * MS / 10);
+	CHECK_EQ(net->msgs[a].delivered, 1);
+	/* The target restarts: it knows nothing of the initiator's session. */
+	CHECK(net_restart(net, 1));
+	send_random(net, 20, 3000, false);
+	net_run(net, 50 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st);
+	CHECK_EQ(st.ctx_reestablished, 1);
+	net_free(net);
+}
+
+static void test_bad_input(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_msg m = { .opcode = WREN_WIRE_OP_SEND };
+	struct wren_tp_dest d = { .ipv4 = net_ip(1) };
+	struct wren_tp_stats st;
+	uint8_t junk[200];
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 15);
+	CHECK(net_start(net));
+	m.len = WREN_WIRE_MAX_MSG_LEN + 1;
+	CHECK_EQ(wren_tp_send(net->node[0].tp, &d, &m, 0), -EINVAL);
+	m.len = 1;
+	m.opcode = 99;
+	CHECK_EQ(wren_tp_send(net->node[0].tp, &d, &m, 0), -EINVAL);
+	m.opcode = WREN_WIRE_OP_SEND;
+	m.dst_qpn = 1U << 24;
+	CHECK_EQ(wren_tp_send(net->node[0].tp, &d, &m, 0), -EINVAL);
+	m.dst_qpn = 0;
+	d.ipv4 = net_ip(0);			/* ourselves */
+	CHECK_EQ(wren_tp_send(net->node[0].tp, &d, &m, 0), -EINVAL);
+	cfg.window = 100;			/* not a power of two */
+	CHECK(!wren_tp_create(&cfg, net->node[0].tp->env, NULL,
+			      net->node[0].tp->ulp, NULL));
+	for (int i = 0; i < 1000; i++) {
+		for (size_t j = 0; j < sizeof(junk); j++)
+			junk[j] = net_rand(net);
+		wren_tp_rx(net->node[0].tp, junk, net_rand(net) % sizeof(junk));
+	}
+	net_stats(net, 0, &st);
+	CHECK_EQ(st.drops[WREN_TP_DROP_MALFORMED], 1000);
+	net_free(net);
+}
+
+static void test_max_msgs(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+
+	cfg_default(&cfg);
+	cfg.max_msgs = 4;
+	net = net_new(2, &cfg, 16);
+	CHECK(net_start(net));
+	for (int i = 0; i < 4; i++)
+		CHECK(net_send(net, 0, 1, 100, false, 0, 0) >= 0);
+	CHECK_EQ(net_send(net, 0, 1, 100, false, 0, 0), -1);
+	net_run(net, 1 * MS);
+	CHECK_EQ(net_msgs_ok(net), 4);
+	CHECK(net_send(net, 0, 1, 100, false, 0, 0) >= 0);
+	net_free(net);
+}
+
+struct test {
+	const char *name;
+	void (*fn)(void);
+};
+
+static const struct test tests[] = {
+	{ "frame build and parse round trip, malformed frames", test_frame_round_trip },
+	{ "clean wire: every message once, no retransmission", test_clean_delivery },
+	{ "5% loss, reordering, duplication: exactly once", test_loss_reorder_dup },
+	{ "PSN wraparound", test_psn_wrap },
+	{ "ordered delivery despite reordering; unordered overtakes", test_ordered_delivery },
+	{ "late duplicates and stale incarnations", test_stale_and_duplicate },
+	{ "LRU eviction and re-establishment during traffic", test_eviction_under_pressure },
+	{ "optimistic adds no round trip, handshake adds one", test_handshake_mode },
+	{ "remote unreachable vs unresponsive", test_unreachable_unresponsive },
+	{ "sub-flow timer on a dead path, path replaced", test_subflow_timer_repath },
+	{ "grants pace large messages into one target", test_grants },
+	{ "trimmed packets are resent on NACK", test_trimmed },
+	{ "refused messages complete with the target's status", test_refusals },
+	{ "a local read error does not block later messages", test_local_read_error },
+	{ "a target that forgot the session: reconnect", test_target_forgets },
+	{ "bad input: errors, not crashes", test_bad_input },
+	{ "message slots are bounded", test_max_msgs },
+};
+
+int main(void)
+{
+	unsigned int n = sizeof(tests) / sizeof(tests[0]);
+	unsigned int passed = 0, failed = 0;
+
+	printf("TAP version 13\n1..%u\n", n);
+	for (unsigned int i = 0; i < n; i++) {
+		int before = tap_failed_checks;
+
+		tests[i].fn();
+		if (tap_failed_checks == before) {
+			passed++;
+			printf("ok %u - %s\n", i + 1, tests[i].name);
+		} else {
+			failed++;
+			printf("not ok %u - %s\n", i + 1, tests[i].name);
+		}
+		fflush(stdout);
+	}
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

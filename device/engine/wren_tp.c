@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren transport: life cycle, the one host timer and its heap of
+ * deadlines, the transmit scheduler the host pulls frames from, and the
+ * receive dispatcher.  The initiator (wren_tp_tx.c), target
+ * (wren_tp_rx.c), congestion control (wren_tp_cc.c) and grant scheduler
+ * (wren_tp_grant.c) hang off these.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "wren_tp_internal.h"
+
+static const char *const status_names[WREN_TP_STATUS_COUNT] = {
+	[WREN_TP_OK] = "ok",
+	[WREN_TP_REMOTE_UNRESPONSIVE] = "remote unresponsive",
+	[WREN_TP_REMOTE_UNREACHABLE] = "remote unreachable",
+	[WREN_TP_BAD_DEST_QP] = "bad destination queue pair",
+	[WREN_TP_RNR] = "receiver not ready",
+	[WREN_TP_REMOTE_OP_ERROR] = "remote operation error",
+	[WREN_TP_TOO_LONG] = "message too long",
+	[WREN_TP_LOCAL_ERROR] = "local error",
+	[WREN_TP_FLUSHED] = "flushed",
+};
+
+const char *wren_tp_status_name(enum wren_tp_status st)
+{
+	return (unsigned int)st < WREN_TP_STATUS_COUNT ? status_names[st] :
+							  "unknown";
+}
+
+void wren_tp_config_defaults(struct wren_tp_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->udp_port = WREN_WIRE_UDP_PORT;
+	cfg->mtu = 4096;
+	cfg->window = 256;
+	cfg->subflows = 4;
+	cfg->repath = true;
+	cfg->max_ctx = 1024;
+	cfg->max_rx_ctx = 1024;
+	cfg->max_msgs = 4096;
+	cfg->init_rto_ns = 200000;
+	cfg->min_rto_ns = 50000;
+	cfg->max_rto_ns = 20000000;
+	cfg->max_retries = 8;
+	cfg->dupthresh = 3;
+	cfg->ack_every = 4;
+	cfg->ack_delay_ns = 2000;
+	cfg->cc_target_ns = 5000;
+	cfg->cc_init_cwnd = 128 * 1024;
+	cfg->cc_min_cwnd = 4096;
+	cfg->cc_max_cwnd = 2 * 1024 * 1024;
+	cfg->cc_ai = 4096;
+	cfg->cc_beta = 128;
+	cfg->cc_max_mdf = 128;
+	cfg->grant_threshold = 256 * 1024;
+	cfg->grant_window = 256 * 1024;
+	cfg->grant_chunk = 64 * 1024;
+	cfg->idle_ns = 1000000;
+	cfg->mpl_ns = 1000000;
+}
+
+static bool config_valid(const struct wren_tp_config *c)
+{
+	return c->mtu >= 256 && c->mtu <= 9000 &&
+	       c->window >= 64 && c->window <= TP_MAX_WINDOW &&
+	       !(c->window & (c->window - 1)) &&
+	       c->subflows >= 1 && c->subflows <= WREN_WIRE_MAX_SUBFLOWS &&
+	       c->max_ctx >= 1 && c->max_ctx < (1U << 24) &&
+	       c->max_rx_ctx >= 1 && c->max_rx_ctx < (1U << 24) &&
+	       c->max_msgs >= 1 && c->max_msgs < (1U << 24) &&
+	       c->min_rto_ns && c->min_rto_ns <= c->max_rto_ns &&
+	       c->init_rto_ns && c->max_retries && c->dupthresh &&
+	       c->ack_every && c->cc_min_cwnd &&
+	       c->cc_min_cwnd <= c->cc_init_cwnd &&
+	       c->cc_init_cwnd <= c->cc_max_cwnd &&
+	       c->cc_beta <= 256 && c->cc_max_mdf <= 256 &&
+	       (!c->grant_threshold || (c->grant_window && c->grant_chunk)) &&
+	       c->idle_ns && c->mpl_ns;
+}
+
+uint64_t tp_now(struct wren_tp *tp)
+{
+	return tp->env->now_ns(tp->env_opaque);
+}
+
+void tp_kick(struct wren_tp *tp)
+{
+	tp->env->tx_kick(tp->env_opaque);
+}
+
+/* ------------------------------------------------------------------ */
+/* Deadlines: a binary min-heap, one host timer armed at its top.       */
+/* ------------------------------------------------------------------ */
+
+static void heap_swap(struct wren_tp *tp, uint32_t a, uint32_t b)
+{
+	struct tp_timer *t = tp->heap[a];
+
+	tp->heap[a] = tp->heap[b];
+	tp->heap[b] = t;
+	tp->heap[a]->heap_idx = a;
+	tp->heap[b]->heap_idx = b;
+}
+
+static void heap_up(struct wren_tp *tp, uint32_t i)
+{
+	while (i) {
+		uint32_t parent = (i - 1) / 2;
+
+		if (tp->heap[parent]->deadline <= tp->heap[i]->deadline)
+			break;
+		heap_swap(tp, i, parent);
+		i = parent;
+	}
+}
+
+static void heap_down(struct wren_tp *tp, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < tp->heap_len &&
+		    tp->heap[l]->deadline < tp->heap[m]->deadline)
+			m = l;
+		if (r < tp->heap_len &&
+		    tp->heap[r]->deadline < tp->heap[m]->deadline)
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(tp, i, m);
+		i = m;
+	}
+}
+
+static void heap_remove(struct wren_tp *tp, struct tp_timer *t)
+{
+	uint32_t i = t->heap_idx;
+
+	t->heap_idx = TP_NONE;
+	if (i == --tp->heap_len)
+		return;
+	tp->heap[i] = tp->heap[tp->heap_len];
+	tp->heap[i]->heap_idx = i;
+	heap_up(tp, i);
+	heap_down(tp, tp->heap[i]->heap_idx);
+}
+
+static void rearm_host_timer(struct wren_tp *tp)
+{
+	uint64_t next = tp->heap_len ? tp->heap[0]->deadline : 0;
+
+	if (tp->in_timer || next == tp->timer_armed)
+		return;
+	tp->timer_armed = next;
+	if (next)
+		tp->env->timer_arm(tp->timer, next);
+	else
+		tp->env->timer_cancel(tp->timer);
+}
+
+/* Set @t to fire at @deadline (0: never). */
+void tp_timer_set(struct wren_tp *tp, struct tp_timer *t, uint64_t deadline)
+{
+	if (t->heap_idx != TP_NONE) {
+		if (!deadline) {
+			heap_remove(tp, t);
+		} else {
+			t->deadline = deadline;
+			heap_up(tp, t->heap_idx);
+			heap_down(tp, t->heap_idx);
+		}
+	} else if (deadline) {
+		t->deadline = deadline;
+		t->heap_idx = tp->heap_len;
+		tp->heap[tp->heap_len++] = t;
+		heap_up(tp, t->heap_idx);
+	}
+	rearm_host_timer(tp);
+}
+
+static void host_timer_expired(void *arg)
+{
+	struct wren_tp *tp = arg;
+	uint64_t now = tp_now(tp);
+
+	tp->in_timer = true;
+	tp->timer_armed = 0;
+	while (tp->heap_len && tp->heap[0]->deadline <= now) {
+		struct tp_timer *t = tp->heap[0];
+
+		heap_remove(tp, t);
+		if (t->rx)
+			tp_rx_timer(tp, tp_container_of(t, struct tp_rx, timer));
+		else
+			tp_tx_timer(tp, tp_container_of(t, struct tp_ctx, timer));
+	}
+	tp->in_timer = false;
+	rearm_host_timer(tp);
+}
+
+/* ------------------------------------------------------------------ */
+/* Control packets waiting for the wire                                 */
+/* ------------------------------------------------------------------ */
+
+/* Queue @c; false (and counted) when the ring is full. */
+bool tp_ctl_push(struct wren_tp *tp, const struct tp_ctl *c)
+{
+	if (tp->ctl_tail - tp->ctl_head == TP_CTL_RING) {
+		tp->stats.drops[WREN_TP_DROP_NO_RESOURCES]++;
+		return false;
+	}
+	tp->ctl[tp->ctl_tail++ % TP_CTL_RING] = *c;
+	tp_kick(tp);
+	return true;
+}
+
+static size_t ctl_build(struct wren_tp *tp, const struct tp_ctl *c,
+			uint8_t *f)
+{
+	struct tp_tx_pkt h = {
+		.dst_ip = c->ipv4, .dst_mac = c->mac, .sport = c->sport,
+		.type = c->type, .sf = c->sf, .src_ctx = c->src_ctx,
+		.dst_ctx = c->dst_ctx, .epoch = c->epoch, .psn = c->psn,
+		.bsn = c->bsn, .ts = c->ts,
+	};
+	uint8_t *x = tp_ext(f);
+
+	switch (c->type) {
+	case WREN_WIRE_NACK:
+		memset(x, 0, sizeof(struct wren_wire_nack));
+		*F(x, wren_wire_nack, reason) = c->reason;
+		*F(x, wren_wire_nack, status) = c->status;
+		tp_put32(F(x, wren_wire_nack, msn), c->msn);
+		tp->stats.nacks_tx++;
+		return tp_build(tp, f, &h, sizeof(struct wren_wire_nack), 0);
+	case WREN_WIRE_CONNECT:
+	case WREN_WIRE_CONNECT_ACK:
+		memset(x, 0, sizeof(struct wren_wire_connect));
+		*F(x, wren_wire_connect, mode) = c->mode;
+		tp_put32(F(x, wren_wire_connect, window), c->window);
+		return tp_build(tp, f, &h, sizeof(struct wren_wire_connect), 0);
+	default:
+		return tp_build(tp, f, &h, 0, 0);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The host's entry points                                              */
+/* ------------------------------------------------------------------ */
+
+size_t wren_tp_frame_max(const struct wren_tp *tp)
+{
+	size_t ack = WREN_WIRE_L2L4_LEN + sizeof(struct wren_wire_hdr) +
+		     sizeof(struct wren_wire_ack) +
+		     WREN_WIRE_ACK_MAX_WORDS * sizeof(__be64);
+	size_t data = WREN_WIRE_DATA_HDRS_LEN + tp->cfg.mtu;
+
+	return data > ack ? data : ack;
+}
+
+static size_t pull(struct wren_tp *tp, uint8_t *f)
+{
+	size_t len;
+
+	/* Answers first: they unblock other adapters' windows. */
+	if (tp->ctl_head != tp->ctl_tail)
+		return ctl_build(tp, &tp->ctl[tp->ctl_head++ % TP_CTL_RING], f);
+	while (!tp_list_empty(&tp->acks)) {
+		struct tp_rx *rx = tp_container_of(tp->acks.next, struct tp_rx,
+						   ack);
+
+		len = tp_rx_pull_ack(tp, rx, f);
+		if (len)
+			return len;
+	}
+	len = tp_grant_pull(tp, f);
+	if (len)
+		return len;
+	/* Then one packet per ready context in turn. */
+	while (!tp_list_empty(&tp->ready)) {
+		struct tp_ctx *c = tp_container_of(tp->ready.next,
+						   struct tp_ctx, ready);
+
+		tp_list_del(&c->ready);
+		len = tp_tx_pull_ctx(tp, c, f);
+		tp_tx_update_ready(tp, c);
+		if (len)
+			return len;
+	}
+	return 0;
+}
+
+size_t wren_tp_tx_pull(struct wren_tp *tp, void *frame, size_t cap)
+{
+	size_t len;
+
+	if (cap < wren_tp_frame_max(tp))
+		return 0;
+	len = pull(tp, frame);
+	if (len) {
+		tp->stats.tx_pkts++;
+		tp->stats.tx_bytes += len;
+	}
+	return len;
+}
+
+void wren_tp_rx(struct wren_tp *tp, const void *frame, size_t len)
+{
+	struct tp_rx_pkt p;
+
+	tp->stats.rx_pkts++;
+	tp->stats.rx_bytes += len;
+	if (tp_parse(frame, len, &p)) {
+		tp->stats.drops[WREN_TP_DROP_MALFORMED]++;
+		return;
+	}
+	if (p.dst_ip != tp->cfg.ipv4 || p.dport != tp->cfg.udp_port) {
+		tp->stats.drops[WREN_TP_DROP_NOT_MINE]++;
+		return;
+	}
+	switch (p.type) {
+	case WREN_WIRE_DATA:
+		tp_rx_data(tp, &p);
+		break;
+	case WREN_WIRE_CONNECT:
+		tp_rx_connect(tp, &p);
+		break;
+	case WREN_WIRE_CLOSE:
+		tp_rx_close(tp, &p);
+		break;
+	case WREN_WIRE_ACK:
+		tp_tx_ack(tp, &p);
+		break;
+	case WREN_WIRE_NACK:
+		tp_tx_nack(tp, &p);
+		break;
+	case WREN_WIRE_CONNECT_ACK:
+		tp_tx_connect_ack(tp, &p);
+		break;
+	case WREN_WIRE_GRANT:
+		tp_tx_grant(tp, &p);
+		break;
+	}
+}
+
+int wren_tp_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
+		 const struct wren_tp_msg *msg, uint64_t cookie)
+{
+	return tp_tx_send(tp, dst, msg, cookie);
+}
+
+void wren_tp_get_stats(const struct wren_tp *tp, struct wren_tp_stats *st)
+{
+	*st = tp->stats;
+}
+
+size_t tp_win_bytes(const struct wren_tp *tp)
+{
+	return tp->cfg.window * (sizeof(struct tp_pkt) + 2 * sizeof(uint32_t)) +
+	       tp->cfg.subflows * (sizeof(struct tp_subflow) +
+				   2 * tp->cfg.window * sizeof(uint16_t));
+}
+
+size_t wren_tp_ctx_memory(const struct wren_tp *tp)
+{
+	return tp->ctx_used * sizeof(struct tp_ctx) +
+	       tp->rx_used * sizeof(struct tp_rx) + tp->active_bytes;
+}
+
+size_t wren_tp_peer_memory(const struct wren_tp *tp, uint32_t ipv4)
+{
+	size_t bytes = 0;
+
+	for (uint32_t i = 0; i < tp->cfg.max_ctx; i++) {
+		const struct tp_ctx *c = &tp->ctx[i];
+
+		if (c->state != TP_CTX_FREE && c->ipv4 == ipv4)
+			bytes += sizeof(*c) + (c->win ? tp_win_bytes(tp) : 0);
+	}
+	for (uint32_t i = 0; i < tp->cfg.max_rx_ctx; i++) {
+		const struct tp_rx *rx = &tp->rx[i];
+
+		if (rx->state != TP_RX_FREE && rx->ipv4 == ipv4)
+			bytes += sizeof(*rx) +
+				 (rx->bits ? tp_rx_state_bytes(tp) : 0);
+	}
+	return bytes;
+}
+
+struct wren_tp *wren_tp_create(const struct wren_tp_config *cfg,
+			       const struct wren_env_ops *env, void *env_opaque,
+			       const struct wren_tp_ulp_ops *ulp,
+			       void *ulp_opaque)
+{
+	struct wren_tp *tp;
+
+	if (!config_valid(cfg) || !env->tx_kick || !env->random ||
+	    !env->timer_new || !ulp->tx_read || !ulp->tx_done ||
+	    !ulp->rx_begin || !ulp->rx_write || !ulp->rx_done)
+		return NULL;
+	tp = calloc(1, sizeof(*tp));
+	if (!tp)
+		return NULL;
+	tp->cfg = *cfg;
+	tp->env = env;
+	tp->env_opaque = env_opaque;
+	tp->ulp = ulp;
+	tp->ulp_opaque = ulp_opaque;
+	tp_list_init(&tp->ready);
+	tp_list_init(&tp->idle);
+	tp_list_init(&tp->acks);
+	tp_list_init(&tp->grants);
+	/*
+	 * A target forgets a context only when its initiator can no longer
+	 * be retransmitting into it (Documentation/transport.rst).
+	 */
+	tp->rx_idle_ns = cfg->idle_ns + cfg->mpl_ns +
+			 (uint64_t)cfg->max_retries * cfg->max_rto_ns;
+
+	tp->heap = calloc(cfg->max_ctx + cfg->max_rx_ctx, sizeof(*tp->heap));
+	tp->msg_pool = calloc(cfg->max_msgs, sizeof(*tp->msg_pool));
+	tp->rx_msg_pool = calloc(cfg->max_msgs, sizeof(*tp->rx_msg_pool));
+	tp->timer = env->timer_new(env_opaque, host_timer_expired, tp);
+	if (!tp->heap || !tp->msg_pool || !tp->rx_msg_pool || !tp->timer ||
+	    tp_ctx_init_table(tp) || tp_rx_init_table(tp)) {
+		wren_tp_destroy(tp);
+		return NULL;
+	}
+	for (uint32_t i = cfg->max_msgs; i--;) {
+		tp->msg_pool[i].next = tp->msg_free;
+		tp->msg_free = &tp->msg_pool[i];
+		tp->rx_msg_pool[i].next = tp->rx_msg_free;
+		tp->rx_msg_free = &tp->rx_msg_pool[i];
+	}
+	return tp;
+}
+
+void wren_tp_destroy(struct wren_tp *tp)
+{
+	if (!tp)
+		return;
+	if (tp->ctx)
+		tp_tx_destroy(tp);
+	if (tp->rx)
+		tp_rx_destroy(tp);
+	if (tp->timer)
+		tp->env->timer_free(tp->timer);
+	free(tp->heap);
+	free(tp->msg_pool);
+	free(tp->rx_msg_pool);
+	free(tp);
+}

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The Wren transport: reliable, connectionless, multipath delivery of
+ * messages between adapters (Documentation/transport.rst).
+ *
+ * It sits between two neighbours.  Below, its host (struct wren_env_ops):
+ * a clock, timers, randomness and a wire that pulls whole Ethernet frames
+ * from it.  Above, its upper layer (struct wren_tp_ulp_ops): whoever posts
+ * messages and places what arrives.  In the adapter model that is the
+ * queue-pair layer reading and writing guest memory; in tools/netsim it is
+ * a traffic generator.  The transport calls nothing else.
+ *
+ * Single-threaded: the host calls in from one thread at a time, and no
+ * callback may call back into the transport synchronously except where
+ * it says so.
+ */
+#ifndef WREN_TP_H
+#define WREN_TP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wren_env.h"
+
+/* Message outcomes, at the initiator (tx_done) and at the target. */
+enum wren_tp_status {
+	WREN_TP_OK = 0,
+	WREN_TP_REMOTE_UNRESPONSIVE,	/* the peer answered once, then stopped */
+	WREN_TP_REMOTE_UNREACHABLE,	/* the peer never answered */
+	WREN_TP_BAD_DEST_QP,		/* the target has no such queue pair */
+	WREN_TP_RNR,			/* the target had no receive buffer */
+	WREN_TP_REMOTE_OP_ERROR,	/* the target failed to place it */
+	WREN_TP_TOO_LONG,		/* longer than the target's buffer */
+	WREN_TP_LOCAL_ERROR,		/* tx_read failed */
+	WREN_TP_FLUSHED,		/* the transport was destroyed */
+	WREN_TP_STATUS_COUNT
+};
+
+const char *wren_tp_status_name(enum wren_tp_status st);
+
+/* Establishment modes (seed 001): wren_tp_dest.mode. */
+enum wren_tp_mode {
+	WREN_TP_MODE_OPTIMISTIC = 0,	/* data at once, no added round trip */
+	WREN_TP_MODE_HANDSHAKE,		/* CONNECT, wait for the ack, then data */
+};
+
+/**
+ * struct wren_tp_dest - where a message goes
+ * @ipv4: the target adapter's address, network byte order
+ * @mac: the next hop's MAC address
+ * @class_id: the send-queue class: messages to one target with one class
+ *	share a transport context (and so one PSN space and, for ordered
+ *	messages, one order)
+ * @mode: &enum wren_tp_mode, used when this message opens the context
+ */
+struct wren_tp_dest {
+	uint32_t ipv4;
+	uint8_t mac[6];
+	uint32_t class_id;
+	uint8_t mode;
+};
+
+/* wren_tp_msg.flags */
+#define WREN_TP_MSG_ORDERED	(1U << 0)	/* complete in posting order */
+
+/**
+ * struct wren_tp_msg - a message as the upper layer sees it
+ * @len: bytes, at most WREN_WIRE_MAX_MSG_LEN
+ * @opcode: &enum wren_wire_opcode
+ * @flags: WREN_TP_MSG_*
+ * @dst_qpn: carried to the target's upper layer
+ * @src_qpn: likewise
+ * @qkey: likewise
+ * @imm: likewise
+ */
+struct wren_tp_msg {
+	uint32_t len;
+	uint8_t opcode;
+	uint8_t flags;
+	uint32_t dst_qpn;
+	uint32_t src_qpn;
+	uint32_t qkey;
+	uint32_t imm;
+};
+
+/**
+ * struct wren_tp_peer - who sent a message that arrives
+ * @ipv4: its address, network byte order
+ * @mac: its MAC address
+ */
+struct wren_tp_peer {
+	uint32_t ipv4;
+	uint8_t mac[6];
+};
+
+/**
+ * struct wren_tp_ulp_ops - the upper layer, as the transport calls it
+ * @tx_read: copy @len bytes of the message posted with @cookie, from
+ *	@offset, into @buf; 0, or negative to fail the message with
+ *	WREN_TP_LOCAL_ERROR
+ * @tx_done: the message posted with @cookie is finished with @status;
+ *	the transport forgets @cookie.  May call wren_tp_send().
+ * @rx_begin: the first packet of a message from @peer arrived (in any
+ *	order, so not necessarily its offset 0): accept it with WREN_TP_OK
+ *	and a @cookie for the calls that follow, or refuse it with the
+ *	status the initiator will see
+ * @rx_write: place @len bytes of the accepted message at @offset; 0, or
+ *	negative to fail the message with WREN_TP_REMOTE_OP_ERROR.  Each
+ *	byte is written exactly once.
+ * @rx_done: the accepted message is complete (WREN_TP_OK) or abandoned
+ *	(any other status); for an ordered message, only after every
+ *	earlier message of its context
+ */
+struct wren_tp_ulp_ops {
+	int (*tx_read)(void *ulp, uint64_t cookie, uint32_t offset, void *buf,
+		       uint32_t len);
+	void (*tx_done)(void *ulp, uint64_t cookie, enum wren_tp_status status);
+	enum wren_tp_status (*rx_begin)(void *ulp,
+					const struct wren_tp_peer *peer,
+					const struct wren_tp_msg *msg,
+					uint64_t *cookie);
+	int (*rx_write)(void *ulp, uint64_t cookie, uint32_t offset,
+			const void *buf, uint32_t len);
+	void (*rx_done)(void *ulp, uint64_t cookie, enum wren_tp_status status);
+};
+
+/**
+ * struct wren_tp_config - transport parameters
+ * @ipv4: this adapter's address, network byte order
+ * @mac: this adapter's MAC address
+ * @udp_port: UDP destination port (WREN_WIRE_UDP_PORT)
+ * @mtu: payload bytes per DATA packet
+ * @window: packets in flight per context, a power of two, 64 to 512
+ * @subflows: sub-flows (paths) per context, 1 to WREN_WIRE_MAX_SUBFLOWS
+ * @repath: replace the entropy of a sub-flow that loses or slows down
+ * @max_ctx: transport contexts (initiator side) at most
+ * @max_rx_ctx: target-side contexts at most
+ * @max_msgs: messages posted and not yet done, at most
+ * @init_rto_ns: retransmit timeout before the first RTT sample
+ * @min_rto_ns: retransmit timeout floor
+ * @max_rto_ns: retransmit timeout ceiling (backoff stops there)
+ * @max_retries: consecutive timeouts of one packet before the context
+ *	gives up and fails its messages
+ * @dupthresh: a packet is lost once this many later packets of its
+ *	sub-flow are acknowledged
+ * @ack_every: acknowledge at least every this many DATA packets
+ * @ack_delay_ns: ... or this long after the first unacknowledged one
+ * @cc_target_ns: congestion control: target queueing delay
+ * @cc_init_cwnd: initial window, bytes
+ * @cc_min_cwnd: window floor, bytes
+ * @cc_max_cwnd: window ceiling, bytes
+ * @cc_ai: additive increase per round trip, bytes
+ * @cc_beta: multiplicative decrease gain for delay above target (1/256)
+ * @cc_max_mdf: largest decrease at once (1/256)
+ * @grant_threshold: messages of at least this many bytes are pushed only
+ *	as the target grants them (0: never)
+ * @grant_window: bytes a target keeps granted and not yet received
+ * @grant_chunk: bytes per grant
+ * @idle_ns: an idle context is closed after this long
+ * @mpl_ns: maximum packet lifetime in the network: how long a closed
+ *	target-side context remembers its incarnation
+ */
+struct wren_tp_config {
+	uint32_t ipv4;
+	uint8_t mac[6];
+	uint16_t udp_port;
+	uint32_t mtu;
+	uint32_t window;
+	uint32_t subflows;
+	bool repath;
+	uint32_t max_ctx;
+	uint32_t max_rx_ctx;
+	uint32_t max_msgs;
+	uint64_t init_rto_ns;
+	uint64_t min_rto_ns;
+	uint64_t max_rto_ns;
+	uint32_t max_retries;
+	uint32_t dupthresh;
+	uint32_t ack_every;
+	uint64_t ack_delay_ns;
+	uint64_t cc_target_ns;
+	uint32_t cc_init_cwnd;
+	uint32_t cc_min_cwnd;
+	uint32_t cc_max_cwnd;
+	uint32_t cc_ai;
+	uint32_t cc_beta;
+	uint32_t cc_max_mdf;
+	uint32_t grant_threshold;
+	uint32_t grant_window;
+	uint32_t grant_chunk;
+	uint64_t idle_ns;
+	uint64_t mpl_ns;
+};
+
+/* Causes of a retransmission: wren_tp_stats.retx[]. */
+enum wren_tp_retx_cause {
+	WREN_TP_RETX_TIMEOUT,		/* the sub-flow's timer expired */
+	WREN_TP_RETX_FAST,		/* later packets of the sub-flow acked */
+	WREN_TP_RETX_NACK,		/* the target saw it trimmed */
+	WREN_TP_RETX_RECONNECT,		/* resent in a new incarnation */
+	WREN_TP_RETX_COUNT
+};
+
+/* Why a received frame was dropped: wren_tp_stats.drops[]. */
+enum wren_tp_drop {
+	WREN_TP_DROP_MALFORMED,		/* not a valid Wren frame */
+	WREN_TP_DROP_NOT_MINE,		/* another address or port */
+	WREN_TP_DROP_STALE,		/* an old incarnation of a context */
+	WREN_TP_DROP_UNKNOWN_CTX,	/* no context to deliver to */
+	WREN_TP_DROP_WINDOW,		/* PSN outside the receive window */
+	WREN_TP_DROP_DUPLICATE,		/* PSN already received */
+	WREN_TP_DROP_NO_RESOURCES,	/* no context or message slot free */
+	WREN_TP_DROP_INVALID,		/* a field contradicts the context */
+	WREN_TP_DROP_COUNT
+};
+
+/**
+ * struct wren_tp_stats - what the transport counts
+ *
+ * Packet and byte counts are of Wren frames; "data" means DATA packets
+ * and payload bytes.  @spurious_retx counts retransmitted DATA packets
+ * that the target already had; @ooo_pkts DATA packets that arrived
+ * beyond the receive base.
+ */
+struct wren_tp_stats {
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t tx_data_pkts;
+	uint64_t tx_data_bytes;
+	uint64_t rx_data_pkts;
+	uint64_t rx_data_bytes;
+	uint64_t retx[WREN_TP_RETX_COUNT];
+	uint64_t spurious_retx;
+	uint64_t ooo_pkts;
+	uint64_t drops[WREN_TP_DROP_COUNT];
+	uint64_t acks_tx;
+	uint64_t acks_rx;
+	uint64_t nacks_tx;
+	uint64_t nacks_rx;
+	uint64_t ecn_ce;
+	uint64_t ctx_created;
+	uint64_t ctx_evicted;
+	uint64_t ctx_reestablished;
+	uint64_t ctx_failed;
+	uint64_t rx_ctx_created;
+	uint64_t rx_ctx_closed;
+	uint64_t path_changes;
+	uint64_t grants_tx;
+	uint64_t grants_rx;
+	uint64_t cc_decreases;
+	uint64_t msgs_tx;
+	uint64_t msgs_rx;
+	uint64_t msg_errors[WREN_TP_STATUS_COUNT];
+};
+
+struct wren_tp;
+
+void wren_tp_config_defaults(struct wren_tp_config *cfg);
+
+/**
+ * wren_tp_create() - a transport on top of @env, below @ulp
+ * @cfg: parameters; checked, copied
+ * @env: the host (now_ns, timers, random and tx_kick are used)
+ * @env_opaque: passed to @env's calls
+ * @ulp: the upper layer
+ * @ulp_opaque: passed to @ulp's calls
+ *
+ * Return: the transport, or NULL if @cfg is invalid or memory is short.
+ */
+struct wren_tp *wren_tp_create(const struct wren_tp_config *cfg,
+			       const struct wren_env_ops *env, void *env_opaque,
+			       const struct wren_tp_ulp_ops *ulp,
+			       void *ulp_opaque);
+
+/* Fails every message in flight with WREN_TP_FLUSHED, then frees all. */
+void wren_tp_destroy(struct wren_tp *tp);
+
+/**
+ * wren_tp_send() - post a message
+ * @tp: the transport
+ * @dst: the target
+ * @msg: the message
+ * @cookie: handed back in tx_read and tx_done
+ *
+ * Return: 0 (tx_done will follow), -EINVAL for a bad @dst or @msg, or
+ * -ENOBUFS when max_msgs messages are already in flight.
+ */
+int wren_tp_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
+		 const struct wren_tp_msg *msg, uint64_t cookie);
+
+/**
+ * wren_tp_tx_pull() - the next frame to put on the wire
+ * @tp: the transport
+ * @frame: where to build it
+ * @cap: room at @frame; at least wren_tp_frame_max()
+ *
+ * The host calls this whenever its wire can take a frame, after
+ * env->tx_kick() said there is work, until it returns 0.
+ *
+ * Return: the frame's length, or 0 when there is nothing to send now.
+ */
+size_t wren_tp_tx_pull(struct wren_tp *tp, void *frame, size_t cap);
+
+/* The largest frame wren_tp_tx_pull() builds. */
+size_t wren_tp_frame_max(const struct wren_tp *tp);
+
+/* A frame from the wire; anything invalid is counted and dropped. */
+void wren_tp_rx(struct wren_tp *tp, const void *frame, size_t len);
+
+void wren_tp_get_stats(const struct wren_tp *tp, struct wren_tp_stats *st);
+
+/* Bytes of context state the transport holds, in total and for one peer. */
+size_t wren_tp_ctx_memory(const struct wren_tp *tp);
+size_t wren_tp_peer_memory(const struct wren_tp *tp, uint32_t ipv4);
+
+#endif /* WREN_TP_H */

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren transport: the target's grant scheduler, the incast defence
+ * (seed 004's solicited push).
+ *
+ * A message of at least cfg.grant_threshold bytes opens with a GRANT_REQ
+ * packet and sends its bytes only below the offset its target grants.
+ * The target keeps at most cfg.grant_window bytes granted and not yet
+ * received, over all initiators, and hands grants of cfg.grant_chunk out
+ * in turn, so however many initiators push at once, no more than about a
+ * window of their data is ever queued in front of the target's link.
+ *
+ * Grants are cumulative offsets: a lost grant is covered by the next, and
+ * a message whose granted bytes stop arriving gets its grant again after
+ * cfg.min_rto_ns.
+ */
+#include "wren_tp_internal.h"
+
+void tp_grant_add(struct wren_tp *tp, struct tp_rx_msg *rm)
+{
+	rm->granted = 0;
+	rm->progress_ns = tp_now(tp);
+	tp_list_add_tail(&tp->grants, &rm->grant);
+	tp_kick(tp);
+}
+
+/* @rm is finished or abandoned: release what it still holds. */
+void tp_grant_remove(struct wren_tp *tp, struct tp_rx_msg *rm)
+{
+	if (!rm->grant_mode)
+		return;
+	if (tp_linked(&rm->grant))
+		tp_list_del(&rm->grant);
+	tp->granted_out -= rm->granted - rm->received;
+	rm->granted = rm->received;
+	rm->grant_mode = false;
+	if (!tp_list_empty(&tp->grants))
+		tp_kick(tp);
+}
+
+void tp_grant_received(struct wren_tp *tp, struct tp_rx_msg *rm,
+		       uint32_t bytes)
+{
+	tp->granted_out -= bytes;
+	rm->progress_ns = tp_now(tp);
+	if (!tp_list_empty(&tp->grants))
+		tp_kick(tp);
+}
+
+static size_t grant_build(struct wren_tp *tp, struct tp_rx_msg *rm,
+			  uint8_t *f)
+{
+	struct tp_rx *rx = rm->rx;
+	struct tp_tx_pkt h = {
+		.dst_ip = rx->ipv4, .dst_mac = rx->mac, .sport = rx->sport,
+		.type = WREN_WIRE_GRANT,
+		.src_ctx = rx->id | rx->gen << 24, .dst_ctx = rx->src_ctx,
+		.epoch = rx->epoch,
+	};
+	uint8_t *x = tp_ext(f);
+	uint64_t now = tp_now(tp);
+
+	tp_put32(F(x, wren_wire_grant, msn), rm->msn);
+	tp_put32(F(x, wren_wire_grant, granted), rm->granted);
+	rm->progress_ns = now;
+	if (!rx->grant_check) {
+		rx->grant_check = now + tp->cfg.min_rto_ns;
+		tp_rx_timer_update(tp, rx);
+	}
+	tp->stats.grants_tx++;
+	return tp_build(tp, f, &h, sizeof(struct wren_wire_grant), 0);
+}
+
+/* The next GRANT to send, if the window has room: round robin. */
+size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f)
+{
+	uint32_t room, chunk, mtu = tp->cfg.mtu;
+	struct tp_rx_msg *rm;
+
+	if (tp_list_empty(&tp->grants))
+		return 0;
+	rm = tp_container_of(tp->grants.next, struct tp_rx_msg, grant);
+	tp_list_del(&rm->grant);
+	if (rm->regrant) {
+		rm->regrant = false;
+		if (rm->granted < rm->m.len)
+			tp_list_add_tail(&tp->grants, &rm->grant);
+		return grant_build(tp, rm, f);
+	}
+	room = tp->cfg.grant_window > tp->granted_out ?
+	       tp->cfg.grant_window - tp->granted_out : 0;
+	/* Whole packets, so the initiator never sends a runt. */
+	chunk = min_u64(min_u64(tp->cfg.grant_chunk, room) / mtu * mtu,
+			rm->m.len - rm->granted);
+	if (!chunk && !tp->granted_out)
+		chunk = min_u64(mtu, rm->m.len - rm->granted);
+	if (!chunk) {
+		/* No room: wait for granted bytes to arrive. */
+		tp_list_add(&tp->grants, &rm->grant);
+		return 0;
+	}
+	rm->granted += chunk;
+	tp->granted_out += chunk;
+	if (rm->granted < rm->m.len)
+		tp_list_add_tail(&tp->grants, &rm->grant);
+	return grant_build(tp, rm, f);
+}
+
+/* Re-grant messages of @rx whose granted bytes stopped arriving. */
+void tp_grant_check(struct wren_tp *tp, struct tp_rx *rx)
+{
+	uint64_t now = tp_now(tp);
+	bool pending = false;
+
+	rx->grant_check = 0;
+	if (!rx->slot)
+		return;
+	for (uint32_t i = 0; i < TP_MSN_WINDOW; i++) {
+		struct tp_rx_msg *rm = rx->slot[i];
+
+		if (!rm || !rm->grant_mode || rm->received == rm->granted)
+			continue;
+		pending = true;
+		if (now - rm->progress_ns < tp->cfg.min_rto_ns)
+			continue;
+		rm->regrant = true;
+		if (tp_linked(&rm->grant))
+			tp_list_del(&rm->grant);
+		tp_list_add(&tp->grants, &rm->grant);
+		tp_kick(tp);
+	}
+	if (pending)
+		rx->grant_check = now + tp->cfg.min_rto_ns;
+}

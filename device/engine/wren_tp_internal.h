@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Wren transport internals shared by the wren_tp*.c files.  The host and
+ * the upper layer see only wren_tp.h.
+ *
+ * Vocabulary (Documentation/transport.rst): the initiator owns a
+ * transport context ("ctx") per (target address, send-queue class) and
+ * sends DATA; the target keeps a receive context ("rx") per initiator
+ * context and answers with ACK, NACK and GRANT.  One adapter is both.
+ */
+#ifndef WREN_TP_INTERNAL_H
+#define WREN_TP_INTERNAL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wren_compat.h"
+#include "linux/wren/wren_wire.h"
+#include "wren_tp.h"
+
+#define TP_MAX_WINDOW		WREN_WIRE_MAX_WINDOW
+#define TP_MSN_WINDOW		256	/* messages in progress per context */
+#define TP_CTL_RING		256	/* queued NACK/CLOSE/CONNECT_ACK */
+#define TP_NONE			UINT32_MAX
+
+/* Serial-number arithmetic on 32 bits (RFC 1982). */
+static inline bool seq_lt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+static inline bool seq_le(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) <= 0;
+}
+
+static inline uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * Wire fields are big-endian and, after the 14-byte Ethernet header, not
+ * naturally aligned: read and write them a byte at a time.
+ */
+static inline uint16_t tp_get16(const void *v)
+{
+	const uint8_t *p = v;
+
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t tp_get32(const void *v)
+{
+	const uint8_t *p = v;
+
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t tp_get64(const void *v)
+{
+	const uint8_t *p = v;
+
+	return (uint64_t)tp_get32(p) << 32 | tp_get32(p + 4);
+}
+
+static inline void tp_put16(void *v, uint16_t x)
+{
+	uint8_t *p = v;
+
+	p[0] = x >> 8;
+	p[1] = x;
+}
+
+static inline void tp_put32(void *v, uint32_t x)
+{
+	uint8_t *p = v;
+
+	p[0] = x >> 24;
+	p[1] = x >> 16;
+	p[2] = x >> 8;
+	p[3] = x;
+}
+
+static inline void tp_put64(void *v, uint64_t x)
+{
+	uint8_t *p = v;
+
+	tp_put32(p, x >> 32);
+	tp_put32(p + 4, x);
+}
+
+/* The bytes of @field of wire structure @type at @base. */
+#define F(base, type, field)	((base) + offsetof(struct type, field))
+
+/* A deadline in the transport's timer heap; TP_NONE: not queued. */
+struct tp_timer {
+	uint64_t deadline;
+	uint32_t heap_idx;
+	bool rx;		/* owner: struct tp_rx (else struct tp_ctx) */
+};
+
+/* Doubly linked list, for the ready, idle and ack lists. */
+struct tp_link {
+	struct tp_link *prev, *next;
+};
+
+static inline void tp_list_init(struct tp_link *head)
+{
+	head->prev = head->next = head;
+}
+
+static inline bool tp_linked(const struct tp_link *l)
+{
+	return l->next != NULL;
+}
+
+static inline void tp_list_add_tail(struct tp_link *head, struct tp_link *l)
+{
+	l->prev = head->prev;
+	l->next = head;
+	head->prev->next = l;
+	head->prev = l;
+}
+
+static inline void tp_list_add(struct tp_link *head, struct tp_link *l)
+{
+	l->next = head->next;
+	l->prev = head;
+	head->next->prev = l;
+	head->next = l;
+}
+
+static inline void tp_list_del(struct tp_link *l)
+{
+	l->prev->next = l->next;
+	l->next->prev = l->prev;
+	l->prev = l->next = NULL;
+}
+
+static inline bool tp_list_empty(const struct tp_link *head)
+{
+	return head->next == head;
+}
+
+#define tp_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* ------------------------------------------------------------------ */
+/* Initiator side                                                      */
+/* ------------------------------------------------------------------ */
+
+/* A message posted by the upper layer. */
+struct tp_msg {
+	struct tp_msg *next;		/* context queue or waiting list */
+	uint64_t cookie;
+	struct wren_tp_msg m;
+	struct wren_tp_dest dst;	/* while waiting for a context */
+	uint32_t msn;
+	uint32_t next_off;		/* first byte not yet segmented */
+	uint32_t granted;		/* bytes the target allows */
+	uint32_t unacked;		/* segments in the window */
+	bool needs_grant;
+	bool req_sent;
+	bool started;			/* a first segment was built */
+	bool done;			/* tx_done called */
+};
+
+/* Per-packet state in the initiator's window. */
+enum tp_pkt_state {
+	TP_PKT_FREE = 0,
+	TP_PKT_INFLIGHT,
+	TP_PKT_LOST,			/* queued for retransmission */
+	TP_PKT_ACKED,			/* or abandoned */
+};
+
+struct tp_pkt {
+	struct tp_msg *msg;
+	uint32_t offset;
+	uint32_t len;
+	uint64_t sent_ns;
+	uint32_t sent_ts;		/* wire timestamp of the last copy */
+	uint32_t sf_seq;		/* sequence within its sub-flow */
+	uint8_t sf;
+	uint8_t state;
+	uint8_t timeouts;		/* consecutive, of this packet */
+	uint8_t cause;			/* enum wren_tp_retx_cause when LOST */
+	bool req;			/* a GRANT_REQ segment */
+};
+
+/* One path of a context (seed 000 claims 8-11). */
+struct tp_subflow {
+	uint16_t entropy;
+	uint16_t backoff;		/* consecutive timeouts */
+	uint32_t next_seq;		/* sf_seq of the next transmission */
+	uint32_t head_seq;		/* oldest transmission not resolved */
+	uint32_t highest_acked;		/* highest sf_seq acknowledged + 1 */
+	uint32_t inflight;
+	uint32_t slow_samples;		/* consecutive samples far over target */
+	uint64_t srtt_ns, rttvar_ns, min_rtt_ns;	/* 0: no sample yet */
+	uint64_t qdelay_ns;		/* of the latest sample */
+	uint64_t rto_deadline;		/* 0: not armed */
+	uint16_t *ring;			/* window index by sf_seq, 2 * window */
+};
+
+enum tp_ctx_state {
+	TP_CTX_FREE = 0,
+	TP_CTX_CONNECTING,		/* handshake: CONNECT sent */
+	TP_CTX_SYN,			/* optimistic: DATA carries SYN */
+	TP_CTX_ESTABLISHED,
+};
+
+struct tp_ctx {
+	uint32_t id;
+	uint32_t hnext;			/* hash chain, TP_NONE ends */
+	uint8_t state;
+	uint8_t mode;
+	bool answered;			/* the target answered this context */
+	bool need_connect;
+	uint32_t ipv4;
+	uint8_t mac[6];
+	uint32_t class_id;
+	uint32_t epoch;
+	uint32_t session;		/* the target's id, or WREN_WIRE_CTX_NONE */
+	struct tp_timer timer;
+	struct tp_link ready;		/* has something to send */
+	struct tp_link idle;		/* LRU of idle contexts */
+	uint64_t idle_since;
+	uint64_t connect_deadline;
+	uint32_t connect_tries;
+
+	/* Window (seed 004): BSN oldest unacked, NSN next to assign. */
+	uint32_t bsn, nsn;
+	struct tp_pkt *win;		/* cfg.window entries while active */
+	uint32_t *lost;			/* retransmission FIFO of PSNs, 2 x */
+	uint32_t lost_head, lost_tail;
+	uint32_t sf_rr;
+	struct tp_subflow *sf;		/* cfg.subflows */
+
+	uint64_t srtt_hint;		/* survives idle periods */
+
+	/* Congestion control. */
+	uint32_t cwnd;
+	uint32_t inflight_bytes;
+	uint64_t last_decrease_ns;
+
+	/* Messages in posting order; msn_base: oldest not done. */
+	struct tp_msg *msgs, *msgs_tail;
+	uint32_t next_msn;
+	uint32_t nmsgs;
+};
+
+/* ------------------------------------------------------------------ */
+/* Target side                                                          */
+/* ------------------------------------------------------------------ */
+
+/* A message being received. */
+struct tp_rx_msg {
+	struct tp_rx_msg *next;		/* free list */
+	struct tp_link grant;		/* waiting for grants */
+	uint64_t cookie;
+	struct wren_tp_msg m;
+	uint32_t msn;
+	uint32_t received;		/* payload bytes placed */
+	uint32_t granted;
+	uint64_t progress_ns;		/* last grant sent or data placed */
+	bool grant_mode;		/* its bytes come only as granted */
+	bool regrant;			/* send the current grant again */
+	bool complete;			/* ordered, waiting for its turn */
+	struct tp_rx *rx;
+};
+
+enum tp_rx_state {
+	TP_RX_FREE = 0,
+	TP_RX_ACTIVE,
+	TP_RX_TIME_WAIT,		/* closed; remembers its epoch for MPL */
+};
+
+struct tp_rx {
+	uint32_t id;
+	uint32_t gen;			/* high bits of the session id */
+	uint32_t hnext;
+	uint8_t state;
+	uint32_t ipv4;			/* the initiator */
+	uint8_t mac[6];
+	uint16_t sport;			/* entropy for packets back */
+	uint32_t src_ctx;
+	uint32_t epoch;
+	struct tp_timer timer;
+	struct tp_link ack;		/* an ACK is due */
+	uint64_t last_rx_ns;
+	uint64_t expire_ns;		/* TIME_WAIT end, or next idle check */
+	uint64_t ack_deadline;		/* 0: none */
+	uint64_t grant_check;		/* 0: none */
+	bool connect_ack;		/* a CONNECT_ACK is due */
+
+	/* Window: bsn next expected; bits indexed by PSN mod window. */
+	uint32_t bsn;
+	uint32_t highest;		/* highest PSN received + 1 */
+	uint64_t *bits;
+	uint32_t unacked;
+	uint32_t ack_psn, ack_ts;
+	uint8_t ack_sf;
+	uint64_t ack_arrival_ns;
+	uint32_t ce;
+
+	/* Messages: msn_base oldest not done; per slot (msn mod window). */
+	uint32_t msn_base;
+	struct tp_rx_msg **slot;
+	uint64_t *msn_done;		/* done bits by msn mod window */
+	uint8_t *msn_status;		/* enum wren_wire_status, 0 = ok */
+	uint32_t *msn_tag;		/* msn of the status slot */
+	uint32_t inprogress;
+};
+
+/* ------------------------------------------------------------------ */
+/* Queued control packets: their fields, not a reference to a context. */
+/* ------------------------------------------------------------------ */
+
+struct tp_ctl {
+	uint8_t type;
+	uint8_t reason;
+	uint8_t status;
+	uint8_t sf;
+	uint32_t ipv4;
+	uint8_t mac[6];
+	uint16_t sport;
+	uint32_t src_ctx, dst_ctx, epoch, psn, bsn, ts, msn;
+	uint32_t window;
+	uint8_t mode;
+};
+
+/* A received frame, decoded and checked (wren_tp_wire.c). */
+struct tp_rx_pkt {
+	uint32_t src_ip, dst_ip;
+	uint8_t src_mac[6];
+	uint16_t sport, dport;
+	bool ce;
+	uint8_t type, flags, sf;
+	uint32_t src_ctx, dst_ctx, epoch, psn, bsn, ts, mbase;
+	union {
+		struct {
+			struct wren_tp_msg m;
+			uint32_t msn, offset;
+			uint8_t msg_flags;
+			const uint8_t *payload;
+			uint32_t len;
+		} data;
+		struct {
+			uint32_t hold_ns;
+			uint16_t ce_count;
+			uint8_t words;
+			const uint8_t *bitmap;	/* big-endian 64-bit words */
+		} ack;
+		struct {
+			uint8_t reason, status;
+			uint32_t msn;
+		} nack;
+		struct {
+			uint8_t mode;
+			uint32_t window;
+		} conn;
+		struct {
+			uint32_t msn, granted;
+		} grant;
+	};
+};
+
+/* What a frame to build says (wren_tp_wire.c). */
+struct tp_tx_pkt {
+	uint32_t dst_ip;
+	const uint8_t *dst_mac;
+	uint16_t sport;
+	bool ect;
+	uint8_t type, flags, sf;
+	uint32_t src_ctx, dst_ctx, epoch, psn, bsn, ts, mbase;
+};
+
+struct wren_tp {
+	struct wren_tp_config cfg;
+	const struct wren_env_ops *env;
+	void *env_opaque;
+	const struct wren_tp_ulp_ops *ulp;
+	void *ulp_opaque;
+	void *timer;			/* the one host timer */
+	uint64_t timer_armed;		/* its deadline, 0: none */
+	bool in_timer;
+
+	struct tp_ctx *ctx;		/* cfg.max_ctx */
+	uint32_t *ctx_hash;
+	uint32_t ctx_hash_mask;
+	uint32_t ctx_free;		/* free list through hnext */
+	uint32_t ctx_used;
+	struct tp_link ready;
+	struct tp_link idle;
+	uint32_t *epochs;		/* next epoch per context slot */
+
+	struct tp_rx *rx;		/* cfg.max_rx_ctx */
+	uint32_t *rx_hash;
+	uint32_t rx_hash_mask;
+	uint32_t rx_free;
+	uint32_t rx_used;
+	struct tp_link acks;
+	uint64_t rx_idle_ns;		/* an rx context is forgotten after */
+
+	struct tp_msg *msg_pool, *msg_free;
+	uint32_t msgs_used;
+	struct tp_msg *waiting, *waiting_tail;	/* for a context */
+	struct tp_rx_msg *rx_msg_pool, *rx_msg_free;
+
+	struct tp_link grants;		/* messages waiting for grants */
+	uint32_t granted_out;		/* granted and not received */
+
+	struct tp_ctl ctl[TP_CTL_RING];
+	uint32_t ctl_head, ctl_tail;
+
+	struct tp_timer **heap;
+	uint32_t heap_len;
+
+	size_t active_bytes;		/* windows and rings of contexts */
+	struct wren_tp_stats stats;
+};
+
+/* wren_tp.c */
+uint64_t tp_now(struct wren_tp *tp);
+void tp_kick(struct wren_tp *tp);
+void tp_timer_set(struct wren_tp *tp, struct tp_timer *t, uint64_t deadline);
+bool tp_ctl_push(struct wren_tp *tp, const struct tp_ctl *c);
+size_t tp_win_bytes(const struct wren_tp *tp);
+
+/* wren_tp_wire.c */
+int tp_parse(const uint8_t *f, size_t len, struct tp_rx_pkt *p);
+size_t tp_build(const struct wren_tp *tp, uint8_t *f, const struct tp_tx_pkt *h,
+		size_t ext_len, size_t payload_len);
+uint8_t *tp_ext(uint8_t *f);
+
+/* wren_tp_tx.c: the initiator. */
+int tp_tx_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
+	       const struct wren_tp_msg *m, uint64_t cookie);
+size_t tp_tx_pull_ctx(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f);
+void tp_tx_ack(struct wren_tp *tp, const struct tp_rx_pkt *p);
+void tp_tx_nack(struct wren_tp *tp, const struct tp_rx_pkt *p);
+void tp_tx_connect_ack(struct wren_tp *tp, const struct tp_rx_pkt *p);
+void tp_tx_grant(struct wren_tp *tp, const struct tp_rx_pkt *p);
+void tp_tx_timer(struct wren_tp *tp, struct tp_ctx *c);
+void tp_tx_update_ready(struct wren_tp *tp, struct tp_ctx *c);
+void tp_tx_destroy(struct wren_tp *tp);
+int tp_ctx_init_table(struct wren_tp *tp);
+
+/* wren_tp_cc.c: congestion control of one context. */
+void tp_cc_init(struct wren_tp *tp, struct tp_ctx *c);
+void tp_cc_on_ack(struct wren_tp *tp, struct tp_ctx *c, uint32_t acked_bytes,
+		  uint64_t qdelay_ns, uint64_t srtt_ns, uint32_t ce,
+		  uint32_t acked_pkts);
+void tp_cc_on_timeout(struct wren_tp *tp, struct tp_ctx *c, uint64_t srtt_ns);
+bool tp_cc_allows(const struct tp_ctx *c, uint32_t charge);
+uint32_t tp_cc_charge(uint32_t payload_len);
+
+/* wren_tp_rx.c: the target. */
+int tp_rx_init_table(struct wren_tp *tp);
+void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p);
+void tp_rx_connect(struct wren_tp *tp, const struct tp_rx_pkt *p);
+void tp_rx_close(struct wren_tp *tp, const struct tp_rx_pkt *p);
+size_t tp_rx_pull_ack(struct wren_tp *tp, struct tp_rx *rx, uint8_t *f);
+void tp_rx_timer(struct wren_tp *tp, struct tp_rx *rx);
+void tp_rx_timer_update(struct wren_tp *tp, struct tp_rx *rx);
+void tp_rx_destroy(struct wren_tp *tp);
+size_t tp_rx_state_bytes(const struct wren_tp *tp);
+
+/* wren_tp_grant.c: the target's grant scheduler. */
+void tp_grant_add(struct wren_tp *tp, struct tp_rx_msg *rm);
+void tp_grant_remove(struct wren_tp *tp, struct tp_rx_msg *rm);
+void tp_grant_received(struct wren_tp *tp, struct tp_rx_msg *rm,
+		       uint32_t bytes);
+size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f);
+void tp_grant_check(struct wren_tp *tp, struct tp_rx *rx);
+
+#endif /* WREN_TP_INTERNAL_H */

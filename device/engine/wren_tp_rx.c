@@ -1,0 +1,745 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren transport, target side: receive contexts, the RX window with its
+ * sequence-number bitmap (seed 004), exactly-once placement, message
+ * reassembly and optional in-order completion (seed 004's reorder
+ * engine), coalesced acknowledgements and NACKs.
+ *
+ * A receive context is created by the first SYN packet (optimistic mode)
+ * or CONNECT (handshake mode) of an incarnation of an initiator's context
+ * and identified by the initiator's address, context id and epoch.  After
+ * CLOSE it stays in TIME_WAIT for cfg.mpl_ns so that a delayed duplicate of
+ * that incarnation cannot open it again; an idle context is forgotten only
+ * when its initiator can no longer be retransmitting into it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "wren_tp_internal.h"
+
+#define SESSION_IDX		0x00ffffffU
+#define SESSION_GEN_SHIFT	24
+
+static uint32_t rx_hash(uint32_t ipv4, uint32_t src_ctx)
+{
+	uint32_t x = ipv4 * 0x85ebca77U ^ src_ctx * 0xc2b2ae3dU;
+
+	return x ^ x >> 16;
+}
+
+static uint32_t session_of(const struct tp_rx *rx)
+{
+	return rx->id | rx->gen << SESSION_GEN_SHIFT;
+}
+
+int tp_rx_init_table(struct wren_tp *tp)
+{
+	uint32_t n = 1;
+
+	while (n < 2 * tp->cfg.max_rx_ctx)
+		n <<= 1;
+	tp->rx = calloc(tp->cfg.max_rx_ctx, sizeof(*tp->rx));
+	tp->rx_hash = malloc(n * sizeof(*tp->rx_hash));
+	if (!tp->rx || !tp->rx_hash)
+		return -ENOMEM;
+	tp->rx_hash_mask = n - 1;
+	memset(tp->rx_hash, 0xff, n * sizeof(*tp->rx_hash));
+	tp->rx_free = TP_NONE;
+	for (uint32_t i = tp->cfg.max_rx_ctx; i--;) {
+		tp->rx[i].id = i;
+		tp->rx[i].timer.heap_idx = TP_NONE;
+		tp->rx[i].timer.rx = true;
+		tp->rx[i].hnext = tp->rx_free;
+		tp->rx_free = i;
+	}
+	return 0;
+}
+
+/* Window bits, message slots, done bits, statuses and their tags. */
+size_t tp_rx_state_bytes(const struct wren_tp *tp)
+{
+	return tp->cfg.window / 8 + TP_MSN_WINDOW / 8 +
+	       TP_MSN_WINDOW * (sizeof(struct tp_rx_msg *) + sizeof(uint32_t) +
+				sizeof(uint8_t));
+}
+
+static int rx_activate(struct wren_tp *tp, struct tp_rx *rx)
+{
+	uint8_t *mem = calloc(1, tp_rx_state_bytes(tp));
+
+	if (!mem)
+		return -ENOMEM;
+	tp->active_bytes += tp_rx_state_bytes(tp);
+	rx->bits = (uint64_t *)mem;
+	mem += tp->cfg.window / 8;
+	rx->msn_done = (uint64_t *)mem;
+	mem += TP_MSN_WINDOW / 8;
+	rx->slot = (struct tp_rx_msg **)mem;
+	mem += TP_MSN_WINDOW * sizeof(*rx->slot);
+	rx->msn_tag = (uint32_t *)mem;
+	mem += TP_MSN_WINDOW * sizeof(*rx->msn_tag);
+	rx->msn_status = mem;
+	return 0;
+}
+
+static void rx_msg_free(struct wren_tp *tp, struct tp_rx_msg *rm)
+{
+	tp_grant_remove(tp, rm);
+	rm->rx->slot[rm->msn % TP_MSN_WINDOW] = NULL;
+	rm->rx->inprogress--;
+	rm->next = tp->rx_msg_free;
+	tp->rx_msg_free = rm;
+}
+
+/* Give up every message in progress, telling the upper layer. */
+static void rx_abandon(struct wren_tp *tp, struct tp_rx *rx,
+		       enum wren_tp_status st)
+{
+	if (!rx->slot)
+		return;
+	for (uint32_t i = 0; i < TP_MSN_WINDOW && rx->inprogress; i++) {
+		struct tp_rx_msg *rm = rx->slot[i];
+		uint64_t cookie;
+
+		if (!rm)
+			continue;
+		cookie = rm->cookie;
+		rx_msg_free(tp, rm);
+		tp->stats.msg_errors[st]++;
+		tp->ulp->rx_done(tp->ulp_opaque, cookie, st);
+	}
+}
+
+static void rx_deactivate(struct wren_tp *tp, struct tp_rx *rx)
+{
+	if (!rx->bits)
+		return;
+	rx_abandon(tp, rx, WREN_TP_REMOTE_UNRESPONSIVE);
+	free(rx->bits);
+	tp->active_bytes -= tp_rx_state_bytes(tp);
+	rx->bits = NULL;
+	rx->slot = NULL;
+	rx->msn_done = NULL;
+	rx->msn_tag = NULL;
+	rx->msn_status = NULL;
+}
+
+void tp_rx_timer_update(struct wren_tp *tp, struct tp_rx *rx)
+{
+	uint64_t d = rx->expire_ns;
+
+	if (rx->ack_deadline)
+		d = min_u64(d, rx->ack_deadline);
+	if (rx->grant_check)
+		d = min_u64(d, rx->grant_check);
+	tp_timer_set(tp, &rx->timer, d);
+}
+
+static void rx_free(struct wren_tp *tp, struct tp_rx *rx)
+{
+	uint32_t *pi = &tp->rx_hash[rx_hash(rx->ipv4, rx->src_ctx) &
+				    tp->rx_hash_mask];
+
+	while (*pi != rx->id)
+		pi = &tp->rx[*pi].hnext;
+	*pi = rx->hnext;
+	if (tp_linked(&rx->ack))
+		tp_list_del(&rx->ack);
+	rx->ack_deadline = rx->grant_check = rx->expire_ns = 0;
+	tp_timer_set(tp, &rx->timer, 0);
+	rx_deactivate(tp, rx);
+	rx->state = TP_RX_FREE;
+	rx->hnext = tp->rx_free;
+	tp->rx_free = rx->id;
+	tp->rx_used--;
+}
+
+/* (Re)start @rx as the incarnation @p belongs to. */
+static int rx_begin(struct wren_tp *tp, struct tp_rx *rx,
+		    const struct tp_rx_pkt *p)
+{
+	uint64_t now = tp_now(tp);
+
+	rx_abandon(tp, rx, WREN_TP_REMOTE_UNRESPONSIVE);
+	if (!rx->bits && rx_activate(tp, rx))
+		return -ENOMEM;
+	memset(rx->bits, 0, tp_rx_state_bytes(tp));
+	rx->state = TP_RX_ACTIVE;
+	rx->gen = (rx->gen + 1) & 0xff;
+	rx->epoch = p->epoch;
+	memcpy(rx->mac, p->src_mac, sizeof(rx->mac));
+	rx->sport = p->sport;
+	rx->bsn = rx->highest = p->bsn;
+	rx->msn_base = 0;
+	rx->unacked = 0;
+	rx->ce = 0;
+	rx->connect_ack = false;
+	rx->last_rx_ns = now;
+	rx->expire_ns = now + tp->rx_idle_ns;
+	rx->ack_deadline = rx->grant_check = 0;
+	tp_rx_timer_update(tp, rx);
+	tp->stats.rx_ctx_created++;
+	return 0;
+}
+
+static struct tp_rx *rx_find(struct wren_tp *tp, uint32_t ipv4,
+			     uint32_t src_ctx)
+{
+	uint32_t i = tp->rx_hash[rx_hash(ipv4, src_ctx) & tp->rx_hash_mask];
+
+	while (i != TP_NONE) {
+		struct tp_rx *rx = &tp->rx[i];
+
+		if (rx->ipv4 == ipv4 && rx->src_ctx == src_ctx)
+			return rx;
+		i = rx->hnext;
+	}
+	return NULL;
+}
+
+static struct tp_rx *rx_lookup(struct wren_tp *tp, const struct tp_rx_pkt *p)
+{
+	uint32_t idx = p->dst_ctx & SESSION_IDX;
+
+	/* The session id is a shortcut; the key decides. */
+	if (p->dst_ctx != WREN_WIRE_CTX_NONE && idx < tp->cfg.max_rx_ctx) {
+		struct tp_rx *rx = &tp->rx[idx];
+
+		if (rx->state != TP_RX_FREE &&
+		    rx->gen == p->dst_ctx >> SESSION_GEN_SHIFT &&
+		    rx->ipv4 == p->src_ip && rx->src_ctx == p->src_ctx)
+			return rx;
+	}
+	return rx_find(tp, p->src_ip, p->src_ctx);
+}
+
+static void nack(struct wren_tp *tp, const struct tp_rx_pkt *p,
+		 uint32_t session, uint8_t reason, uint8_t status)
+{
+	struct tp_ctl c = {
+		.type = WREN_WIRE_NACK, .reason = reason, .status = status,
+		.sf = p->sf, .ipv4 = p->src_ip, .sport = p->sport,
+		.src_ctx = session, .dst_ctx = p->src_ctx, .epoch = p->epoch,
+		.psn = p->psn, .ts = p->ts,
+		.msn = p->type == WREN_WIRE_DATA ? p->data.msn : 0,
+	};
+
+	memcpy(c.mac, p->src_mac, sizeof(c.mac));
+	tp_ctl_push(tp, &c);
+}
+
+/*
+ * The receive context of @p's incarnation, created or replaced if @p may
+ * open one (@opens: SYN or CONNECT); NULL if the packet is to be dropped.
+ */
+static struct tp_rx *rx_for(struct wren_tp *tp, const struct tp_rx_pkt *p,
+			    bool opens)
+{
+	struct tp_rx *rx = rx_lookup(tp, p);
+	uint64_t now = tp_now(tp);
+	uint32_t h;
+
+	if (rx && rx->epoch == p->epoch) {
+		if (rx->state == TP_RX_ACTIVE)
+			return rx;
+		/* TIME_WAIT: a leftover of a closed incarnation. */
+		tp->stats.drops[WREN_TP_DROP_STALE]++;
+		return NULL;
+	}
+	if (rx && !(seq_lt(rx->epoch, p->epoch) ||
+		    now - rx->last_rx_ns > tp->cfg.mpl_ns)) {
+		tp->stats.drops[WREN_TP_DROP_STALE]++;
+		return NULL;
+	}
+	if (!opens) {
+		/* A newer incarnation we never saw open: make it reconnect. */
+		tp->stats.drops[WREN_TP_DROP_UNKNOWN_CTX]++;
+		nack(tp, p, WREN_WIRE_CTX_NONE, WREN_WIRE_NACK_UNKNOWN_CTX, 0);
+		return NULL;
+	}
+	if (rx) {
+		/* A newer incarnation replaces the old one. */
+		if (rx_begin(tp, rx, p)) {
+			rx_free(tp, rx);
+			tp->stats.drops[WREN_TP_DROP_NO_RESOURCES]++;
+			return NULL;
+		}
+		return rx;
+	}
+	if (tp->rx_free == TP_NONE) {
+		tp->stats.drops[WREN_TP_DROP_NO_RESOURCES]++;
+		return NULL;
+	}
+	rx = &tp->rx[tp->rx_free];
+	tp->rx_free = rx->hnext;
+	tp->rx_used++;
+	rx->ipv4 = p->src_ip;
+	rx->src_ctx = p->src_ctx;
+	h = rx_hash(rx->ipv4, rx->src_ctx) & tp->rx_hash_mask;
+	rx->hnext = tp->rx_hash[h];
+	tp->rx_hash[h] = rx->id;
+	if (rx_begin(tp, rx, p)) {
+		rx_free(tp, rx);
+		tp->stats.drops[WREN_TP_DROP_NO_RESOURCES]++;
+		return NULL;
+	}
+	return rx;
+}
+
+/* ------------------------------------------------------------------ */
+/* Acknowledgements                                                     */
+/* ------------------------------------------------------------------ */
+
+static bool bit_test(const uint64_t *bits, uint32_t i)
+{
+	return bits[i / 64] >> (i % 64) & 1;
+}
+
+static void bit_set(uint64_t *bits, uint32_t i)
+{
+	bits[i / 64] |= 1ULL << (i % 64);
+}
+
+static void bit_clear(uint64_t *bits, uint32_t i)
+{
+	bits[i / 64] &= ~(1ULL << (i % 64));
+}
+
+static void ack_now(struct wren_tp *tp, struct tp_rx *rx)
+{
+	if (rx->ack_deadline) {
+		rx->ack_deadline = 0;
+		tp_rx_timer_update(tp, rx);
+	}
+	if (!tp_linked(&rx->ack)) {
+		tp_list_add_tail(&tp->acks, &rx->ack);
+		tp_kick(tp);
+	}
+}
+
+/* 64 window bits for PSNs from @psn on (the window is a ring of bits). */
+static uint64_t window_word(const struct wren_tp *tp, const struct tp_rx *rx,
+			    uint32_t psn)
+{
+	uint32_t w = tp->cfg.window, pos = psn & (w - 1), sh = pos % 64;
+	uint64_t lo = rx->bits[pos / 64];
+	uint64_t hi = rx->bits[((pos / 64) + 1) % (w / 64)];
+
+	return sh ? lo >> sh | hi << (64 - sh) : lo;
+}
+
+size_t tp_rx_pull_ack(struct wren_tp *tp, struct tp_rx *rx, uint8_t *f)
+{
+	uint64_t now = tp_now(tp);
+	struct tp_tx_pkt h = {
+		.dst_ip = rx->ipv4, .dst_mac = rx->mac, .sport = rx->sport,
+		.type = WREN_WIRE_ACK, .sf = rx->ack_sf,
+		.src_ctx = session_of(rx), .dst_ctx = rx->src_ctx,
+		.epoch = rx->epoch, .psn = rx->ack_psn, .bsn = rx->bsn,
+		.ts = rx->ack_ts,
+	};
+	uint8_t *x = tp_ext(f);
+	uint32_t beyond = rx->highest - rx->bsn, words = 0;
+
+	tp_list_del(&rx->ack);
+	if (rx->state != TP_RX_ACTIVE)
+		return 0;
+	if (rx->connect_ack) {
+		rx->connect_ack = false;
+		h.type = WREN_WIRE_CONNECT_ACK;
+		memset(x, 0, sizeof(struct wren_wire_connect));
+		*F(x, wren_wire_connect, mode) = WREN_WIRE_MODE_HANDSHAKE;
+		tp_put32(F(x, wren_wire_connect, window), tp->cfg.window);
+		return tp_build(tp, f, &h, sizeof(struct wren_wire_connect), 0);
+	}
+	/* Bits for PSNs bsn + 1 up to the highest received. */
+	if (beyond > 1 && beyond <= tp->cfg.window)
+		words = (beyond - 1 + 63) / 64;
+	for (uint32_t i = 0; i < words; i++) {
+		uint32_t first = rx->bsn + 1 + 64 * i;
+		uint64_t word = window_word(tp, rx, first);
+		uint32_t valid = rx->highest - first;
+
+		if (valid < 64)
+			word &= (1ULL << valid) - 1;
+		tp_put64(x + sizeof(struct wren_wire_ack) + 8 * i, word);
+	}
+	tp_put32(F(x, wren_wire_ack, hold_ns),
+		 min_u64(now - rx->ack_arrival_ns, UINT32_MAX));
+	tp_put16(F(x, wren_wire_ack, ce_count), min_u64(rx->ce, UINT16_MAX));
+	*F(x, wren_wire_ack, bitmap_words) = words;
+	*F(x, wren_wire_ack, rsvd0) = 0;
+	rx->unacked = 0;
+	rx->ce = 0;
+	if (rx->ack_deadline) {
+		rx->ack_deadline = 0;
+		tp_rx_timer_update(tp, rx);
+	}
+	tp->stats.acks_tx++;
+	return tp_build(tp, f, &h, sizeof(struct wren_wire_ack) + 8 * words, 0);
+}
+
+/* Note @p for the next ACK, and decide when that ACK goes. */
+static void ack_note(struct wren_tp *tp, struct tp_rx *rx,
+		     const struct tp_rx_pkt *p, bool urgent)
+{
+	rx->ack_psn = p->psn;
+	rx->ack_ts = p->ts;
+	rx->ack_sf = p->sf;
+	rx->ack_arrival_ns = tp_now(tp);
+	rx->ce += p->ce;
+	if (urgent || p->flags & WREN_WIRE_F_ACK_REQ ||
+	    ++rx->unacked >= tp->cfg.ack_every) {
+		ack_now(tp, rx);
+	} else if (!rx->ack_deadline && !tp_linked(&rx->ack)) {
+		rx->ack_deadline = rx->ack_arrival_ns + tp->cfg.ack_delay_ns;
+		tp_rx_timer_update(tp, rx);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                             */
+/* ------------------------------------------------------------------ */
+
+static void msn_set(struct tp_rx *rx, uint32_t msn, uint8_t status)
+{
+	uint32_t i = msn % TP_MSN_WINDOW;
+
+	bit_set(rx->msn_done, i);
+	rx->msn_tag[i] = msn;
+	rx->msn_status[i] = status;
+}
+
+/* Seed 004's reorder engine: hand over ordered messages in MSN order. */
+static void rx_advance_msn(struct wren_tp *tp, struct tp_rx *rx)
+{
+	while (bit_test(rx->msn_done, rx->msn_base % TP_MSN_WINDOW)) {
+		uint32_t i = rx->msn_base % TP_MSN_WINDOW;
+		struct tp_rx_msg *rm = rx->slot[i];
+
+		bit_clear(rx->msn_done, i);
+		rx->msn_base++;
+		if (rm && rm->complete) {
+			uint64_t cookie = rm->cookie;
+
+			rx_msg_free(tp, rm);
+			tp->stats.msgs_rx++;
+			tp->ulp->rx_done(tp->ulp_opaque, cookie, WREN_TP_OK);
+		}
+	}
+}
+
+/*
+ * The initiator finished every message below @mbase: any of them still in
+ * progress here was abandoned by it (a local error), so give it up too.
+ */
+static void rx_follow_mbase(struct wren_tp *tp, struct tp_rx *rx,
+			    uint32_t mbase)
+{
+	while (seq_lt(rx->msn_base, mbase)) {
+		uint32_t i = rx->msn_base % TP_MSN_WINDOW;
+		struct tp_rx_msg *rm = rx->slot[i];
+
+		if (!bit_test(rx->msn_done, i)) {
+			if (rm) {
+				uint64_t cookie = rm->cookie;
+
+				rx_msg_free(tp, rm);
+				tp->stats.msg_errors[WREN_TP_FLUSHED]++;
+				tp->ulp->rx_done(tp->ulp_opaque, cookie,
+						 WREN_TP_FLUSHED);
+			}
+			msn_set(rx, rx->msn_base, WREN_WIRE_ST_REMOTE_OP);
+		}
+		rx_advance_msn(tp, rx);
+	}
+}
+
+static void rx_complete(struct wren_tp *tp, struct tp_rx *rx,
+			struct tp_rx_msg *rm)
+{
+	msn_set(rx, rm->msn, 0);
+	if (rm->m.flags & WREN_TP_MSG_ORDERED) {
+		rm->complete = true;
+		tp_grant_remove(tp, rm);
+	} else {
+		uint64_t cookie = rm->cookie;
+
+		rx_msg_free(tp, rm);
+		tp->stats.msgs_rx++;
+		tp->ulp->rx_done(tp->ulp_opaque, cookie, WREN_TP_OK);
+	}
+	rx_advance_msn(tp, rx);
+}
+
+/*
+ * The message of @p is refused with @status: its packets are not marked
+ * received, each is answered with a NACK, and the initiator completes it
+ * with that status and abandons its PSNs.
+ */
+static void rx_refuse(struct wren_tp *tp, struct tp_rx *rx,
+		      const struct tp_rx_pkt *p, uint8_t status)
+{
+	struct tp_rx_msg *rm = rx->slot[p->data.msn % TP_MSN_WINDOW];
+
+	if (rm)
+		rx_msg_free(tp, rm);
+	msn_set(rx, p->data.msn, status);
+	nack(tp, p, session_of(rx), WREN_WIRE_NACK_STATUS, status);
+	rx_advance_msn(tp, rx);
+}
+
+static uint8_t wire_status(enum wren_tp_status st)
+{
+	switch (st) {
+	case WREN_TP_BAD_DEST_QP:
+		return WREN_WIRE_ST_BAD_DEST_QP;
+	case WREN_TP_RNR:
+		return WREN_WIRE_ST_RNR;
+	case WREN_TP_TOO_LONG:
+		return WREN_WIRE_ST_TOO_LONG;
+	default:
+		return WREN_WIRE_ST_REMOTE_OP;
+	}
+}
+
+static bool same_msg(const struct wren_tp_msg *a, const struct wren_tp_msg *b)
+{
+	return a->len == b->len && a->opcode == b->opcode &&
+	       a->flags == b->flags && a->dst_qpn == b->dst_qpn &&
+	       a->src_qpn == b->src_qpn && a->qkey == b->qkey &&
+	       a->imm == b->imm;
+}
+
+/*
+ * The message @p belongs to, started if this is its first packet; NULL
+ * when @p is not to be placed (refused, invalid or no room: all handled).
+ */
+static struct tp_rx_msg *rx_msg_of(struct wren_tp *tp, struct tp_rx *rx,
+				   const struct tp_rx_pkt *p)
+{
+	uint32_t msn = p->data.msn, i = msn % TP_MSN_WINDOW;
+	struct wren_tp_peer peer = { .ipv4 = rx->ipv4 };
+	struct tp_rx_msg *rm;
+	enum wren_tp_status st;
+	uint64_t cookie;
+
+	if (seq_lt(msn, rx->msn_base) ||
+	    bit_test(rx->msn_done, i)) {
+		/* Finished: only a refused message still has packets. */
+		if (rx->msn_tag[i] == msn && rx->msn_status[i])
+			rx_refuse(tp, rx, p, rx->msn_status[i]);
+		else
+			tp->stats.drops[WREN_TP_DROP_INVALID]++;
+		return NULL;
+	}
+	if (msn - rx->msn_base >= TP_MSN_WINDOW) {
+		tp->stats.drops[WREN_TP_DROP_WINDOW]++;
+		return NULL;
+	}
+	rm = rx->slot[i];
+	if (rm) {
+		if (same_msg(&rm->m, &p->data.m))
+			return rm;
+		tp->stats.drops[WREN_TP_DROP_INVALID]++;
+		return NULL;
+	}
+	if (!tp->rx_msg_free) {
+		tp->stats.drops[WREN_TP_DROP_NO_RESOURCES]++;
+		return NULL;
+	}
+	memcpy(peer.mac, rx->mac, sizeof(peer.mac));
+	rm = tp->rx_msg_free;
+	st = tp->ulp->rx_begin(tp->ulp_opaque, &peer, &p->data.m, &cookie);
+	if (st != WREN_TP_OK) {
+		tp->stats.msg_errors[st < WREN_TP_STATUS_COUNT ? st :
+				     WREN_TP_REMOTE_OP_ERROR]++;
+		rx_refuse(tp, rx, p, wire_status(st));
+		return NULL;
+	}
+	tp->rx_msg_free = rm->next;
+	memset(rm, 0, sizeof(*rm));
+	rm->cookie = cookie;
+	rm->m = p->data.m;
+	rm->msn = msn;
+	rm->rx = rx;
+	rx->slot[i] = rm;
+	rx->inprogress++;
+	return rm;
+}
+
+/* ------------------------------------------------------------------ */
+/* Packets from initiators                                              */
+/* ------------------------------------------------------------------ */
+
+/* The initiator abandoned or completed everything below @bsn. */
+static void rx_follow_bsn(struct wren_tp *tp, struct tp_rx *rx, uint32_t bsn)
+{
+	while (seq_lt(rx->bsn, bsn)) {
+		bit_clear(rx->bits, rx->bsn & (tp->cfg.window - 1));
+		rx->bsn++;
+	}
+	if (seq_lt(rx->highest, rx->bsn))
+		rx->highest = rx->bsn;
+	while (bit_test(rx->bits, rx->bsn & (tp->cfg.window - 1))) {
+		bit_clear(rx->bits, rx->bsn & (tp->cfg.window - 1));
+		rx->bsn++;
+	}
+}
+
+static void rx_duplicate(struct wren_tp *tp, struct tp_rx *rx,
+			 const struct tp_rx_pkt *p)
+{
+	if (p->flags & WREN_WIRE_F_RETX)
+		tp->stats.spurious_retx++;
+	else
+		tp->stats.drops[WREN_TP_DROP_DUPLICATE]++;
+	/* The initiator may have missed our ack: tell it again. */
+	ack_note(tp, rx, p, true);
+}
+
+void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
+{
+	struct tp_rx *rx;
+	struct tp_rx_msg *rm;
+	uint32_t w = tp->cfg.window, d;
+
+	if (p->data.len > tp->cfg.mtu) {
+		tp->stats.drops[WREN_TP_DROP_INVALID]++;
+		return;
+	}
+	rx = rx_for(tp, p, p->flags & WREN_WIRE_F_SYN);
+	if (!rx)
+		return;
+	rx->last_rx_ns = tp_now(tp);
+
+	/* Seed 004 with Wren's addition: follow the initiator's base. */
+	if (seq_lt(rx->bsn, p->bsn)) {
+		if (p->bsn - rx->bsn > w || seq_lt(p->psn, p->bsn)) {
+			tp->stats.drops[WREN_TP_DROP_INVALID]++;
+			return;
+		}
+		rx_follow_bsn(tp, rx, p->bsn);
+	}
+	if (seq_lt(rx->msn_base, p->mbase)) {
+		if (p->mbase - rx->msn_base > TP_MSN_WINDOW) {
+			tp->stats.drops[WREN_TP_DROP_INVALID]++;
+			return;
+		}
+		rx_follow_mbase(tp, rx, p->mbase);
+	}
+	d = p->psn - rx->bsn;
+	if (seq_lt(p->psn, rx->bsn) ||
+	    (d < w && bit_test(rx->bits, p->psn & (w - 1)))) {
+		rx_duplicate(tp, rx, p);
+		return;
+	}
+	if (d >= w) {
+		tp->stats.drops[WREN_TP_DROP_WINDOW]++;
+		return;
+	}
+	if (p->flags & WREN_WIRE_F_TRIMMED) {
+		/* A switch cut the payload: ask for it now, not at timeout. */
+		nack(tp, p, session_of(rx), WREN_WIRE_NACK_TRIMMED, 0);
+		return;
+	}
+	rm = rx_msg_of(tp, rx, p);
+	if (!rm)
+		return;
+	if (p->data.msg_flags & WREN_WIRE_MSG_GRANT_REQ) {
+		if (!rm->grant_mode) {
+			rm->grant_mode = true;
+			tp_grant_add(tp, rm);
+		}
+	} else if (rm->grant_mode &&
+		   p->data.offset + p->data.len > rm->granted) {
+		tp->stats.drops[WREN_TP_DROP_INVALID]++;
+		return;
+	} else if (p->data.len &&
+		   tp->ulp->rx_write(tp->ulp_opaque, rm->cookie, p->data.offset,
+				     p->data.payload, p->data.len)) {
+		uint64_t cookie = rm->cookie;
+
+		rx_refuse(tp, rx, p, WREN_WIRE_ST_REMOTE_OP);
+		tp->stats.msg_errors[WREN_TP_REMOTE_OP_ERROR]++;
+		tp->ulp->rx_done(tp->ulp_opaque, cookie,
+				 WREN_TP_REMOTE_OP_ERROR);
+		return;
+	}
+
+	bit_set(rx->bits, p->psn & (w - 1));
+	if (seq_lt(rx->highest, p->psn + 1))
+		rx->highest = p->psn + 1;
+	if (d == 0)
+		rx_follow_bsn(tp, rx, rx->bsn);
+	else
+		tp->stats.ooo_pkts++;
+	tp->stats.rx_data_pkts++;
+	tp->stats.rx_data_bytes += p->data.len;
+	rm->received += p->data.len;
+	if (rm->grant_mode)
+		tp_grant_received(tp, rm, p->data.len);
+	if (rm->received == rm->m.len)
+		rx_complete(tp, rx, rm);
+	ack_note(tp, rx, p, d != 0);
+}
+
+void tp_rx_connect(struct wren_tp *tp, const struct tp_rx_pkt *p)
+{
+	struct tp_rx *rx = rx_for(tp, p, true);
+
+	if (!rx)
+		return;
+	rx->last_rx_ns = tp_now(tp);
+	rx->connect_ack = true;
+	ack_now(tp, rx);
+}
+
+void tp_rx_close(struct wren_tp *tp, const struct tp_rx_pkt *p)
+{
+	struct tp_rx *rx = rx_lookup(tp, p);
+	uint64_t now = tp_now(tp);
+
+	if (!rx || rx->epoch != p->epoch || rx->state != TP_RX_ACTIVE) {
+		tp->stats.drops[WREN_TP_DROP_STALE]++;
+		return;
+	}
+	/* Keep the incarnation's key, not its state, for one lifetime. */
+	rx_deactivate(tp, rx);
+	if (tp_linked(&rx->ack))
+		tp_list_del(&rx->ack);
+	rx->state = TP_RX_TIME_WAIT;
+	rx->last_rx_ns = now;
+	rx->expire_ns = now + tp->cfg.mpl_ns;
+	rx->ack_deadline = rx->grant_check = 0;
+	tp_rx_timer_update(tp, rx);
+	tp->stats.rx_ctx_closed++;
+}
+
+void tp_rx_timer(struct wren_tp *tp, struct tp_rx *rx)
+{
+	uint64_t now = tp_now(tp);
+
+	if (rx->expire_ns <= now) {
+		if (rx->state == TP_RX_TIME_WAIT ||
+		    now - rx->last_rx_ns >= tp->rx_idle_ns) {
+			rx_free(tp, rx);
+			return;
+		}
+		rx->expire_ns = rx->last_rx_ns + tp->rx_idle_ns;
+	}
+	if (rx->ack_deadline && rx->ack_deadline <= now)
+		ack_now(tp, rx);
+	if (rx->grant_check && rx->grant_check <= now)
+		tp_grant_check(tp, rx);
+	tp_rx_timer_update(tp, rx);
+}
+
+void tp_rx_destroy(struct wren_tp *tp)
+{
+	for (uint32_t i = 0; i < tp->cfg.max_rx_ctx; i++)
+		if (tp->rx[i].state != TP_RX_FREE)
+			rx_deactivate(tp, &tp->rx[i]);
+	free(tp->rx);
+	free(tp->rx_hash);
+}

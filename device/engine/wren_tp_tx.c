@@ -1,0 +1,1097 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren transport, initiator side: the table of transport contexts (seeds
+ * 000 and 001), segmentation, the TX window with its BSN/NSN rules (seed
+ * 004), sub-flows with their own timers (seed 000 claims 8-11), loss
+ * detection and selective retransmission.
+ *
+ * A context lives from the first message to its target until it has been
+ * idle for cfg.idle_ns or is the least recently used idle context when the
+ * table is full; it then sends CLOSE and its slot is reused under a new
+ * epoch.  Its window and sub-flow state exist only while it has work.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "wren_tp_internal.h"
+
+#define TP_MAX_BACKOFF		10
+#define TP_SLOW_SAMPLES		8	/* before a slow path is replaced */
+
+static uint32_t ctx_hash(uint32_t ipv4, uint32_t class_id)
+{
+	uint32_t x = ipv4 * 0x9e3779b1U ^ class_id * 0x85ebca77U;
+
+	return x ^ x >> 15;
+}
+
+int tp_ctx_init_table(struct wren_tp *tp)
+{
+	uint32_t n = 1;
+
+	while (n < 2 * tp->cfg.max_ctx)
+		n <<= 1;
+	tp->ctx = calloc(tp->cfg.max_ctx, sizeof(*tp->ctx));
+	tp->ctx_hash = malloc(n * sizeof(*tp->ctx_hash));
+	tp->epochs = malloc(tp->cfg.max_ctx * sizeof(*tp->epochs));
+	if (!tp->ctx || !tp->ctx_hash || !tp->epochs)
+		return -ENOMEM;
+	tp->ctx_hash_mask = n - 1;
+	memset(tp->ctx_hash, 0xff, n * sizeof(*tp->ctx_hash));
+	tp->ctx_free = TP_NONE;
+	for (uint32_t i = tp->cfg.max_ctx; i--;) {
+		struct tp_ctx *c = &tp->ctx[i];
+
+		c->id = i;
+		c->timer.heap_idx = TP_NONE;
+		c->hnext = tp->ctx_free;
+		tp->ctx_free = i;
+		/* Random first epochs: a restarted adapter is not stale. */
+		tp->epochs[i] = tp->env->random(tp->env_opaque);
+	}
+	return 0;
+}
+
+static struct tp_ctx *ctx_find(struct wren_tp *tp, uint32_t ipv4,
+			       uint32_t class_id)
+{
+	uint32_t i = tp->ctx_hash[ctx_hash(ipv4, class_id) & tp->ctx_hash_mask];
+
+	while (i != TP_NONE) {
+		struct tp_ctx *c = &tp->ctx[i];
+
+		if (c->ipv4 == ipv4 && c->class_id == class_id)
+			return c;
+		i = c->hnext;
+	}
+	return NULL;
+}
+
+static void ctx_unhash(struct wren_tp *tp, struct tp_ctx *c)
+{
+	uint32_t *pi = &tp->ctx_hash[ctx_hash(c->ipv4, c->class_id) &
+				     tp->ctx_hash_mask];
+
+	while (*pi != c->id)
+		pi = &tp->ctx[*pi].hnext;
+	*pi = c->hnext;
+}
+
+/* The context a packet from a target answers, or NULL if it is stale. */
+static struct tp_ctx *ctx_of_reply(struct wren_tp *tp,
+				   const struct tp_rx_pkt *p)
+{
+	struct tp_ctx *c;
+
+	if (p->dst_ctx >= tp->cfg.max_ctx) {
+		tp->stats.drops[WREN_TP_DROP_UNKNOWN_CTX]++;
+		return NULL;
+	}
+	c = &tp->ctx[p->dst_ctx];
+	if (c->state == TP_CTX_FREE || c->epoch != p->epoch ||
+	    c->ipv4 != p->src_ip) {
+		tp->stats.drops[WREN_TP_DROP_STALE]++;
+		return NULL;
+	}
+	return c;
+}
+
+/* ------------------------------------------------------------------ */
+/* Window and sub-flow state: allocated while a context has work        */
+/* ------------------------------------------------------------------ */
+
+static uint16_t new_entropy(struct wren_tp *tp, const struct tp_ctx *c)
+{
+	for (int tries = 0;; tries++) {
+		uint16_t e = WREN_WIRE_ENTROPY_BASE |
+			     (tp->env->random(tp->env_opaque) &
+			      WREN_WIRE_ENTROPY_MASK);
+		bool clash = false;
+
+		for (uint32_t i = 0; i < tp->cfg.subflows; i++)
+			clash |= c->sf[i].entropy == e;
+		if (!clash || tries > 8)
+			return e;
+	}
+}
+
+static int ctx_activate(struct wren_tp *tp, struct tp_ctx *c)
+{
+	uint32_t w = tp->cfg.window;
+	uint8_t *mem;
+
+	if (c->win)
+		return 0;
+	mem = calloc(1, tp_win_bytes(tp));
+	if (!mem)
+		return -ENOMEM;
+	tp->active_bytes += tp_win_bytes(tp);
+	c->win = (struct tp_pkt *)mem;
+	mem += w * sizeof(*c->win);
+	c->lost = (uint32_t *)mem;
+	mem += 2 * w * sizeof(*c->lost);
+	c->sf = (struct tp_subflow *)mem;
+	mem += tp->cfg.subflows * sizeof(*c->sf);
+	for (uint32_t i = 0; i < tp->cfg.subflows; i++) {
+		c->sf[i].ring = (uint16_t *)mem;
+		mem += 2 * w * sizeof(uint16_t);
+		c->sf[i].entropy = new_entropy(tp, c);
+	}
+	c->lost_head = c->lost_tail = 0;
+	return 0;
+}
+
+static void ctx_deactivate(struct wren_tp *tp, struct tp_ctx *c)
+{
+	if (!c->win)
+		return;
+	/* Keep what was learnt about the round trip for the next burst. */
+	for (uint32_t i = 0; i < tp->cfg.subflows; i++)
+		if (c->sf[i].srtt_ns)
+			c->srtt_hint = c->sf[i].srtt_ns;
+	free(c->win);
+	tp->active_bytes -= tp_win_bytes(tp);
+	c->win = NULL;
+	c->lost = NULL;
+	c->sf = NULL;
+}
+
+static uint64_t sf_rto(const struct wren_tp *tp, const struct tp_ctx *c,
+		       const struct tp_subflow *s)
+{
+	uint64_t rto;
+
+	if (s->srtt_ns)
+		rto = s->srtt_ns + 4 * s->rttvar_ns;
+	else if (c->srtt_hint)
+		rto = 3 * c->srtt_hint;
+	else
+		rto = tp->cfg.init_rto_ns;
+	rto = max_u64(rto, tp->cfg.min_rto_ns) << s->backoff;
+	return min_u64(rto, tp->cfg.max_rto_ns);
+}
+
+static void ctx_timer_update(struct wren_tp *tp, struct tp_ctx *c)
+{
+	uint64_t d = UINT64_MAX;
+
+	if (c->sf)
+		for (uint32_t i = 0; i < tp->cfg.subflows; i++)
+			if (c->sf[i].rto_deadline)
+				d = min_u64(d, c->sf[i].rto_deadline);
+	if (c->connect_deadline)
+		d = min_u64(d, c->connect_deadline);
+	if (tp_linked(&c->idle))
+		d = min_u64(d, c->idle_since + tp->cfg.idle_ns);
+	tp_timer_set(tp, &c->timer, d == UINT64_MAX ? 0 : d);
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                             */
+/* ------------------------------------------------------------------ */
+
+static bool msg_fully_sent(const struct tp_msg *m)
+{
+	return m->started && m->next_off == m->m.len &&
+	       (!m->needs_grant || m->req_sent);
+}
+
+/* Has @m a segment to send now? */
+static bool msg_sendable(const struct tp_msg *m)
+{
+	if (!m->started)
+		return true;
+	return m->next_off < (m->needs_grant ? m->granted : m->m.len);
+}
+
+static void msg_free(struct wren_tp *tp, struct tp_msg *m)
+{
+	m->next = tp->msg_free;
+	tp->msg_free = m;
+	tp->msgs_used--;
+}
+
+static void msg_unlink(struct tp_ctx *c, struct tp_msg *m)
+{
+	struct tp_msg **pm = &c->msgs, *prev = NULL;
+
+	while (*pm != m) {
+		prev = *pm;
+		pm = &(*pm)->next;
+	}
+	*pm = m->next;
+	if (c->msgs_tail == m)
+		c->msgs_tail = prev;
+	c->nmsgs--;
+}
+
+/*
+ * Finish @m with @status: every packet of it still in the window is
+ * abandoned (the target learns that from the BSN in later packets), the
+ * upper layer is told, the message is forgotten.
+ */
+static void msg_finish(struct wren_tp *tp, struct tp_ctx *c, struct tp_msg *m,
+		       enum wren_tp_status status)
+{
+	uint64_t cookie = m->cookie;
+
+	if (m->unacked && c->win) {
+		for (uint32_t psn = c->bsn; psn != c->nsn; psn++) {
+			struct tp_pkt *p = &c->win[psn & (tp->cfg.window - 1)];
+
+			if (p->msg != m || p->state == TP_PKT_ACKED)
+				continue;
+			if (p->state == TP_PKT_INFLIGHT) {
+				c->sf[p->sf].inflight--;
+				c->inflight_bytes -= tp_cc_charge(p->len);
+			}
+			p->state = TP_PKT_ACKED;
+			p->msg = NULL;
+		}
+	}
+	msg_unlink(c, m);
+	msg_free(tp, m);
+	if (status == WREN_TP_OK)
+		tp->stats.msgs_tx++;
+	else
+		tp->stats.msg_errors[status]++;
+	tp->ulp->tx_done(tp->ulp_opaque, cookie, status);
+}
+
+/* Seed 004: the window moves once its base packet is acknowledged. */
+static void ctx_advance_bsn(struct wren_tp *tp, struct tp_ctx *c)
+{
+	uint32_t mask = tp->cfg.window - 1;
+
+	while (c->bsn != c->nsn && c->win[c->bsn & mask].state == TP_PKT_ACKED) {
+		c->win[c->bsn & mask].state = TP_PKT_FREE;
+		c->bsn++;
+	}
+}
+
+/* Tell the upper layer about messages already taken off their context. */
+static void finish_detached(struct wren_tp *tp, struct tp_msg *list,
+			    enum wren_tp_status status)
+{
+	while (list) {
+		struct tp_msg *m = list;
+		uint64_t cookie = m->cookie;
+
+		list = m->next;
+		msg_free(tp, m);
+		tp->stats.msg_errors[status]++;
+		tp->ulp->tx_done(tp->ulp_opaque, cookie, status);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Context life cycle                                                   */
+/* ------------------------------------------------------------------ */
+
+static void serve_waiting(struct wren_tp *tp);
+
+static void ctx_free(struct wren_tp *tp, struct tp_ctx *c)
+{
+	ctx_unhash(tp, c);
+	if (tp_linked(&c->ready))
+		tp_list_del(&c->ready);
+	if (tp_linked(&c->idle))
+		tp_list_del(&c->idle);
+	c->connect_deadline = 0;
+	tp_timer_set(tp, &c->timer, 0);
+	ctx_deactivate(tp, c);
+	c->state = TP_CTX_FREE;
+	c->srtt_hint = 0;
+	c->hnext = tp->ctx_free;
+	tp->ctx_free = c->id;
+	tp->ctx_used--;
+}
+
+/* Close an idle context: tell the target, free the slot. */
+static void ctx_evict(struct wren_tp *tp, struct tp_ctx *c)
+{
+	struct tp_ctl close = {
+		.type = WREN_WIRE_CLOSE, .ipv4 = c->ipv4,
+		.sport = WREN_WIRE_ENTROPY_BASE, .src_ctx = c->id,
+		.dst_ctx = c->session, .epoch = c->epoch, .psn = c->nsn,
+	};
+
+	memcpy(close.mac, c->mac, sizeof(close.mac));
+	tp_ctl_push(tp, &close);
+	tp->stats.ctx_evicted++;
+	ctx_free(tp, c);
+}
+
+/* Start a new incarnation of @c: epoch, first PSN, empty window. */
+static void ctx_begin(struct wren_tp *tp, struct tp_ctx *c)
+{
+	c->epoch = tp->epochs[c->id]++;
+	c->session = WREN_WIRE_CTX_NONE;
+	c->state = c->mode == WREN_TP_MODE_HANDSHAKE ? TP_CTX_CONNECTING :
+						       TP_CTX_SYN;
+	c->need_connect = c->mode == WREN_TP_MODE_HANDSHAKE;
+	c->connect_tries = 0;
+	c->connect_deadline = 0;
+	c->bsn = c->nsn = tp->env->random(tp->env_opaque);
+	c->next_msn = 0;
+	c->inflight_bytes = 0;
+}
+
+static struct tp_ctx *ctx_get(struct wren_tp *tp, const struct wren_tp_dest *d)
+{
+	struct tp_ctx *c = ctx_find(tp, d->ipv4, d->class_id);
+	uint32_t h;
+
+	if (c)
+		return c;
+	if (tp->ctx_free == TP_NONE) {
+		if (tp_list_empty(&tp->idle))
+			return NULL;
+		ctx_evict(tp, tp_container_of(tp->idle.next, struct tp_ctx,
+					      idle));
+	}
+	c = &tp->ctx[tp->ctx_free];
+	tp->ctx_free = c->hnext;
+	tp->ctx_used++;
+	c->ipv4 = d->ipv4;
+	memcpy(c->mac, d->mac, sizeof(c->mac));
+	c->class_id = d->class_id;
+	c->mode = d->mode;
+	c->answered = false;
+	c->msgs = c->msgs_tail = NULL;
+	c->nmsgs = 0;
+	ctx_begin(tp, c);
+	tp_cc_init(tp, c);
+	h = ctx_hash(c->ipv4, c->class_id) & tp->ctx_hash_mask;
+	c->hnext = tp->ctx_hash[h];
+	tp->ctx_hash[h] = c->id;
+	tp->stats.ctx_created++;
+	return c;
+}
+
+static void ctx_idle_check(struct wren_tp *tp, struct tp_ctx *c)
+{
+	if (c->msgs || c->bsn != c->nsn || tp_linked(&c->idle) ||
+	    c->state == TP_CTX_CONNECTING)
+		return;
+	ctx_deactivate(tp, c);
+	c->idle_since = tp_now(tp);
+	tp_list_add_tail(&tp->idle, &c->idle);
+	ctx_timer_update(tp, c);
+	/* An idle context may be evicted for a waiting message. */
+	serve_waiting(tp);
+}
+
+/*
+ * The target stopped answering: fail every message of @c, then forget it.
+ * The next message to that target opens a new incarnation.
+ */
+static void ctx_fail(struct wren_tp *tp, struct tp_ctx *c)
+{
+	enum wren_tp_status st = c->answered ? WREN_TP_REMOTE_UNRESPONSIVE :
+					       WREN_TP_REMOTE_UNREACHABLE;
+	struct tp_msg *list = c->msgs;
+
+	/* Off the context first: tx_done may post to the same target. */
+	c->msgs = c->msgs_tail = NULL;
+	c->nmsgs = 0;
+	tp->stats.ctx_failed++;
+	ctx_free(tp, c);
+	finish_detached(tp, list, st);
+	serve_waiting(tp);
+}
+
+static void ctx_enqueue(struct wren_tp *tp, struct tp_ctx *c, struct tp_msg *m)
+{
+	m->msn = c->next_msn++;
+	m->next = NULL;
+	if (c->msgs_tail)
+		c->msgs_tail->next = m;
+	else
+		c->msgs = m;
+	c->msgs_tail = m;
+	c->nmsgs++;
+	if (tp_linked(&c->idle)) {
+		tp_list_del(&c->idle);
+		ctx_timer_update(tp, c);
+	}
+	tp_tx_update_ready(tp, c);
+}
+
+/* Messages that found the table full get a context once one frees. */
+static void serve_waiting(struct wren_tp *tp)
+{
+	while (tp->waiting) {
+		struct tp_msg *m = tp->waiting;
+		struct tp_ctx *c = ctx_get(tp, &m->dst);
+
+		if (!c)
+			return;
+		tp->waiting = m->next;
+		if (!tp->waiting)
+			tp->waiting_tail = NULL;
+		ctx_enqueue(tp, c, m);
+	}
+}
+
+int tp_tx_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
+	       const struct wren_tp_msg *msg, uint64_t cookie)
+{
+	struct tp_msg *m;
+
+	if (msg->len > WREN_WIRE_MAX_MSG_LEN ||
+	    (msg->opcode != WREN_WIRE_OP_SEND &&
+	     msg->opcode != WREN_WIRE_OP_SEND_IMM) ||
+	    msg->flags & ~WREN_TP_MSG_ORDERED ||
+	    msg->dst_qpn > WREN_WIRE_QPN_MASK ||
+	    msg->src_qpn > WREN_WIRE_QPN_MASK || !dst->ipv4 ||
+	    dst->ipv4 == tp->cfg.ipv4 ||
+	    (dst->mode != WREN_TP_MODE_OPTIMISTIC &&
+	     dst->mode != WREN_TP_MODE_HANDSHAKE))
+		return -EINVAL;
+	m = tp->msg_free;
+	if (!m)
+		return -ENOBUFS;
+	tp->msg_free = m->next;
+	tp->msgs_used++;
+	memset(m, 0, sizeof(*m));
+	m->cookie = cookie;
+	m->m = *msg;
+	m->dst = *dst;
+	m->needs_grant = tp->cfg.grant_threshold &&
+			 msg->len >= tp->cfg.grant_threshold;
+
+	/* Behind messages already waiting, to keep posting order. */
+	m->next = NULL;
+	if (tp->waiting_tail)
+		tp->waiting_tail->next = m;
+	else
+		tp->waiting = m;
+	tp->waiting_tail = m;
+	serve_waiting(tp);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Transmission                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Least packets in flight wins; ties go round robin.  @avoid: NONE ok. */
+static uint32_t pick_subflow(struct wren_tp *tp, struct tp_ctx *c,
+			     uint32_t avoid)
+{
+	uint32_t n = tp->cfg.subflows, best = TP_NONE;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = (c->sf_rr + k) % n;
+		struct tp_subflow *s = &c->sf[i];
+
+		if ((i == avoid && n > 1) ||
+		    s->next_seq - s->head_seq >= 2 * tp->cfg.window)
+			continue;
+		if (best == TP_NONE || s->inflight < c->sf[best].inflight)
+			best = i;
+	}
+	c->sf_rr++;
+	return best;
+}
+
+/* The first message with a segment to send, or NULL. */
+static struct tp_msg *next_msg(struct wren_tp *tp, struct tp_ctx *c)
+{
+	uint32_t msn_base = c->msgs ? c->msgs->msn : 0;
+
+	for (struct tp_msg *m = c->msgs; m; m = m->next) {
+		if (m->msn - msn_base >= TP_MSN_WINDOW)
+			return NULL;
+		if (!msg_sendable(m))
+			continue;
+		/* Granted bytes are paced by the target, not the window. */
+		if (m->needs_grant ||
+		    tp_cc_allows(c, tp_cc_charge(min_u64(tp->cfg.mtu,
+							 m->m.len -
+							 m->next_off))))
+			return m;
+		return NULL;
+	}
+	return NULL;
+}
+
+static bool ctx_has_work(struct wren_tp *tp, struct tp_ctx *c)
+{
+	if (c->state == TP_CTX_FREE || !c->win)
+		return false;
+	if (c->need_connect)
+		return true;
+	if (c->state == TP_CTX_CONNECTING)
+		return false;
+	if (c->lost_head != c->lost_tail)
+		return true;
+	return c->nsn - c->bsn < tp->cfg.window && next_msg(tp, c);
+}
+
+void tp_tx_update_ready(struct wren_tp *tp, struct tp_ctx *c)
+{
+	if (c->state != TP_CTX_FREE && !c->win && c->msgs &&
+	    ctx_activate(tp, c))
+		return;
+	if (ctx_has_work(tp, c)) {
+		if (!tp_linked(&c->ready)) {
+			tp_list_add_tail(&tp->ready, &c->ready);
+			tp_kick(tp);
+		}
+	} else if (tp_linked(&c->ready)) {
+		tp_list_del(&c->ready);
+	}
+}
+
+static size_t build_connect(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f)
+{
+	uint64_t now = tp_now(tp);
+	struct tp_tx_pkt h = {
+		.dst_ip = c->ipv4, .dst_mac = c->mac,
+		.sport = c->sf[0].entropy, .type = WREN_WIRE_CONNECT,
+		.src_ctx = c->id, .dst_ctx = WREN_WIRE_CTX_NONE,
+		.epoch = c->epoch, .psn = c->nsn, .bsn = c->bsn,
+		.ts = (uint32_t)now,
+	};
+	uint8_t *x = tp_ext(f);
+
+	c->need_connect = false;
+	c->connect_deadline = now + (min_u64(tp->cfg.init_rto_ns <<
+					     min_u64(c->connect_tries,
+						     TP_MAX_BACKOFF),
+					     tp->cfg.max_rto_ns));
+	ctx_timer_update(tp, c);
+	memset(x, 0, sizeof(struct wren_wire_connect));
+	*F(x, wren_wire_connect, mode) = WREN_WIRE_MODE_HANDSHAKE;
+	tp_put32(F(x, wren_wire_connect, window), tp->cfg.window);
+	return tp_build(tp, f, &h, sizeof(struct wren_wire_connect), 0);
+}
+
+/* Put the packet in window slot @p on the wire, on a chosen sub-flow. */
+static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
+		       uint32_t sfi, bool retx, uint8_t *f)
+{
+	struct tp_pkt *p = &c->win[psn & (tp->cfg.window - 1)];
+	struct tp_msg *m = p->msg;
+	uint64_t now = tp_now(tp);
+	struct tp_subflow *s;
+	struct tp_tx_pkt h = {
+		.dst_ip = c->ipv4, .dst_mac = c->mac, .ect = true,
+		.type = WREN_WIRE_DATA, .src_ctx = c->id,
+		.dst_ctx = c->session, .epoch = c->epoch, .psn = psn,
+		.bsn = c->bsn, .ts = (uint32_t)now,
+		.mbase = c->msgs ? c->msgs->msn : c->next_msn,
+	};
+	uint8_t *x = tp_ext(f);
+	uint8_t mflags = 0;
+
+	if (p->len && tp->ulp->tx_read(tp->ulp_opaque, m->cookie, p->offset,
+				       f + WREN_WIRE_DATA_HDRS_LEN, p->len)) {
+		msg_finish(tp, c, m, WREN_TP_LOCAL_ERROR);
+		ctx_advance_bsn(tp, c);
+		return 0;
+	}
+	s = &c->sf[sfi];
+	p->sf = sfi;
+	p->sf_seq = s->next_seq++;
+	s->ring[p->sf_seq & (2 * tp->cfg.window - 1)] =
+		psn & (tp->cfg.window - 1);
+	p->state = TP_PKT_INFLIGHT;
+	p->sent_ns = now;
+	p->sent_ts = h.ts;
+	s->inflight++;
+	c->inflight_bytes += tp_cc_charge(p->len);
+	if (!s->rto_deadline) {
+		s->rto_deadline = now + sf_rto(tp, c, s);
+		ctx_timer_update(tp, c);
+	}
+
+	h.sport = s->entropy;
+	h.sf = sfi;
+	if (c->state == TP_CTX_SYN)
+		h.flags |= WREN_WIRE_F_SYN;
+	if (retx) {
+		h.flags |= WREN_WIRE_F_RETX | WREN_WIRE_F_ACK_REQ;
+		tp->stats.retx[p->cause]++;
+	}
+	if (p->offset + p->len == m->m.len)
+		h.flags |= WREN_WIRE_F_ACK_REQ;
+	if (m->m.flags & WREN_TP_MSG_ORDERED)
+		mflags |= WREN_WIRE_MSG_ORDERED;
+	if (p->req)
+		mflags |= WREN_WIRE_MSG_GRANT_REQ;
+
+	memset(x, 0, sizeof(struct wren_wire_data));
+	tp_put32(F(x, wren_wire_data, msn), m->msn);
+	tp_put32(F(x, wren_wire_data, msg_len), m->m.len);
+	tp_put32(F(x, wren_wire_data, offset), p->offset);
+	*F(x, wren_wire_data, opcode) = m->m.opcode;
+	*F(x, wren_wire_data, msg_flags) = mflags;
+	tp_put32(F(x, wren_wire_data, dst_qpn), m->m.dst_qpn);
+	tp_put32(F(x, wren_wire_data, src_qpn), m->m.src_qpn);
+	tp_put32(F(x, wren_wire_data, qkey), m->m.qkey);
+	tp_put32(F(x, wren_wire_data, imm), m->m.imm);
+	tp->stats.tx_data_pkts++;
+	tp->stats.tx_data_bytes += p->len;
+	return tp_build(tp, f, &h, sizeof(struct wren_wire_data), p->len);
+}
+
+/* Cut the next segment of the first sendable message. */
+static size_t send_new(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f)
+{
+	struct tp_msg *m = next_msg(tp, c);
+	struct tp_pkt *p;
+	uint32_t limit, sfi;
+
+	if (!m || c->nsn - c->bsn >= tp->cfg.window)
+		return 0;
+	sfi = pick_subflow(tp, c, TP_NONE);
+	if (sfi == TP_NONE)
+		return 0;
+	p = &c->win[c->nsn & (tp->cfg.window - 1)];
+	memset(p, 0, sizeof(*p));
+	p->msg = m;
+	if (m->needs_grant && !m->req_sent) {
+		p->req = true;
+		m->req_sent = true;
+	} else {
+		limit = m->needs_grant ? m->granted : m->m.len;
+		p->offset = m->next_off;
+		p->len = min_u64(tp->cfg.mtu, limit - m->next_off);
+		m->next_off += p->len;
+	}
+	m->started = true;
+	m->unacked++;
+	return transmit(tp, c, c->nsn++, sfi, false, f);
+}
+
+size_t tp_tx_pull_ctx(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f)
+{
+	if (!c->win)
+		return 0;
+	if (c->need_connect)
+		return build_connect(tp, c, f);
+	if (c->state == TP_CTX_CONNECTING)
+		return 0;
+	while (c->lost_head != c->lost_tail) {
+		uint32_t psn = c->lost[c->lost_head++ % (2 * tp->cfg.window)];
+		struct tp_pkt *p = &c->win[psn & (tp->cfg.window - 1)];
+
+		uint32_t sfi;
+
+		if (p->state != TP_PKT_LOST || !seq_le(c->bsn, psn) ||
+		    !seq_lt(psn, c->nsn))
+			continue;
+		sfi = pick_subflow(tp, c, p->sf);
+		if (sfi == TP_NONE) {
+			c->lost_head--;
+			return 0;
+		}
+		return transmit(tp, c, psn, sfi, true, f);
+	}
+	return send_new(tp, c, f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Acknowledgements and loss                                            */
+/* ------------------------------------------------------------------ */
+
+static void lost_push(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn)
+{
+	uint32_t cap = 2 * tp->cfg.window;
+
+	if (c->lost_tail - c->lost_head == cap) {
+		/* Full of entries already acknowledged: keep the live ones. */
+		uint32_t n = 0;
+
+		for (uint32_t i = c->lost_head; i != c->lost_tail; i++) {
+			uint32_t q = c->lost[i % cap];
+
+			if (c->win[q & (tp->cfg.window - 1)].state ==
+			    TP_PKT_LOST)
+				c->lost[(c->lost_head + n++) % cap] = q;
+		}
+		c->lost_tail = c->lost_head + n;
+	}
+	c->lost[c->lost_tail++ % cap] = psn;
+}
+
+static void mark_lost(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
+		      enum wren_tp_retx_cause cause)
+{
+	struct tp_pkt *p = &c->win[psn & (tp->cfg.window - 1)];
+
+	c->sf[p->sf].inflight--;
+	c->inflight_bytes -= tp_cc_charge(p->len);
+	p->state = TP_PKT_LOST;
+	p->cause = cause;
+	lost_push(tp, c, psn);
+}
+
+/* The PSN of window slot @idx, which lies in [bsn, nsn). */
+static uint32_t slot_psn(const struct wren_tp *tp, const struct tp_ctx *c,
+			 uint32_t idx)
+{
+	return c->bsn + ((idx - c->bsn) & (tp->cfg.window - 1));
+}
+
+/*
+ * A sub-flow's path delivers in order, so a packet is lost once
+ * cfg.dupthresh later packets of its own sub-flow have been acknowledged.
+ * Packets on other, slower paths are not compared: reordering between
+ * paths never triggers a retransmission.
+ */
+static void sf_detect_losses(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
+{
+	struct tp_subflow *s = &c->sf[sfi];
+	uint32_t rmask = 2 * tp->cfg.window - 1;
+
+	while (s->head_seq != s->next_seq) {
+		uint32_t idx = s->ring[s->head_seq & rmask];
+		struct tp_pkt *p = &c->win[idx];
+
+		if (p->state != TP_PKT_INFLIGHT || p->sf != sfi ||
+		    p->sf_seq != s->head_seq) {
+			s->head_seq++;
+			continue;
+		}
+		if ((int32_t)(s->highest_acked - 1 - p->sf_seq) <
+		    (int32_t)tp->cfg.dupthresh)
+			break;
+		mark_lost(tp, c, slot_psn(tp, c, idx), WREN_TP_RETX_FAST);
+		s->head_seq++;
+	}
+}
+
+static void msg_check_done(struct wren_tp *tp, struct tp_ctx *c,
+			   struct tp_msg *m)
+{
+	if (!m->unacked && msg_fully_sent(m))
+		msg_finish(tp, c, m, WREN_TP_OK);
+}
+
+/* Acknowledge one PSN; returns its payload bytes. */
+static uint32_t ack_one(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
+			uint32_t *sf_mask)
+{
+	struct tp_pkt *p = &c->win[psn & (tp->cfg.window - 1)];
+	struct tp_msg *m = p->msg;
+
+	if (p->state != TP_PKT_INFLIGHT && p->state != TP_PKT_LOST)
+		return 0;
+	if (p->state == TP_PKT_INFLIGHT) {
+		struct tp_subflow *s = &c->sf[p->sf];
+
+		s->inflight--;
+		c->inflight_bytes -= tp_cc_charge(p->len);
+		if (seq_le(s->highest_acked, p->sf_seq))
+			s->highest_acked = p->sf_seq + 1;
+		*sf_mask |= 1U << p->sf;
+	}
+	p->state = TP_PKT_ACKED;
+	p->timeouts = 0;
+	p->msg = NULL;
+	if (m) {
+		m->unacked--;
+		msg_check_done(tp, c, m);
+	}
+	return p->len;
+}
+
+static void rtt_sample(struct wren_tp *tp, struct tp_ctx *c,
+		       struct tp_subflow *s, uint64_t rtt)
+{
+	uint64_t best = UINT64_MAX;
+
+	if (!s->srtt_ns) {
+		s->srtt_ns = rtt;
+		s->rttvar_ns = rtt / 2;
+	} else {
+		uint64_t err = rtt > s->srtt_ns ? rtt - s->srtt_ns :
+						  s->srtt_ns - rtt;
+
+		s->rttvar_ns = (3 * s->rttvar_ns + err) / 4;
+		s->srtt_ns = (7 * s->srtt_ns + rtt) / 8;
+	}
+	if (!s->min_rtt_ns || rtt < s->min_rtt_ns)
+		s->min_rtt_ns = rtt;
+	s->qdelay_ns = rtt - s->min_rtt_ns;
+	c->srtt_hint = s->srtt_ns;
+
+	/* A path much slower than its siblings and the target is replaced. */
+	if (!tp->cfg.repath || tp->cfg.subflows < 2)
+		return;
+	for (uint32_t i = 0; i < tp->cfg.subflows; i++)
+		if (&c->sf[i] != s && c->sf[i].srtt_ns)
+			best = min_u64(best, c->sf[i].qdelay_ns);
+	if (best != UINT64_MAX && s->qdelay_ns > 4 * tp->cfg.cc_target_ns &&
+	    s->qdelay_ns > 2 * best + tp->cfg.cc_target_ns) {
+		if (++s->slow_samples >= TP_SLOW_SAMPLES) {
+			s->entropy = new_entropy(tp, c);
+			s->min_rtt_ns = 0;
+			s->slow_samples = 0;
+			tp->stats.path_changes++;
+		}
+	} else {
+		s->slow_samples = 0;
+	}
+}
+
+void tp_tx_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
+{
+	struct tp_ctx *c = ctx_of_reply(tp, p);
+	uint32_t w, acked = 0, npkts = 0, sf_mask = 0;
+	uint64_t now = tp_now(tp), qdelay = 0, srtt = 0;
+
+	if (!c)
+		return;
+	tp->stats.acks_rx++;
+	c->answered = true;
+	if (c->state != TP_CTX_ESTABLISHED) {
+		c->state = TP_CTX_ESTABLISHED;
+		c->session = p->src_ctx;
+		c->need_connect = false;
+		c->connect_deadline = 0;
+	}
+	/* Seed 004: an ack older than what we know tells nothing new. */
+	if (!c->win || seq_lt(p->bsn, c->bsn))
+		return;
+	if (seq_lt(c->nsn, p->bsn)) {
+		tp->stats.drops[WREN_TP_DROP_INVALID]++;
+		return;
+	}
+	w = tp->cfg.window;
+	for (uint32_t psn = c->bsn; psn != p->bsn; psn++, npkts++)
+		acked += ack_one(tp, c, psn, &sf_mask);
+	for (uint32_t i = 0; i < p->ack.words * 64u; i++) {
+		uint32_t psn = p->bsn + 1 + i;
+
+		if (!seq_lt(psn, c->nsn))
+			break;
+		if (tp_get64(p->ack.bitmap + (i / 64) * 8) >> (i % 64) & 1) {
+			acked += ack_one(tp, c, psn, &sf_mask);
+			npkts++;
+		}
+	}
+
+	/* The echoed copy gives this sub-flow's round trip. */
+	if (p->sf < tp->cfg.subflows && seq_le(c->bsn, p->psn) &&
+	    seq_lt(p->psn, c->nsn) && c->win[p->psn & (w - 1)].sent_ts == p->ts) {
+		struct tp_subflow *s = &c->sf[p->sf];
+		uint32_t rtt = (uint32_t)now - p->ts;
+
+		if (rtt > p->ack.hold_ns && rtt < (1U << 31)) {
+			rtt_sample(tp, c, s, rtt - p->ack.hold_ns);
+			qdelay = s->qdelay_ns;
+			srtt = s->srtt_ns;
+		}
+		s->backoff = 0;
+		sf_mask |= 1U << p->sf;
+	}
+	ctx_advance_bsn(tp, c);
+	/* Seed 000 claim 11: an answer on a sub-flow re-arms its timer. */
+	for (uint32_t i = 0; i < tp->cfg.subflows; i++) {
+		struct tp_subflow *s = &c->sf[i];
+
+		if (!(sf_mask & 1U << i))
+			continue;
+		sf_detect_losses(tp, c, i);
+		s->rto_deadline = s->inflight ? now + sf_rto(tp, c, s) : 0;
+	}
+	tp_cc_on_ack(tp, c, acked, qdelay, srtt, p->ack.ce_count, npkts);
+	ctx_timer_update(tp, c);
+	tp_tx_update_ready(tp, c);
+	ctx_idle_check(tp, c);
+}
+
+/* Start over in a new incarnation: the target lost our context. */
+static void ctx_reestablish(struct wren_tp *tp, struct tp_ctx *c)
+{
+	uint32_t resent = 0;
+
+	for (uint32_t psn = c->bsn; psn != c->nsn; psn++) {
+		struct tp_pkt *p = &c->win[psn & (tp->cfg.window - 1)];
+
+		resent += p->state == TP_PKT_INFLIGHT ||
+			  p->state == TP_PKT_LOST;
+		p->state = TP_PKT_FREE;
+		p->msg = NULL;
+	}
+	ctx_deactivate(tp, c);
+	ctx_begin(tp, c);
+	for (struct tp_msg *m = c->msgs; m; m = m->next) {
+		m->msn = c->next_msn++;
+		m->next_off = 0;
+		m->granted = 0;
+		m->unacked = 0;
+		m->req_sent = false;
+		m->started = false;
+	}
+	tp->stats.retx[WREN_TP_RETX_RECONNECT] += resent;
+	tp->stats.ctx_reestablished++;
+	ctx_timer_update(tp, c);
+	tp_tx_update_ready(tp, c);
+	ctx_idle_check(tp, c);
+}
+
+void tp_tx_nack(struct wren_tp *tp, const struct tp_rx_pkt *p)
+{
+	struct tp_ctx *c = ctx_of_reply(tp, p);
+	struct tp_pkt *pkt;
+
+	if (!c)
+		return;
+	tp->stats.nacks_rx++;
+	c->answered = true;
+	if (p->nack.reason == WREN_WIRE_NACK_UNKNOWN_CTX) {
+		ctx_reestablish(tp, c);
+		return;
+	}
+	if (!c->win || !seq_le(c->bsn, p->psn) || !seq_lt(p->psn, c->nsn))
+		return;
+	pkt = &c->win[p->psn & (tp->cfg.window - 1)];
+	if (p->nack.reason == WREN_WIRE_NACK_TRIMMED) {
+		if (pkt->state == TP_PKT_INFLIGHT && pkt->sent_ts == p->ts) {
+			mark_lost(tp, c, p->psn, WREN_TP_RETX_NACK);
+			tp_tx_update_ready(tp, c);
+		}
+		return;
+	}
+	/* WREN_WIRE_NACK_STATUS: the target refused the whole message. */
+	if (pkt->msg && pkt->msg->msn == p->nack.msn) {
+		static const uint8_t to_tp[] = {
+			[WREN_WIRE_ST_BAD_DEST_QP] = WREN_TP_BAD_DEST_QP,
+			[WREN_WIRE_ST_RNR] = WREN_TP_RNR,
+			[WREN_WIRE_ST_REMOTE_OP] = WREN_TP_REMOTE_OP_ERROR,
+			[WREN_WIRE_ST_TOO_LONG] = WREN_TP_TOO_LONG,
+		};
+
+		msg_finish(tp, c, pkt->msg, to_tp[p->nack.status]);
+	}
+	ctx_advance_bsn(tp, c);
+	tp_tx_update_ready(tp, c);
+	ctx_idle_check(tp, c);
+}
+
+void tp_tx_connect_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
+{
+	struct tp_ctx *c = ctx_of_reply(tp, p);
+
+	if (!c || c->state != TP_CTX_CONNECTING)
+		return;
+	c->state = TP_CTX_ESTABLISHED;
+	c->session = p->src_ctx;
+	c->answered = true;
+	c->need_connect = false;
+	c->connect_deadline = 0;
+	ctx_timer_update(tp, c);
+	tp_tx_update_ready(tp, c);
+}
+
+void tp_tx_grant(struct wren_tp *tp, const struct tp_rx_pkt *p)
+{
+	struct tp_ctx *c = ctx_of_reply(tp, p);
+
+	if (!c)
+		return;
+	tp->stats.grants_rx++;
+	c->answered = true;
+	for (struct tp_msg *m = c->msgs; m; m = m->next) {
+		if (m->msn != p->grant.msn)
+			continue;
+		if (m->needs_grant && seq_lt(m->granted, p->grant.granted))
+			m->granted = min_u64(p->grant.granted, m->m.len);
+		break;
+	}
+	tp_tx_update_ready(tp, c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Timers                                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Seed 000 claim 11: no answer on a sub-flow for a retransmit timeout.
+ * Its path is presumed broken: every packet in flight on it is resent on
+ * the other sub-flows and, with cfg.repath, the sub-flow moves to a new
+ * path (a new entropy).  Returns false if the context failed.
+ */
+static bool sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
+{
+	struct tp_subflow *s = &c->sf[sfi];
+	uint32_t rmask = 2 * tp->cfg.window - 1;
+
+	for (uint32_t seq = s->head_seq; seq != s->next_seq; seq++) {
+		uint32_t idx = s->ring[seq & rmask];
+		struct tp_pkt *p = &c->win[idx];
+
+		if (p->state != TP_PKT_INFLIGHT || p->sf != sfi ||
+		    p->sf_seq != seq)
+			continue;
+		if (++p->timeouts > tp->cfg.max_retries) {
+			ctx_fail(tp, c);
+			return false;
+		}
+		mark_lost(tp, c, slot_psn(tp, c, idx), WREN_TP_RETX_TIMEOUT);
+	}
+	s->head_seq = s->next_seq;
+	s->rto_deadline = 0;
+	if (s->backoff < TP_MAX_BACKOFF)
+		s->backoff++;
+	if (tp->cfg.repath) {
+		s->entropy = new_entropy(tp, c);
+		s->min_rtt_ns = 0;
+		tp->stats.path_changes++;
+	}
+	tp_cc_on_timeout(tp, c, s->srtt_ns);
+	return true;
+}
+
+void tp_tx_timer(struct wren_tp *tp, struct tp_ctx *c)
+{
+	uint64_t now = tp_now(tp);
+
+	if (c->connect_deadline && c->connect_deadline <= now) {
+		c->connect_deadline = 0;
+		if (++c->connect_tries > tp->cfg.max_retries) {
+			ctx_fail(tp, c);
+			return;
+		}
+		c->need_connect = true;
+	}
+	if (c->sf) {
+		for (uint32_t i = 0; i < tp->cfg.subflows; i++) {
+			uint64_t d = c->sf[i].rto_deadline;
+
+			if (d && d <= now && !sf_timeout(tp, c, i))
+				return;
+		}
+	}
+	if (tp_linked(&c->idle) && c->idle_since + tp->cfg.idle_ns <= now) {
+		ctx_evict(tp, c);
+		serve_waiting(tp);
+		return;
+	}
+	ctx_timer_update(tp, c);
+	tp_tx_update_ready(tp, c);
+}
+
+void tp_tx_destroy(struct wren_tp *tp)
+{
+	for (uint32_t i = 0; i < tp->cfg.max_ctx; i++) {
+		struct tp_ctx *c = &tp->ctx[i];
+
+		if (c->state == TP_CTX_FREE)
+			continue;
+		finish_detached(tp, c->msgs, WREN_TP_FLUSHED);
+		c->msgs = NULL;
+		ctx_deactivate(tp, c);
+	}
+	finish_detached(tp, tp->waiting, WREN_TP_FLUSHED);
+	tp->waiting = NULL;
+	free(tp->ctx);
+	free(tp->ctx_hash);
+	free(tp->epochs);
+}

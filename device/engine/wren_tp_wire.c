@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren transport: frames in and out (Documentation/wire-protocol.rst).
+ *
+ * tp_parse() is the only code that reads a received frame's bytes; it
+ * checks every length and field before anyone else looks, so the rest of
+ * the transport works on a decoded struct tp_rx_pkt.  It is the libFuzzer
+ * target's entry point.
+ */
+#include <string.h>
+
+#include "wren_tp_internal.h"
+
+#define ETH_P_IPV4		0x0800
+#define IP_PROTO_UDP		17
+#define IP_DF			0x4000
+#define IP_FRAG_MASK		0x3fff	/* MF and fragment offset */
+#define IP_ECN_MASK		0x03
+#define IP_ECN_ECT0		0x02
+#define IP_ECN_CE		0x03
+
+static uint16_t ipv4_csum(const uint8_t *h)
+{
+	uint32_t sum = 0;
+
+	for (int i = 0; i < WREN_WIRE_IPV4_LEN; i += 2)
+		sum += tp_get16(h + i);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* Extension header length of each packet type; DATA adds its payload. */
+static size_t ext_len(uint8_t type)
+{
+	switch (type) {
+	case WREN_WIRE_DATA:
+		return sizeof(struct wren_wire_data);
+	case WREN_WIRE_ACK:
+		return sizeof(struct wren_wire_ack);
+	case WREN_WIRE_NACK:
+		return sizeof(struct wren_wire_nack);
+	case WREN_WIRE_CONNECT:
+	case WREN_WIRE_CONNECT_ACK:
+		return sizeof(struct wren_wire_connect);
+	case WREN_WIRE_GRANT:
+		return sizeof(struct wren_wire_grant);
+	case WREN_WIRE_CLOSE:
+		return 0;
+	default:
+		return SIZE_MAX;
+	}
+}
+
+static int parse_data(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
+{
+	uint32_t payload = len - sizeof(struct wren_wire_data);
+
+	p->data.msn = tp_get32(F(x, wren_wire_data, msn));
+	p->data.m.len = tp_get32(F(x, wren_wire_data, msg_len));
+	p->data.offset = tp_get32(F(x, wren_wire_data, offset));
+	p->data.m.opcode = *F(x, wren_wire_data, opcode);
+	p->data.msg_flags = *F(x, wren_wire_data, msg_flags);
+	p->data.m.flags = p->data.msg_flags & WREN_WIRE_MSG_ORDERED ?
+			  WREN_TP_MSG_ORDERED : 0;
+	p->data.m.dst_qpn = tp_get32(F(x, wren_wire_data, dst_qpn)) &
+			    WREN_WIRE_QPN_MASK;
+	p->data.m.src_qpn = tp_get32(F(x, wren_wire_data, src_qpn)) &
+			    WREN_WIRE_QPN_MASK;
+	p->data.m.qkey = tp_get32(F(x, wren_wire_data, qkey));
+	p->data.m.imm = tp_get32(F(x, wren_wire_data, imm));
+	p->data.payload = x + sizeof(struct wren_wire_data);
+	p->data.len = payload;
+
+	if (p->data.m.opcode != WREN_WIRE_OP_SEND &&
+	    p->data.m.opcode != WREN_WIRE_OP_SEND_IMM)
+		return -EINVAL;
+	if (p->data.m.len > WREN_WIRE_MAX_MSG_LEN ||
+	    p->data.offset > p->data.m.len ||
+	    payload > p->data.m.len - p->data.offset)
+		return -EINVAL;
+	if (p->data.msg_flags & WREN_WIRE_MSG_GRANT_REQ &&
+	    (payload || p->data.offset))
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
+{
+	switch (p->type) {
+	case WREN_WIRE_DATA:
+		return parse_data(x, len, p);
+	case WREN_WIRE_ACK: {
+		p->ack.hold_ns = tp_get32(F(x, wren_wire_ack, hold_ns));
+		p->ack.ce_count = tp_get16(F(x, wren_wire_ack, ce_count));
+		p->ack.words = *F(x, wren_wire_ack, bitmap_words);
+		p->ack.bitmap = x + sizeof(struct wren_wire_ack);
+		if (p->ack.words > WREN_WIRE_ACK_MAX_WORDS ||
+		    len != sizeof(struct wren_wire_ack) +
+			   p->ack.words * sizeof(__be64))
+			return -EINVAL;
+		return 0;
+	}
+	case WREN_WIRE_NACK: {
+		p->nack.reason = *F(x, wren_wire_nack, reason);
+		p->nack.status = *F(x, wren_wire_nack, status);
+		p->nack.msn = tp_get32(F(x, wren_wire_nack, msn));
+		if (len != sizeof(struct wren_wire_nack))
+			return -EINVAL;
+		if (p->nack.reason == WREN_WIRE_NACK_STATUS)
+			return p->nack.status >= WREN_WIRE_ST_BAD_DEST_QP &&
+			       p->nack.status <= WREN_WIRE_ST_TOO_LONG ?
+			       0 : -EINVAL;
+		return p->nack.reason == WREN_WIRE_NACK_TRIMMED ||
+		       p->nack.reason == WREN_WIRE_NACK_UNKNOWN_CTX ? 0 : -EINVAL;
+	}
+	case WREN_WIRE_CONNECT:
+	case WREN_WIRE_CONNECT_ACK: {
+		p->conn.mode = *F(x, wren_wire_connect, mode);
+		p->conn.window = tp_get32(F(x, wren_wire_connect, window));
+		if (len != sizeof(struct wren_wire_connect) || !p->conn.window ||
+		    (p->conn.mode != WREN_WIRE_MODE_HANDSHAKE &&
+		     p->conn.mode != WREN_WIRE_MODE_OPTIMISTIC))
+			return -EINVAL;
+		return 0;
+	}
+	case WREN_WIRE_GRANT: {
+		p->grant.msn = tp_get32(F(x, wren_wire_grant, msn));
+		p->grant.granted = tp_get32(F(x, wren_wire_grant, granted));
+		return len == sizeof(struct wren_wire_grant) ? 0 : -EINVAL;
+	}
+	case WREN_WIRE_CLOSE:
+		return len ? -EINVAL : 0;
+	}
+	return -EINVAL;
+}
+
+/**
+ * tp_parse() - decode and check a received frame
+ * @f: the frame, from its Ethernet header
+ * @len: its length (Ethernet padding allowed beyond the IPv4 length)
+ * @p: the decoded packet, valid when 0 is returned
+ *
+ * Addresses and ports are returned, not checked: they are the caller's.
+ *
+ * Return: 0, or -EINVAL for anything that is not a well-formed Wren v1
+ * packet.
+ */
+int tp_parse(const uint8_t *f, size_t len, struct tp_rx_pkt *p)
+{
+	const uint8_t *ip = f + WREN_WIRE_ETH_LEN;
+	const uint8_t *udp = ip + WREN_WIRE_IPV4_LEN;
+	const uint8_t *w = udp + WREN_WIRE_UDP_LEN;
+	size_t ip_len, udp_len, rest;
+	size_t ext;
+
+	memset(p, 0, sizeof(*p));
+	if (len < WREN_WIRE_L2L4_LEN + sizeof(struct wren_wire_hdr))
+		return -EINVAL;
+	if (tp_get16(f + 12) != ETH_P_IPV4 || ip[0] != 0x45 ||
+	    ip[9] != IP_PROTO_UDP || tp_get16(ip + 6) & IP_FRAG_MASK ||
+	    ipv4_csum(ip))
+		return -EINVAL;
+	ip_len = tp_get16(ip + 2);
+	udp_len = tp_get16(udp + 4);
+	if (ip_len > len - WREN_WIRE_ETH_LEN ||
+	    ip_len != WREN_WIRE_IPV4_LEN + udp_len ||
+	    udp_len < WREN_WIRE_UDP_LEN + sizeof(struct wren_wire_hdr))
+		return -EINVAL;
+
+	memcpy(p->src_mac, f + 6, 6);
+	p->ce = (ip[1] & IP_ECN_MASK) == IP_ECN_CE;
+	p->src_ip = htobe32(tp_get32(ip + 12));
+	p->dst_ip = htobe32(tp_get32(ip + 16));
+	p->sport = tp_get16(udp);
+	p->dport = tp_get16(udp + 2);
+
+	if (FIELD_GET(WREN_WIRE_VER_TYPE_VERSION, *F(w, wren_wire_hdr, ver_type)) !=
+	    WREN_WIRE_VERSION)
+		return -EINVAL;
+	p->type = FIELD_GET(WREN_WIRE_VER_TYPE_TYPE, *F(w, wren_wire_hdr, ver_type));
+	p->flags = *F(w, wren_wire_hdr, flags);
+	p->sf = *F(w, wren_wire_hdr, subflow) & 0x0f;
+	p->src_ctx = tp_get32(F(w, wren_wire_hdr, src_ctx));
+	p->dst_ctx = tp_get32(F(w, wren_wire_hdr, dst_ctx));
+	p->epoch = tp_get32(F(w, wren_wire_hdr, epoch));
+	p->psn = tp_get32(F(w, wren_wire_hdr, psn));
+	p->bsn = tp_get32(F(w, wren_wire_hdr, bsn));
+	p->ts = tp_get32(F(w, wren_wire_hdr, ts));
+	p->mbase = tp_get32(F(w, wren_wire_hdr, mbase));
+
+	ext = ext_len(p->type);
+	rest = udp_len - WREN_WIRE_UDP_LEN - sizeof(struct wren_wire_hdr);
+	if (ext == SIZE_MAX || rest < ext)
+		return -EINVAL;
+	return parse_ext(w + sizeof(struct wren_wire_hdr), rest, p);
+}
+
+/* Where the extension header of a frame built by tp_build() goes. */
+uint8_t *tp_ext(uint8_t *f)
+{
+	return f + WREN_WIRE_L2L4_LEN + sizeof(struct wren_wire_hdr);
+}
+
+/**
+ * tp_build() - write the headers of a frame
+ * @tp: the transport (source addresses and port)
+ * @f: the frame buffer
+ * @h: what the headers say
+ * @ext: length of the extension header the caller writes at tp_ext()
+ * @payload: length of the payload the caller writes after it
+ *
+ * Return: the frame's length.
+ */
+size_t tp_build(const struct wren_tp *tp, uint8_t *f, const struct tp_tx_pkt *h,
+		size_t ext, size_t payload)
+{
+	uint8_t *ip = f + WREN_WIRE_ETH_LEN;
+	uint8_t *udp = ip + WREN_WIRE_IPV4_LEN;
+	uint8_t *w = udp + WREN_WIRE_UDP_LEN;
+	size_t udp_len = WREN_WIRE_UDP_LEN + sizeof(struct wren_wire_hdr) +
+			 ext + payload;
+
+	memcpy(f, h->dst_mac, 6);
+	memcpy(f + 6, tp->cfg.mac, 6);
+	tp_put16(f + 12, ETH_P_IPV4);
+
+	ip[0] = 0x45;
+	ip[1] = h->ect ? IP_ECN_ECT0 : 0;
+	tp_put16(ip + 2, WREN_WIRE_IPV4_LEN + udp_len);
+	tp_put16(ip + 4, 0);
+	tp_put16(ip + 6, IP_DF);
+	ip[8] = 64;
+	ip[9] = IP_PROTO_UDP;
+	tp_put16(ip + 10, 0);
+	tp_put32(ip + 12, be32toh(tp->cfg.ipv4));
+	tp_put32(ip + 16, be32toh(h->dst_ip));
+	tp_put16(ip + 10, ipv4_csum(ip));
+
+	tp_put16(udp, h->sport);
+	tp_put16(udp + 2, tp->cfg.udp_port);
+	tp_put16(udp + 4, udp_len);
+	tp_put16(udp + 6, 0);
+
+	*F(w, wren_wire_hdr, ver_type) =
+		FIELD_PREP(WREN_WIRE_VER_TYPE_VERSION, WREN_WIRE_VERSION) |
+		FIELD_PREP(WREN_WIRE_VER_TYPE_TYPE, h->type);
+	*F(w, wren_wire_hdr, flags) = h->flags;
+	*F(w, wren_wire_hdr, subflow) = h->sf;
+	*F(w, wren_wire_hdr, rsvd0) = 0;
+	tp_put32(F(w, wren_wire_hdr, src_ctx), h->src_ctx);
+	tp_put32(F(w, wren_wire_hdr, dst_ctx), h->dst_ctx);
+	tp_put32(F(w, wren_wire_hdr, epoch), h->epoch);
+	tp_put32(F(w, wren_wire_hdr, psn), h->psn);
+	tp_put32(F(w, wren_wire_hdr, bsn), h->bsn);
+	tp_put32(F(w, wren_wire_hdr, ts), h->ts);
+	tp_put32(F(w, wren_wire_hdr, mbase), h->mbase);
+	return WREN_WIRE_L2L4_LEN + sizeof(struct wren_wire_hdr) + ext +
+	       payload;
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Wren wire protocol, version 1.
+ *
+ * What Wren adapters say to each other: Ethernet, IPv4, UDP to a fixed
+ * destination port with the source port as path entropy, then the Wren
+ * transport header and, for data, the message header and the payload.
+ * Documentation/wire-protocol.rst is the prose form of this header; the
+ * two change together.
+ *
+ * Unlike the device interface (wren_if.h), every multi-byte field here is
+ * big-endian (network byte order), as in the IP and UDP headers around it.
+ * Reserved fields are named rsvd*, are sent as zero and ignored on receipt.
+ */
+#ifndef _LINUX_WREN_WIRE_H
+#define _LINUX_WREN_WIRE_H
+
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/build_bug.h>
+#endif
+#include <linux/types.h>
+
+/* The UDP destination port of every Wren packet ("WR"). */
+#define WREN_WIRE_UDP_PORT		0x5752
+/*
+ * Path entropy: the UDP source port.  Switches hash it with the rest of
+ * the 5-tuple to pick among equal-cost paths, so each sub-flow of a
+ * transport context uses its own value from the dynamic port range.
+ */
+#define WREN_WIRE_ENTROPY_BASE		0xc000
+#define WREN_WIRE_ENTROPY_MASK		0x3fff
+
+#define WREN_WIRE_VERSION		1
+
+/* Packet types: wren_wire_hdr.ver_type[3:0]. */
+enum wren_wire_type {
+	WREN_WIRE_DATA			= 1,	/* a segment of a message */
+	WREN_WIRE_ACK			= 2,	/* cumulative + selective ack */
+	WREN_WIRE_NACK			= 3,	/* one packet not accepted */
+	WREN_WIRE_CONNECT		= 4,	/* open a context (handshake) */
+	WREN_WIRE_CONNECT_ACK		= 5,	/* session id for a CONNECT */
+	WREN_WIRE_CLOSE			= 6,	/* the initiator is done */
+	WREN_WIRE_GRANT			= 7,	/* permission to push bytes */
+};
+
+#define WREN_WIRE_VER_TYPE_VERSION	GENMASK(7, 4)
+#define WREN_WIRE_VER_TYPE_TYPE		GENMASK(3, 0)
+
+/* wren_wire_hdr.flags */
+#define WREN_WIRE_F_ACK_REQ		BIT(0)	/* acknowledge without delay */
+#define WREN_WIRE_F_SYN			BIT(1)	/* opens the context (optimistic) */
+#define WREN_WIRE_F_RETX		BIT(2)	/* a retransmission */
+#define WREN_WIRE_F_TRIMMED		BIT(3)	/* payload cut by a switch */
+
+/* wren_wire_hdr.dst_ctx before the initiator knows the session id. */
+#define WREN_WIRE_CTX_NONE		0xffffffffU
+
+/* The sub-flow field is 4 bits wide: at most 16 paths per context. */
+#define WREN_WIRE_MAX_SUBFLOWS		16
+
+/**
+ * struct wren_wire_hdr - the Wren transport header, first in every packet
+ * @ver_type: version (WREN_WIRE_VERSION) in [7:4], &enum wren_wire_type
+ *	in [3:0]
+ * @flags: WREN_WIRE_F_*
+ * @subflow: the sender's sub-flow (path) index of a DATA packet, echoed in
+ *	the ACK or NACK it causes; [7:4] reserved
+ * @rsvd0: reserved
+ * @src_ctx: the sender's handle of the context: from the initiator, its
+ *	transport context id; from the target, the session id
+ * @dst_ctx: the receiver's handle: from the initiator, the session id the
+ *	target gave it (or WREN_WIRE_CTX_NONE); from the target, the
+ *	initiator's context id
+ * @epoch: the incarnation of the initiator's context, in both directions;
+ *	a packet of another incarnation is stale
+ * @psn: DATA: its packet sequence number; ACK and NACK: the PSN of the
+ *	packet that caused it; CONNECT: the first PSN; CLOSE: the next PSN
+ *	the initiator would have used
+ * @bsn: DATA and CONNECT: the initiator's base sequence number (every
+ *	PSN below it is acknowledged or abandoned); ACK: the target's base
+ *	sequence number (every PSN below it has been received)
+ * @ts: DATA and CONNECT: the initiator's clock in ns, modulo 2^32; ACK and
+ *	NACK: echo of the @ts of the packet named by @psn
+ * @mbase: DATA: the initiator's oldest unfinished message sequence number
+ *	(every message below it is complete or abandoned); else zero
+ *
+ * Fields a packet type gives no meaning to are sent as zero and ignored.
+ */
+struct wren_wire_hdr {
+	__u8 ver_type;
+	__u8 flags;
+	__u8 subflow;
+	__u8 rsvd0;
+	__be32 src_ctx;
+	__be32 dst_ctx;
+	__be32 epoch;
+	__be32 psn;
+	__be32 bsn;
+	__be32 ts;
+	__be32 mbase;
+};
+
+/* Message operations: wren_wire_data.opcode. */
+enum wren_wire_opcode {
+	WREN_WIRE_OP_SEND		= 1,
+	WREN_WIRE_OP_SEND_IMM		= 2,
+};
+
+/* wren_wire_data.msg_flags */
+#define WREN_WIRE_MSG_ORDERED		BIT(0)	/* deliver in MSN order */
+#define WREN_WIRE_MSG_GRANT_REQ		BIT(1)	/* asks for grants, no payload */
+
+/* A message is at most 1 GiB. */
+#define WREN_WIRE_MAX_MSG_LEN		BIT(30)
+
+/**
+ * struct wren_wire_data - follows the transport header in a DATA packet
+ * @msn: message sequence number within the context
+ * @msg_len: length of the whole message in bytes
+ * @offset: where this packet's payload goes in the message
+ * @opcode: &enum wren_wire_opcode
+ * @msg_flags: WREN_WIRE_MSG_*
+ * @rsvd0: reserved
+ * @dst_qpn: destination queue pair, [23:0]; [31:24] reserved
+ * @src_qpn: source queue pair, [23:0]; [31:24] reserved
+ * @qkey: the Q_Key the destination queue pair must hold
+ * @imm: immediate data of WREN_WIRE_OP_SEND_IMM, opaque
+ *
+ * Every packet of a message carries this header, so any of them can be
+ * placed on its own whatever the order of arrival.
+ */
+struct wren_wire_data {
+	__be32 msn;
+	__be32 msg_len;
+	__be32 offset;
+	__u8 opcode;
+	__u8 msg_flags;
+	__be16 rsvd0;
+	__be32 dst_qpn;
+	__be32 src_qpn;
+	__be32 qkey;
+	__be32 imm;
+};
+
+#define WREN_WIRE_QPN_MASK		GENMASK(23, 0)
+
+/* At most 8 bitmap words: 512 PSNs beyond the base. */
+#define WREN_WIRE_ACK_MAX_WORDS		8
+/* The largest window, in packets, an ACK can describe. */
+#define WREN_WIRE_MAX_WINDOW		(WREN_WIRE_ACK_MAX_WORDS * 64)
+
+/**
+ * struct wren_wire_ack - follows the transport header in an ACK
+ * @hold_ns: how long the target held the packet named by @psn before it
+ *	sent this ack, so that the initiator can subtract it from the RTT
+ * @ce_count: DATA packets with ECN CE since the previous ACK, saturating
+ * @bitmap_words: how many 64-bit words of @bitmap follow (at most
+ *	WREN_WIRE_ACK_MAX_WORDS)
+ * @rsvd0: reserved
+ * @bitmap: selective ack: bit i (word i / 64, bit i % 64 counting from
+ *	the least significant) set means PSN bsn + 1 + i has been received
+ */
+struct wren_wire_ack {
+	__be32 hold_ns;
+	__be16 ce_count;
+	__u8 bitmap_words;
+	__u8 rsvd0;
+	__be64 bitmap[];
+};
+
+/* Why a packet was not accepted: wren_wire_nack.reason. */
+enum wren_wire_nack_reason {
+	WREN_WIRE_NACK_TRIMMED		= 1,	/* payload cut: resend now */
+	WREN_WIRE_NACK_STATUS		= 2,	/* message refused: @status */
+	WREN_WIRE_NACK_UNKNOWN_CTX	= 3,	/* no such session: reconnect */
+};
+
+/* Message outcomes carried in a NACK: wren_wire_nack.status. */
+enum wren_wire_status {
+	WREN_WIRE_ST_BAD_DEST_QP	= 1,	/* no such queue pair/Q_Key */
+	WREN_WIRE_ST_RNR		= 2,	/* no receive buffer posted */
+	WREN_WIRE_ST_REMOTE_OP		= 3,	/* the target failed to place it */
+	WREN_WIRE_ST_TOO_LONG		= 4,	/* longer than the receive buffer */
+};
+
+/**
+ * struct wren_wire_nack - follows the transport header in a NACK
+ * @reason: &enum wren_wire_nack_reason
+ * @status: &enum wren_wire_status with WREN_WIRE_NACK_STATUS, else zero
+ * @rsvd0: reserved
+ * @msn: the message the packet belongs to (WREN_WIRE_NACK_STATUS)
+ */
+struct wren_wire_nack {
+	__u8 reason;
+	__u8 status;
+	__be16 rsvd0;
+	__be32 msn;
+};
+
+/* Establishment modes: wren_wire_connect.mode. */
+enum wren_wire_mode {
+	WREN_WIRE_MODE_HANDSHAKE	= 1,	/* data after CONNECT_ACK */
+	WREN_WIRE_MODE_OPTIMISTIC	= 2,	/* data with WREN_WIRE_F_SYN */
+};
+
+/**
+ * struct wren_wire_connect - follows the header in CONNECT and CONNECT_ACK
+ * @mode: &enum wren_wire_mode
+ * @rsvd0: reserved
+ * @window: CONNECT: the initiator's window in packets; CONNECT_ACK: the
+ *	window the target accepts (never larger)
+ */
+struct wren_wire_connect {
+	__u8 mode;
+	__u8 rsvd0[3];
+	__be32 window;
+};
+
+/**
+ * struct wren_wire_grant - follows the transport header in a GRANT
+ * @msn: the message granted
+ * @granted: the initiator may send the message's bytes below this offset;
+ *	grants are cumulative, so a lost one is covered by the next
+ */
+struct wren_wire_grant {
+	__be32 msn;
+	__be32 granted;
+};
+
+static_assert(sizeof(struct wren_wire_hdr) == 32);
+static_assert(sizeof(struct wren_wire_data) == 32);
+static_assert(sizeof(struct wren_wire_ack) == 8);
+static_assert(sizeof(struct wren_wire_nack) == 8);
+static_assert(sizeof(struct wren_wire_connect) == 8);
+static_assert(sizeof(struct wren_wire_grant) == 8);
+
+/*
+ * Frame layout: Ethernet II (14 bytes, EtherType IPv4), IPv4 without
+ * options (20 bytes), UDP (8 bytes), then the Wren header.
+ */
+#define WREN_WIRE_ETH_LEN		14
+#define WREN_WIRE_IPV4_LEN		20
+#define WREN_WIRE_UDP_LEN		8
+#define WREN_WIRE_L2L4_LEN		(WREN_WIRE_ETH_LEN + WREN_WIRE_IPV4_LEN + \
+					 WREN_WIRE_UDP_LEN)
+/* Bytes before the payload of a DATA packet. */
+#define WREN_WIRE_DATA_HDRS_LEN		(WREN_WIRE_L2L4_LEN + \
+					 sizeof(struct wren_wire_hdr) + \
+					 sizeof(struct wren_wire_data))
+/* Per frame on an Ethernet wire beyond the frame: FCS, preamble, gap. */
+#define WREN_WIRE_ETH_OVERHEAD		(4 + 8 + 12)
+
+#endif /* _LINUX_WREN_WIRE_H */
