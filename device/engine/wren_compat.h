@@ -31,6 +31,10 @@
 #define FIELD_PREP(mask, val)	(((val) * ((mask) & -(mask))) & (mask))
 #endif
 
+/* The kernel's one-argument form; C11 wants a message. */
+#undef static_assert
+#define static_assert(expr, ...)	_Static_assert(expr, #expr)
+
 static inline uint16_t wren_le16(__le16 v) { return le16toh(v); }
 static inline uint32_t wren_le32(__le32 v) { return le32toh(v); }
 static inline uint64_t wren_le64(__le64 v) { return le64toh(v); }
