@@ -1,18 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Wren transport: congestion control of one context.
+ * Wren transport: congestion control, one window per sub-flow.
  *
- * A window in bytes driven by queueing delay (the round trip of a
- * sub-flow less the shortest seen on it), in the manner of delay-based
- * data-centre schemes: additive increase while the delay is under
- * cfg.cc_target_ns, a decrease proportional to the excess above it, and a
- * decrease proportional to the share of ECN-marked packets; at most one
- * decrease per round trip.  A retransmit timeout halves the window.
+ * Each sub-flow of a context has a window in bytes driven by its own
+ * queueing delay (its round trip less the shortest seen on it), in the
+ * manner of delay-based data-centre schemes: an increase while the delay
+ * is under cfg.cc_target_ns (additive, plus a part proportional to the
+ * headroom below the target), a decrease proportional to the excess above
+ * it, and a decrease proportional to the share of ECN-marked packets; at
+ * most one decrease per round trip.  A retransmit timeout halves it.
+ *
+ * A window per path rather than per context is what lets multipath route
+ * around congestion: a path that collides with other traffic shrinks its
+ * own window and takes fewer packets, the others keep theirs.  The
+ * additive increase is divided among the sub-flows, so a context grows no
+ * faster than a single-path one would.
  *
  * A loss found by later acknowledgements does not by itself shrink the
  * window: on a lossy but idle link that would only waste the link, and
  * congestion shows in the delay and the ECN marks first.  Receiver grants
- * (wren_tp_grant.c), not this window, pace large messages into a target.
+ * (wren_tp_grant.c), not these windows, pace large messages into a target.
  */
 #include "wren_tp_internal.h"
 
@@ -21,73 +28,85 @@ uint32_t tp_cc_charge(uint32_t payload_len)
 	return payload_len + WREN_WIRE_DATA_HDRS_LEN;
 }
 
-void tp_cc_init(struct wren_tp *tp, struct tp_ctx *c)
+/* @s starts with its share of the context's window. */
+void tp_cc_init(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s)
 {
-	c->cwnd = tp->cfg.cc_init_cwnd;
-	c->last_decrease_ns = 0;
+	s->cwnd = max_u64(tp->cfg.cc_min_cwnd,
+			  (c->cwnd_hint ? c->cwnd_hint : tp->cfg.cc_init_cwnd) /
+			  tp->cfg.subflows);
+	s->inflight_bytes = 0;
+	s->last_decrease_ns = 0;
+	s->cwnd_limited = false;
 }
 
-/* Always let one packet out, so that a context is never stuck. */
-bool tp_cc_allows(const struct tp_ctx *c, uint32_t charge)
+/* Room for @charge more bytes on @s?  An empty sub-flow may always send. */
+bool tp_cc_allows(const struct tp_subflow *s, uint32_t charge)
 {
-	return !c->inflight_bytes || c->inflight_bytes + charge <= c->cwnd;
+	return !s->inflight_bytes || s->inflight_bytes + charge <= s->cwnd;
 }
 
-static void cc_set(struct wren_tp *tp, struct tp_ctx *c, uint64_t cwnd)
+static void cc_set(struct wren_tp *tp, struct tp_subflow *s, uint64_t cwnd)
 {
-	c->cwnd = max_u64(tp->cfg.cc_min_cwnd,
+	s->cwnd = max_u64(tp->cfg.cc_min_cwnd,
 			  min_u64(cwnd, tp->cfg.cc_max_cwnd));
 }
 
-static bool cc_may_decrease(struct wren_tp *tp, struct tp_ctx *c,
-			    uint64_t srtt_ns)
+static bool cc_may_decrease(struct wren_tp *tp, struct tp_subflow *s)
 {
 	uint64_t now = tp_now(tp);
+	uint64_t rtt = s->srtt_ns ? s->srtt_ns : tp->cfg.min_rto_ns;
 
-	if (c->last_decrease_ns && now - c->last_decrease_ns < srtt_ns)
+	if (s->last_decrease_ns && now - s->last_decrease_ns < rtt)
 		return false;
-	c->last_decrease_ns = now;
+	s->last_decrease_ns = now;
 	tp->stats.cc_decreases++;
 	return true;
 }
 
 /**
- * tp_cc_on_ack() - adjust @c's window for an acknowledgement
+ * tp_cc_on_ack() - adjust a sub-flow's window for an acknowledgement
  * @tp: the transport
- * @c: the context
- * @acked_bytes: payload newly acknowledged
- * @qdelay_ns: queueing delay of this ack's sample (0: none)
- * @srtt_ns: the sampled sub-flow's smoothed round trip (0: none)
- * @ce: ECN-marked packets the target reports
- * @acked_pkts: packets newly acknowledged
+ * @s: the sub-flow
+ * @acked_bytes: its payload newly acknowledged
+ * @ce: ECN-marked packets the target reports against it
+ * @acked_pkts: its packets newly acknowledged
  */
-void tp_cc_on_ack(struct wren_tp *tp, struct tp_ctx *c, uint32_t acked_bytes,
-		  uint64_t qdelay_ns, uint64_t srtt_ns, uint32_t ce,
-		  uint32_t acked_pkts)
+void tp_cc_on_ack(struct wren_tp *tp, struct tp_subflow *s,
+		  uint32_t acked_bytes, uint32_t ce, uint32_t acked_pkts)
 {
-	uint64_t target = tp->cfg.cc_target_ns;
-	uint64_t cwnd = c->cwnd;
+	uint64_t target = tp->cfg.cc_target_ns, qdelay = s->qdelay_ns;
+	uint64_t cwnd = s->cwnd;
 
 	if (ce && acked_pkts) {
 		uint64_t frac = min_u64(256, 256 * ce / acked_pkts);
 
-		if (cc_may_decrease(tp, c, srtt_ns))
+		if (cc_may_decrease(tp, s))
 			cwnd -= cwnd * frac * tp->cfg.cc_max_mdf / (2 * 256 * 256);
-	} else if (qdelay_ns > target) {
-		uint64_t f = tp->cfg.cc_beta * (qdelay_ns - target) / qdelay_ns;
+	} else if (qdelay > target) {
+		uint64_t f = tp->cfg.cc_beta * (qdelay - target) / qdelay;
 
-		if (cc_may_decrease(tp, c, srtt_ns))
+		if (cc_may_decrease(tp, s))
 			cwnd -= cwnd * min_u64(f, tp->cfg.cc_max_mdf) / 256;
-	} else if (acked_bytes) {
-		/* cc_ai bytes per window's worth of acknowledgements. */
+	} else if (acked_bytes && s->cwnd_limited) {
+		/*
+		 * cc_ai bytes per context window's worth of acknowledgements,
+		 * shared by the sub-flows, plus a share of the acknowledged
+		 * bytes proportional to the headroom below the target: half
+		 * of them (the window grows by half per round trip) on an
+		 * empty path, none at the target.  A long path fills in a
+		 * few round trips.  Only a window that held sending back
+		 * grows.
+		 */
 		cwnd += max_u64(1, (uint64_t)tp->cfg.cc_ai * acked_bytes /
-				   cwnd);
+				   (cwnd * tp->cfg.subflows));
+		cwnd += acked_bytes * (target - qdelay) / (2 * target);
 	}
-	cc_set(tp, c, cwnd);
+	cc_set(tp, s, cwnd);
+	s->cwnd_limited = false;
 }
 
-void tp_cc_on_timeout(struct wren_tp *tp, struct tp_ctx *c, uint64_t srtt_ns)
+void tp_cc_on_timeout(struct wren_tp *tp, struct tp_subflow *s)
 {
-	if (cc_may_decrease(tp, c, srtt_ns ? srtt_ns : tp->cfg.min_rto_ns))
-		cc_set(tp, c, c->cwnd / 2);
+	if (cc_may_decrease(tp, s))
+		cc_set(tp, s, s->cwnd / 2);
 }

@@ -208,6 +208,12 @@ struct tp_subflow {
 	uint64_t qdelay_ns;		/* of the latest sample */
 	uint64_t rto_deadline;		/* 0: not armed */
 	uint16_t *ring;			/* window index by sf_seq, 2 * window */
+
+	/* Congestion control (wren_tp_cc.c). */
+	uint32_t cwnd;
+	uint32_t inflight_bytes;
+	bool cwnd_limited;		/* the window held a packet back */
+	uint64_t last_decrease_ns;
 };
 
 enum tp_ctx_state {
@@ -244,12 +250,9 @@ struct tp_ctx {
 	uint32_t sf_rr;
 	struct tp_subflow *sf;		/* cfg.subflows */
 
-	uint64_t srtt_hint;		/* survives idle periods */
-
-	/* Congestion control. */
-	uint32_t cwnd;
-	uint32_t inflight_bytes;
-	uint64_t last_decrease_ns;
+	/* What sub-flows learnt, kept across idle periods. */
+	uint64_t srtt_hint;
+	uint32_t cwnd_hint;
 
 	/* Messages in posting order; msn_base: oldest not done. */
 	struct tp_msg *msgs, *msgs_tail;
@@ -307,6 +310,7 @@ struct tp_rx {
 	uint64_t *bits;
 	uint32_t unacked;
 	uint32_t ack_psn, ack_ts;
+	uint16_t ack_sport;
 	uint8_t ack_sf;
 	uint64_t ack_arrival_ns;
 	uint32_t ce;
@@ -454,13 +458,12 @@ void tp_tx_update_ready(struct wren_tp *tp, struct tp_ctx *c);
 void tp_tx_destroy(struct wren_tp *tp);
 int tp_ctx_init_table(struct wren_tp *tp);
 
-/* wren_tp_cc.c: congestion control of one context. */
-void tp_cc_init(struct wren_tp *tp, struct tp_ctx *c);
-void tp_cc_on_ack(struct wren_tp *tp, struct tp_ctx *c, uint32_t acked_bytes,
-		  uint64_t qdelay_ns, uint64_t srtt_ns, uint32_t ce,
-		  uint32_t acked_pkts);
-void tp_cc_on_timeout(struct wren_tp *tp, struct tp_ctx *c, uint64_t srtt_ns);
-bool tp_cc_allows(const struct tp_ctx *c, uint32_t charge);
+/* wren_tp_cc.c: congestion control of one sub-flow. */
+void tp_cc_init(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s);
+void tp_cc_on_ack(struct wren_tp *tp, struct tp_subflow *s,
+		  uint32_t acked_bytes, uint32_t ce, uint32_t acked_pkts);
+void tp_cc_on_timeout(struct wren_tp *tp, struct tp_subflow *s);
+bool tp_cc_allows(const struct tp_subflow *s, uint32_t charge);
 uint32_t tp_cc_charge(uint32_t payload_len);
 
 /* wren_tp_rx.c: the target. */

@@ -332,7 +332,7 @@ size_t tp_rx_pull_ack(struct wren_tp *tp, struct tp_rx *rx, uint8_t *f)
 {
 	uint64_t now = tp_now(tp);
 	struct tp_tx_pkt h = {
-		.dst_ip = rx->ipv4, .dst_mac = rx->mac, .sport = rx->sport,
+		.dst_ip = rx->ipv4, .dst_mac = rx->mac, .sport = rx->ack_sport,
 		.type = WREN_WIRE_ACK, .sf = rx->ack_sf,
 		.src_ctx = session_of(rx), .dst_ctx = rx->src_ctx,
 		.epoch = rx->epoch, .psn = rx->ack_psn, .bsn = rx->bsn,
@@ -386,6 +386,8 @@ static void ack_note(struct wren_tp *tp, struct tp_rx *rx,
 	rx->ack_psn = p->psn;
 	rx->ack_ts = p->ts;
 	rx->ack_sf = p->sf;
+	/* Back along the same path, so each sub-flow's RTT is its own. */
+	rx->ack_sport = p->sport;
 	rx->ack_arrival_ns = tp_now(tp);
 	rx->ce += p->ce;
 	if (urgent || p->flags & WREN_WIRE_F_ACK_REQ ||

@@ -136,6 +136,7 @@ static int ctx_activate(struct wren_tp *tp, struct tp_ctx *c)
 		c->sf[i].ring = (uint16_t *)mem;
 		mem += 2 * w * sizeof(uint16_t);
 		c->sf[i].entropy = new_entropy(tp, c);
+		tp_cc_init(tp, c, &c->sf[i]);
 	}
 	c->lost_head = c->lost_tail = 0;
 	return 0;
@@ -145,10 +146,13 @@ static void ctx_deactivate(struct wren_tp *tp, struct tp_ctx *c)
 {
 	if (!c->win)
 		return;
-	/* Keep what was learnt about the round trip for the next burst. */
-	for (uint32_t i = 0; i < tp->cfg.subflows; i++)
+	/* Keep what was learnt about the path for the next burst. */
+	c->cwnd_hint = 0;
+	for (uint32_t i = 0; i < tp->cfg.subflows; i++) {
 		if (c->sf[i].srtt_ns)
 			c->srtt_hint = c->sf[i].srtt_ns;
+		c->cwnd_hint += c->sf[i].cwnd;
+	}
 	free(c->win);
 	tp->active_bytes -= tp_win_bytes(tp);
 	c->win = NULL;
@@ -243,7 +247,8 @@ static void msg_finish(struct wren_tp *tp, struct tp_ctx *c, struct tp_msg *m,
 				continue;
 			if (p->state == TP_PKT_INFLIGHT) {
 				c->sf[p->sf].inflight--;
-				c->inflight_bytes -= tp_cc_charge(p->len);
+				c->sf[p->sf].inflight_bytes -=
+					tp_cc_charge(p->len);
 			}
 			p->state = TP_PKT_ACKED;
 			p->msg = NULL;
@@ -301,7 +306,6 @@ static void ctx_free(struct wren_tp *tp, struct tp_ctx *c)
 	tp_timer_set(tp, &c->timer, 0);
 	ctx_deactivate(tp, c);
 	c->state = TP_CTX_FREE;
-	c->srtt_hint = 0;
 	c->hnext = tp->ctx_free;
 	tp->ctx_free = c->id;
 	tp->ctx_used--;
@@ -334,7 +338,6 @@ static void ctx_begin(struct wren_tp *tp, struct tp_ctx *c)
 	c->connect_deadline = 0;
 	c->bsn = c->nsn = tp->env->random(tp->env_opaque);
 	c->next_msn = 0;
-	c->inflight_bytes = 0;
 }
 
 static struct tp_ctx *ctx_get(struct wren_tp *tp, const struct wren_tp_dest *d)
@@ -360,8 +363,9 @@ static struct tp_ctx *ctx_get(struct wren_tp *tp, const struct wren_tp_dest *d)
 	c->answered = false;
 	c->msgs = c->msgs_tail = NULL;
 	c->nmsgs = 0;
+	c->srtt_hint = 0;
+	c->cwnd_hint = 0;
 	ctx_begin(tp, c);
-	tp_cc_init(tp, c);
 	h = ctx_hash(c->ipv4, c->class_id) & tp->ctx_hash_mask;
 	c->hnext = tp->ctx_hash[h];
 	tp->ctx_hash[h] = c->id;
@@ -476,49 +480,68 @@ int tp_tx_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
 /* Transmission                                                         */
 /* ------------------------------------------------------------------ */
 
-/* Least packets in flight wins; ties go round robin.  @avoid: NONE ok. */
+/*
+ * The sub-flow for a packet charged @charge bytes: the one with the most
+ * room in its window (none: NULL, and the windows are marked as holding
+ * sending back), or, for a packet its window does not pace (@charge 0:
+ * retransmissions and granted data), the one with the fewest packets in
+ * flight.  Ties go round robin; @avoid (or TP_NONE) is passed over.
+ */
 static uint32_t pick_subflow(struct wren_tp *tp, struct tp_ctx *c,
-			     uint32_t avoid)
+			     uint32_t avoid, uint32_t charge)
 {
 	uint32_t n = tp->cfg.subflows, best = TP_NONE;
+	int64_t best_room = INT64_MIN;
 
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = (c->sf_rr + k) % n;
 		struct tp_subflow *s = &c->sf[i];
+		int64_t room;
 
 		if ((i == avoid && n > 1) ||
 		    s->next_seq - s->head_seq >= 2 * tp->cfg.window)
 			continue;
-		if (best == TP_NONE || s->inflight < c->sf[best].inflight)
+		if (charge && !tp_cc_allows(s, charge)) {
+			s->cwnd_limited = true;
+			continue;
+		}
+		room = charge ? (int64_t)s->cwnd - s->inflight_bytes :
+				-(int64_t)s->inflight;
+		if (room > best_room) {
 			best = i;
+			best_room = room;
+		}
 	}
 	c->sf_rr++;
 	return best;
 }
 
 /* The first message with a segment to send, or NULL. */
-static struct tp_msg *next_msg(struct wren_tp *tp, struct tp_ctx *c)
+static struct tp_msg *next_msg(struct tp_ctx *c)
 {
 	uint32_t msn_base = c->msgs ? c->msgs->msn : 0;
 
 	for (struct tp_msg *m = c->msgs; m; m = m->next) {
 		if (m->msn - msn_base >= TP_MSN_WINDOW)
 			return NULL;
-		if (!msg_sendable(m))
-			continue;
-		/* Granted bytes are paced by the target, not the window. */
-		if (m->needs_grant ||
-		    tp_cc_allows(c, tp_cc_charge(min_u64(tp->cfg.mtu,
-							 m->m.len -
-							 m->next_off))))
+		if (msg_sendable(m))
 			return m;
-		return NULL;
 	}
 	return NULL;
 }
 
+/* What the next segment of @m costs in its window; granted data: 0. */
+static uint32_t msg_charge(const struct wren_tp *tp, const struct tp_msg *m)
+{
+	if (m->needs_grant)
+		return 0;
+	return tp_cc_charge(min_u64(tp->cfg.mtu, m->m.len - m->next_off));
+}
+
 static bool ctx_has_work(struct wren_tp *tp, struct tp_ctx *c)
 {
+	struct tp_msg *m;
+
 	if (c->state == TP_CTX_FREE || !c->win)
 		return false;
 	if (c->need_connect)
@@ -527,7 +550,9 @@ static bool ctx_has_work(struct wren_tp *tp, struct tp_ctx *c)
 		return false;
 	if (c->lost_head != c->lost_tail)
 		return true;
-	return c->nsn - c->bsn < tp->cfg.window && next_msg(tp, c);
+	m = next_msg(c);
+	return m && c->nsn - c->bsn < tp->cfg.window &&
+	       pick_subflow(tp, c, TP_NONE, msg_charge(tp, m)) != TP_NONE;
 }
 
 void tp_tx_update_ready(struct wren_tp *tp, struct tp_ctx *c)
@@ -602,7 +627,7 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 	p->sent_ns = now;
 	p->sent_ts = h.ts;
 	s->inflight++;
-	c->inflight_bytes += tp_cc_charge(p->len);
+	s->inflight_bytes += tp_cc_charge(p->len);
 	if (!s->rto_deadline) {
 		s->rto_deadline = now + sf_rto(tp, c, s);
 		ctx_timer_update(tp, c);
@@ -641,13 +666,13 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 /* Cut the next segment of the first sendable message. */
 static size_t send_new(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f)
 {
-	struct tp_msg *m = next_msg(tp, c);
+	struct tp_msg *m = next_msg(c);
 	struct tp_pkt *p;
 	uint32_t limit, sfi;
 
 	if (!m || c->nsn - c->bsn >= tp->cfg.window)
 		return 0;
-	sfi = pick_subflow(tp, c, TP_NONE);
+	sfi = pick_subflow(tp, c, TP_NONE, msg_charge(tp, m));
 	if (sfi == TP_NONE)
 		return 0;
 	p = &c->win[c->nsn & (tp->cfg.window - 1)];
@@ -684,7 +709,7 @@ size_t tp_tx_pull_ctx(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f)
 		if (p->state != TP_PKT_LOST || !seq_le(c->bsn, psn) ||
 		    !seq_lt(psn, c->nsn))
 			continue;
-		sfi = pick_subflow(tp, c, p->sf);
+		sfi = pick_subflow(tp, c, p->sf, 0);
 		if (sfi == TP_NONE) {
 			c->lost_head--;
 			return 0;
@@ -724,7 +749,7 @@ static void mark_lost(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 	struct tp_pkt *p = &c->win[psn & (tp->cfg.window - 1)];
 
 	c->sf[p->sf].inflight--;
-	c->inflight_bytes -= tp_cc_charge(p->len);
+	c->sf[p->sf].inflight_bytes -= tp_cc_charge(p->len);
 	p->state = TP_PKT_LOST;
 	p->cause = cause;
 	lost_push(tp, c, psn);
@@ -772,23 +797,32 @@ static void msg_check_done(struct wren_tp *tp, struct tp_ctx *c,
 		msg_finish(tp, c, m, WREN_TP_OK);
 }
 
-/* Acknowledge one PSN; returns its payload bytes. */
-static uint32_t ack_one(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
-			uint32_t *sf_mask)
+/* Per sub-flow tallies of one acknowledgement. */
+struct ack_tally {
+	uint32_t mask;			/* sub-flows with news */
+	uint32_t bytes[WREN_WIRE_MAX_SUBFLOWS];
+	uint32_t pkts[WREN_WIRE_MAX_SUBFLOWS];
+};
+
+/* Acknowledge one PSN. */
+static void ack_one(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
+		    struct ack_tally *t)
 {
 	struct tp_pkt *p = &c->win[psn & (tp->cfg.window - 1)];
 	struct tp_msg *m = p->msg;
 
 	if (p->state != TP_PKT_INFLIGHT && p->state != TP_PKT_LOST)
-		return 0;
+		return;
 	if (p->state == TP_PKT_INFLIGHT) {
 		struct tp_subflow *s = &c->sf[p->sf];
 
 		s->inflight--;
-		c->inflight_bytes -= tp_cc_charge(p->len);
+		s->inflight_bytes -= tp_cc_charge(p->len);
 		if (seq_le(s->highest_acked, p->sf_seq))
 			s->highest_acked = p->sf_seq + 1;
-		*sf_mask |= 1U << p->sf;
+		t->mask |= 1U << p->sf;
+		t->bytes[p->sf] += p->len;
+		t->pkts[p->sf]++;
 	}
 	p->state = TP_PKT_ACKED;
 	p->timeouts = 0;
@@ -797,7 +831,6 @@ static uint32_t ack_one(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 		m->unacked--;
 		msg_check_done(tp, c, m);
 	}
-	return p->len;
 }
 
 static void rtt_sample(struct wren_tp *tp, struct tp_ctx *c,
@@ -842,8 +875,9 @@ static void rtt_sample(struct wren_tp *tp, struct tp_ctx *c,
 void tp_tx_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 {
 	struct tp_ctx *c = ctx_of_reply(tp, p);
-	uint32_t w, acked = 0, npkts = 0, sf_mask = 0;
-	uint64_t now = tp_now(tp), qdelay = 0, srtt = 0;
+	struct ack_tally t = { 0 };
+	uint64_t now = tp_now(tp);
+	uint32_t w = tp->cfg.window;
 
 	if (!c)
 		return;
@@ -862,45 +896,40 @@ void tp_tx_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		tp->stats.drops[WREN_TP_DROP_INVALID]++;
 		return;
 	}
-	w = tp->cfg.window;
-	for (uint32_t psn = c->bsn; psn != p->bsn; psn++, npkts++)
-		acked += ack_one(tp, c, psn, &sf_mask);
+	for (uint32_t psn = c->bsn; psn != p->bsn; psn++)
+		ack_one(tp, c, psn, &t);
 	for (uint32_t i = 0; i < p->ack.words * 64u; i++) {
 		uint32_t psn = p->bsn + 1 + i;
 
 		if (!seq_lt(psn, c->nsn))
 			break;
-		if (tp_get64(p->ack.bitmap + (i / 64) * 8) >> (i % 64) & 1) {
-			acked += ack_one(tp, c, psn, &sf_mask);
-			npkts++;
-		}
+		if (tp_get64(p->ack.bitmap + (i / 64) * 8) >> (i % 64) & 1)
+			ack_one(tp, c, psn, &t);
 	}
 
-	/* The echoed copy gives this sub-flow's round trip. */
+	/* The echoed copy gives its sub-flow's round trip. */
 	if (p->sf < tp->cfg.subflows && seq_le(c->bsn, p->psn) &&
 	    seq_lt(p->psn, c->nsn) && c->win[p->psn & (w - 1)].sent_ts == p->ts) {
 		struct tp_subflow *s = &c->sf[p->sf];
 		uint32_t rtt = (uint32_t)now - p->ts;
 
-		if (rtt > p->ack.hold_ns && rtt < (1U << 31)) {
+		if (rtt > p->ack.hold_ns && rtt < (1U << 31))
 			rtt_sample(tp, c, s, rtt - p->ack.hold_ns);
-			qdelay = s->qdelay_ns;
-			srtt = s->srtt_ns;
-		}
 		s->backoff = 0;
-		sf_mask |= 1U << p->sf;
+		t.mask |= 1U << p->sf;
 	}
 	ctx_advance_bsn(tp, c);
-	/* Seed 000 claim 11: an answer on a sub-flow re-arms its timer. */
 	for (uint32_t i = 0; i < tp->cfg.subflows; i++) {
 		struct tp_subflow *s = &c->sf[i];
 
-		if (!(sf_mask & 1U << i))
+		if (!(t.mask & 1U << i))
 			continue;
 		sf_detect_losses(tp, c, i);
+		/* Seed 000 claim 11: an answer re-arms the sub-flow's timer. */
 		s->rto_deadline = s->inflight ? now + sf_rto(tp, c, s) : 0;
+		tp_cc_on_ack(tp, s, t.bytes[i],
+			     i == p->sf ? p->ack.ce_count : 0, t.pkts[i]);
 	}
-	tp_cc_on_ack(tp, c, acked, qdelay, srtt, p->ack.ce_count, npkts);
 	ctx_timer_update(tp, c);
 	tp_tx_update_ready(tp, c);
 	ctx_idle_check(tp, c);
@@ -1045,7 +1074,7 @@ static bool sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 		s->min_rtt_ns = 0;
 		tp->stats.path_changes++;
 	}
-	tp_cc_on_timeout(tp, c, s->srtt_ns);
+	tp_cc_on_timeout(tp, s);
 	return true;
 }
 
