@@ -35,7 +35,7 @@ void wren_tp_config_defaults(struct wren_tp_config *cfg)
 	cfg->udp_port = WREN_WIRE_UDP_PORT;
 	cfg->mtu = 4096;
 	cfg->window = 256;
-	cfg->subflows = 4;
+	cfg->subflows = 16;
 	cfg->repath = true;
 	cfg->max_ctx = 1024;
 	cfg->max_rx_ctx = 1024;
@@ -47,7 +47,7 @@ void wren_tp_config_defaults(struct wren_tp_config *cfg)
 	cfg->dupthresh = 3;
 	cfg->ack_every = 4;
 	cfg->ack_delay_ns = 2000;
-	cfg->cc_target_ns = 5000;
+	cfg->cc_target_ns = 10000;
 	cfg->cc_init_cwnd = 128 * 1024;
 	cfg->cc_min_cwnd = 4096;
 	cfg->cc_max_cwnd = 2 * 1024 * 1024;

@@ -39,7 +39,11 @@ void tp_cc_init(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s)
 	s->cwnd_limited = false;
 }
 
-/* Room for @charge more bytes on @s?  An empty sub-flow may always send. */
+/*
+ * Room for @charge more bytes on @s?  A sub-flow with nothing in flight
+ * may always send one packet: every path keeps being probed, so a window
+ * that shrank on congestion can grow back.
+ */
 bool tp_cc_allows(const struct tp_subflow *s, uint32_t charge)
 {
 	return !s->inflight_bytes || s->inflight_bytes + charge <= s->cwnd;

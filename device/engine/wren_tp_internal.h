@@ -203,7 +203,7 @@ struct tp_subflow {
 	uint32_t head_seq;		/* oldest transmission not resolved */
 	uint32_t highest_acked;		/* highest sf_seq acknowledged + 1 */
 	uint32_t inflight;
-	uint32_t slow_samples;		/* consecutive samples far over target */
+	uint32_t congested;		/* consecutive congested samples */
 	uint64_t srtt_ns, rttvar_ns, min_rtt_ns;	/* 0: no sample yet */
 	uint64_t qdelay_ns;		/* of the latest sample */
 	uint64_t rto_deadline;		/* 0: not armed */
@@ -229,6 +229,7 @@ struct tp_ctx {
 	uint8_t state;
 	uint8_t mode;
 	bool answered;			/* the target answered this context */
+	uint64_t answered_ns;		/* when it last did */
 	bool need_connect;
 	uint32_t ipv4;
 	uint8_t mac[6];
@@ -251,6 +252,7 @@ struct tp_ctx {
 	struct tp_subflow *sf;		/* cfg.subflows */
 
 	/* What sub-flows learnt, kept across idle periods. */
+	uint64_t base_rtt_ns;		/* shortest RTT of any sub-flow */
 	uint64_t srtt_hint;
 	uint32_t cwnd_hint;
 

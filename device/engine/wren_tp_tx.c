@@ -16,7 +16,9 @@
 #include "wren_tp_internal.h"
 
 #define TP_MAX_BACKOFF		10
-#define TP_SLOW_SAMPLES		8	/* before a slow path is replaced */
+#ifndef TP_CONGESTED_SAMPLES
+#define TP_CONGESTED_SAMPLES	16	/* before a congested path is left */
+#endif
 
 static uint32_t ctx_hash(uint32_t ipv4, uint32_t class_id)
 {
@@ -93,6 +95,8 @@ static struct tp_ctx *ctx_of_reply(struct wren_tp *tp,
 		tp->stats.drops[WREN_TP_DROP_STALE]++;
 		return NULL;
 	}
+	c->answered = true;
+	c->answered_ns = tp_now(tp);
 	return c;
 }
 
@@ -160,8 +164,9 @@ static void ctx_deactivate(struct wren_tp *tp, struct tp_ctx *c)
 	c->sf = NULL;
 }
 
+/* @s's retransmit timeout, doubled @backoff times. */
 static uint64_t sf_rto(const struct wren_tp *tp, const struct tp_ctx *c,
-		       const struct tp_subflow *s)
+		       const struct tp_subflow *s, unsigned int backoff)
 {
 	uint64_t rto;
 
@@ -171,7 +176,8 @@ static uint64_t sf_rto(const struct wren_tp *tp, const struct tp_ctx *c,
 		rto = 3 * c->srtt_hint;
 	else
 		rto = tp->cfg.init_rto_ns;
-	rto = max_u64(rto, tp->cfg.min_rto_ns) << s->backoff;
+	rto = max_u64(rto, tp->cfg.min_rto_ns) << min_u64(backoff,
+							  TP_MAX_BACKOFF);
 	return min_u64(rto, tp->cfg.max_rto_ns);
 }
 
@@ -365,6 +371,7 @@ static struct tp_ctx *ctx_get(struct wren_tp *tp, const struct wren_tp_dest *d)
 	c->nmsgs = 0;
 	c->srtt_hint = 0;
 	c->cwnd_hint = 0;
+	c->base_rtt_ns = 0;
 	ctx_begin(tp, c);
 	h = ctx_hash(c->ipv4, c->class_id) & tp->ctx_hash_mask;
 	c->hnext = tp->ctx_hash[h];
@@ -629,7 +636,7 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 	s->inflight++;
 	s->inflight_bytes += tp_cc_charge(p->len);
 	if (!s->rto_deadline) {
-		s->rto_deadline = now + sf_rto(tp, c, s);
+		s->rto_deadline = now + sf_rto(tp, c, s, s->backoff);
 		ctx_timer_update(tp, c);
 	}
 
@@ -833,11 +840,8 @@ static void ack_one(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 	}
 }
 
-static void rtt_sample(struct wren_tp *tp, struct tp_ctx *c,
-		       struct tp_subflow *s, uint64_t rtt)
+static void rtt_sample(struct tp_ctx *c, struct tp_subflow *s, uint64_t rtt)
 {
-	uint64_t best = UINT64_MAX;
-
 	if (!s->srtt_ns) {
 		s->srtt_ns = rtt;
 		s->rttvar_ns = rtt / 2;
@@ -850,26 +854,42 @@ static void rtt_sample(struct wren_tp *tp, struct tp_ctx *c,
 	}
 	if (!s->min_rtt_ns || rtt < s->min_rtt_ns)
 		s->min_rtt_ns = rtt;
+	if (!c->base_rtt_ns || rtt < c->base_rtt_ns)
+		c->base_rtt_ns = rtt;
 	s->qdelay_ns = rtt - s->min_rtt_ns;
 	c->srtt_hint = s->srtt_ns;
+}
 
-	/* A path much slower than its siblings and the target is replaced. */
-	if (!tp->cfg.repath || tp->cfg.subflows < 2)
+/*
+ * Move @s to another path: a new entropy.  Its base RTT starts from the
+ * context's shortest, not from its first sample, which may well be queued
+ * already: a path found longer keeps a smaller window, a shorter one is
+ * learnt at once.
+ */
+static void sf_repath(struct wren_tp *tp, struct tp_ctx *c,
+		      struct tp_subflow *s)
+{
+	s->entropy = new_entropy(tp, c);
+	s->min_rtt_ns = c->base_rtt_ns;
+	s->congested = 0;
+	tp->stats.path_changes++;
+}
+
+/*
+ * A sub-flow whose every answer for TP_CONGESTED_SAMPLES in a row shows
+ * queueing above the target or ECN marks is on a congested path: with
+ * cfg.repath it tries another, as congestion that all paths share stays
+ * whatever the entropy, and congestion of one path does not.
+ */
+static void sf_judge_path(struct wren_tp *tp, struct tp_ctx *c,
+			  struct tp_subflow *s, uint32_t ce)
+{
+	if (s->qdelay_ns <= tp->cfg.cc_target_ns && !ce) {
+		s->congested = 0;
 		return;
-	for (uint32_t i = 0; i < tp->cfg.subflows; i++)
-		if (&c->sf[i] != s && c->sf[i].srtt_ns)
-			best = min_u64(best, c->sf[i].qdelay_ns);
-	if (best != UINT64_MAX && s->qdelay_ns > 4 * tp->cfg.cc_target_ns &&
-	    s->qdelay_ns > 2 * best + tp->cfg.cc_target_ns) {
-		if (++s->slow_samples >= TP_SLOW_SAMPLES) {
-			s->entropy = new_entropy(tp, c);
-			s->min_rtt_ns = 0;
-			s->slow_samples = 0;
-			tp->stats.path_changes++;
-		}
-	} else {
-		s->slow_samples = 0;
 	}
+	if (tp->cfg.repath && ++s->congested >= TP_CONGESTED_SAMPLES)
+		sf_repath(tp, c, s);
 }
 
 void tp_tx_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
@@ -882,7 +902,6 @@ void tp_tx_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	if (!c)
 		return;
 	tp->stats.acks_rx++;
-	c->answered = true;
 	if (c->state != TP_CTX_ESTABLISHED) {
 		c->state = TP_CTX_ESTABLISHED;
 		c->session = p->src_ctx;
@@ -913,8 +932,10 @@ void tp_tx_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		struct tp_subflow *s = &c->sf[p->sf];
 		uint32_t rtt = (uint32_t)now - p->ts;
 
-		if (rtt > p->ack.hold_ns && rtt < (1U << 31))
-			rtt_sample(tp, c, s, rtt - p->ack.hold_ns);
+		if (rtt > p->ack.hold_ns && rtt < (1U << 31)) {
+			rtt_sample(c, s, rtt - p->ack.hold_ns);
+			sf_judge_path(tp, c, s, p->ack.ce_count);
+		}
 		s->backoff = 0;
 		t.mask |= 1U << p->sf;
 	}
@@ -926,7 +947,7 @@ void tp_tx_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 			continue;
 		sf_detect_losses(tp, c, i);
 		/* Seed 000 claim 11: an answer re-arms the sub-flow's timer. */
-		s->rto_deadline = s->inflight ? now + sf_rto(tp, c, s) : 0;
+		s->rto_deadline = s->inflight ? now + sf_rto(tp, c, s, s->backoff) : 0;
 		tp_cc_on_ack(tp, s, t.bytes[i],
 			     i == p->sf ? p->ack.ce_count : 0, t.pkts[i]);
 	}
@@ -973,7 +994,6 @@ void tp_tx_nack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	if (!c)
 		return;
 	tp->stats.nacks_rx++;
-	c->answered = true;
 	if (p->nack.reason == WREN_WIRE_NACK_UNKNOWN_CTX) {
 		ctx_reestablish(tp, c);
 		return;
@@ -1012,7 +1032,6 @@ void tp_tx_connect_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		return;
 	c->state = TP_CTX_ESTABLISHED;
 	c->session = p->src_ctx;
-	c->answered = true;
 	c->need_connect = false;
 	c->connect_deadline = 0;
 	ctx_timer_update(tp, c);
@@ -1026,7 +1045,6 @@ void tp_tx_grant(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	if (!c)
 		return;
 	tp->stats.grants_rx++;
-	c->answered = true;
 	for (struct tp_msg *m = c->msgs; m; m = m->next) {
 		if (m->msn != p->grant.msn)
 			continue;
@@ -1051,29 +1069,47 @@ static bool sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 {
 	struct tp_subflow *s = &c->sf[sfi];
 	uint32_t rmask = 2 * tp->cfg.window - 1;
+	uint64_t now = tp_now(tp), next = UINT64_MAX;
+	bool lost = false;
 
 	for (uint32_t seq = s->head_seq; seq != s->next_seq; seq++) {
 		uint32_t idx = s->ring[seq & rmask];
 		struct tp_pkt *p = &c->win[idx];
+		uint64_t due;
 
 		if (p->state != TP_PKT_INFLIGHT || p->sf != sfi ||
 		    p->sf_seq != seq)
 			continue;
+		/* Each packet backs off on its own: one that timed out k
+		 * times waits 2^k timeouts, so giving up takes a while.
+		 */
+		due = p->sent_ns + sf_rto(tp, c, s, p->timeouts);
+		if (due > now) {
+			next = min_u64(next, due);
+			continue;
+		}
+		/*
+		 * Give up only on a target that has said nothing since; one
+		 * that answers is alive, and its packets are lost to
+		 * congestion: keep trying at the longest backoff.
+		 */
 		if (++p->timeouts > tp->cfg.max_retries) {
-			ctx_fail(tp, c);
-			return false;
+			if (!c->answered || c->answered_ns < p->sent_ns) {
+				ctx_fail(tp, c);
+				return false;
+			}
+			p->timeouts = tp->cfg.max_retries;
 		}
 		mark_lost(tp, c, slot_psn(tp, c, idx), WREN_TP_RETX_TIMEOUT);
+		lost = true;
 	}
-	s->head_seq = s->next_seq;
-	s->rto_deadline = 0;
+	s->rto_deadline = next == UINT64_MAX ? 0 : next;
+	if (!lost)
+		return true;
 	if (s->backoff < TP_MAX_BACKOFF)
 		s->backoff++;
-	if (tp->cfg.repath) {
-		s->entropy = new_entropy(tp, c);
-		s->min_rtt_ns = 0;
-		tp->stats.path_changes++;
-	}
+	if (tp->cfg.repath)
+		sf_repath(tp, c, s);
 	tp_cc_on_timeout(tp, s);
 	return true;
 }
