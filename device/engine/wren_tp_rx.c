@@ -110,11 +110,13 @@ static void rx_abandon(struct wren_tp *tp, struct tp_rx *rx,
 	}
 }
 
-static void rx_deactivate(struct wren_tp *tp, struct tp_rx *rx)
+/* Free @rx's state; messages still in progress end with @st. */
+static void rx_deactivate(struct wren_tp *tp, struct tp_rx *rx,
+			  enum wren_tp_status st)
 {
 	if (!rx->bits)
 		return;
-	rx_abandon(tp, rx, WREN_TP_REMOTE_UNRESPONSIVE);
+	rx_abandon(tp, rx, st);
 	free(rx->bits);
 	tp->active_bytes -= tp_rx_state_bytes(tp);
 	rx->bits = NULL;
@@ -147,7 +149,7 @@ static void rx_free(struct wren_tp *tp, struct tp_rx *rx)
 		tp_list_del(&rx->ack);
 	rx->ack_deadline = rx->grant_check = rx->expire_ns = 0;
 	tp_timer_set(tp, &rx->timer, 0);
-	rx_deactivate(tp, rx);
+	rx_deactivate(tp, rx, WREN_TP_REMOTE_UNRESPONSIVE);
 	rx->state = TP_RX_FREE;
 	rx->hnext = tp->rx_free;
 	tp->rx_free = rx->id;
@@ -707,7 +709,7 @@ void tp_rx_close(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		return;
 	}
 	/* Keep the incarnation's key, not its state, for one lifetime. */
-	rx_deactivate(tp, rx);
+	rx_deactivate(tp, rx, WREN_TP_FLUSHED);
 	if (tp_linked(&rx->ack))
 		tp_list_del(&rx->ack);
 	rx->state = TP_RX_TIME_WAIT;
@@ -741,7 +743,7 @@ void tp_rx_destroy(struct wren_tp *tp)
 {
 	for (uint32_t i = 0; i < tp->cfg.max_rx_ctx; i++)
 		if (tp->rx[i].state != TP_RX_FREE)
-			rx_deactivate(tp, &tp->rx[i]);
+			rx_deactivate(tp, &tp->rx[i], WREN_TP_FLUSHED);
 	free(tp->rx);
 	free(tp->rx_hash);
 }
