@@ -207,11 +207,11 @@ static void host_timer_expired(void *arg)
 /* Queue @c; false (and counted) when the ring is full. */
 bool tp_ctl_push(struct wren_tp *tp, const struct tp_ctl *c)
 {
-	if (tp->ctl_tail - tp->ctl_head == TP_CTL_RING) {
+	if (tp->ctl_tail - tp->ctl_head == tp->ctl_size) {
 		tp->stats.drops[WREN_TP_DROP_NO_RESOURCES]++;
 		return false;
 	}
-	tp->ctl[tp->ctl_tail++ % TP_CTL_RING] = *c;
+	tp->ctl[tp->ctl_tail++ & (tp->ctl_size - 1)] = *c;
 	tp_kick(tp);
 	return true;
 }
@@ -250,12 +250,12 @@ static size_t ctl_build(struct wren_tp *tp, const struct tp_ctl *c,
 /* The host's entry points                                              */
 /* ------------------------------------------------------------------ */
 
-size_t wren_tp_frame_max(const struct wren_tp *tp)
+size_t wren_tp_frame_max(const struct wren_tp_config *cfg)
 {
 	size_t ack = WREN_WIRE_L2L4_LEN + sizeof(struct wren_wire_hdr) +
 		     sizeof(struct wren_wire_ack) +
 		     WREN_WIRE_ACK_MAX_WORDS * sizeof(__be64);
-	size_t data = WREN_WIRE_DATA_HDRS_LEN + tp->cfg.mtu;
+	size_t data = WREN_WIRE_DATA_HDRS_LEN + cfg->mtu;
 
 	return data > ack ? data : ack;
 }
@@ -266,7 +266,8 @@ static size_t pull(struct wren_tp *tp, uint8_t *f)
 
 	/* Answers first: they unblock other adapters' windows. */
 	if (tp->ctl_head != tp->ctl_tail)
-		return ctl_build(tp, &tp->ctl[tp->ctl_head++ % TP_CTL_RING], f);
+		return ctl_build(tp, &tp->ctl[tp->ctl_head++ & (tp->ctl_size - 1)],
+				 f);
 	while (!tp_list_empty(&tp->acks)) {
 		struct tp_rx *rx = tp_container_of(tp->acks.next, struct tp_rx,
 						   ack);
@@ -278,16 +279,21 @@ static size_t pull(struct wren_tp *tp, uint8_t *f)
 	len = tp_grant_pull(tp, f);
 	if (len)
 		return len;
-	/* Then one packet per ready context in turn. */
-	while (!tp_list_empty(&tp->ready)) {
+	/*
+	 * Then one packet per ready context in turn, each context tried at
+	 * most once: one that found nothing it may send after all waits for
+	 * its next event instead of being retried in a loop.
+	 */
+	for (uint32_t n = tp->ctx_used; n && !tp_list_empty(&tp->ready); n--) {
 		struct tp_ctx *c = tp_container_of(tp->ready.next,
 						   struct tp_ctx, ready);
 
 		tp_list_del(&c->ready);
 		len = tp_tx_pull_ctx(tp, c, f);
-		tp_tx_update_ready(tp, c);
-		if (len)
+		if (len) {
+			tp_tx_update_ready(tp, c);
 			return len;
+		}
 	}
 	return 0;
 }
@@ -296,7 +302,7 @@ size_t wren_tp_tx_pull(struct wren_tp *tp, void *frame, size_t cap)
 {
 	size_t len;
 
-	if (cap < wren_tp_frame_max(tp))
+	if (cap < wren_tp_frame_max(&tp->cfg))
 		return 0;
 	len = pull(tp, frame);
 	if (len) {
@@ -419,11 +425,18 @@ struct wren_tp *wren_tp_create(const struct wren_tp_config *cfg,
 	tp->rx_idle_ns = cfg->idle_ns + cfg->mpl_ns +
 			 (uint64_t)cfg->max_retries * cfg->max_rto_ns;
 
+	/* Room for an answer or two per context, so small hosts stay small. */
+	tp->ctl_size = 16;
+	while (tp->ctl_size < TP_CTL_RING_MAX &&
+	       tp->ctl_size < 2 * (cfg->max_ctx + cfg->max_rx_ctx))
+		tp->ctl_size <<= 1;
+	tp->ctl = calloc(tp->ctl_size, sizeof(*tp->ctl));
 	tp->heap = calloc(cfg->max_ctx + cfg->max_rx_ctx, sizeof(*tp->heap));
 	tp->msg_pool = calloc(cfg->max_msgs, sizeof(*tp->msg_pool));
 	tp->rx_msg_pool = calloc(cfg->max_msgs, sizeof(*tp->rx_msg_pool));
 	tp->timer = env->timer_new(env_opaque, host_timer_expired, tp);
-	if (!tp->heap || !tp->msg_pool || !tp->rx_msg_pool || !tp->timer ||
+	if (!tp->ctl || !tp->heap || !tp->msg_pool || !tp->rx_msg_pool ||
+	    !tp->timer ||
 	    tp_ctx_init_table(tp) || tp_rx_init_table(tp)) {
 		wren_tp_destroy(tp);
 		return NULL;
@@ -447,6 +460,7 @@ void wren_tp_destroy(struct wren_tp *tp)
 		tp_rx_destroy(tp);
 	if (tp->timer)
 		tp->env->timer_free(tp->timer);
+	free(tp->ctl);
 	free(tp->heap);
 	free(tp->msg_pool);
 	free(tp->rx_msg_pool);

@@ -295,7 +295,7 @@ int wren_tp_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
  * wren_tp_tx_pull() - the next frame to put on the wire
  * @tp: the transport
  * @frame: where to build it
- * @cap: room at @frame; at least wren_tp_frame_max()
+ * @cap: room at @frame; at least wren_tp_frame_max() of its config
  *
  * The host calls this whenever its wire can take a frame, after
  * env->tx_kick() said there is work, until it returns 0.
@@ -304,8 +304,8 @@ int wren_tp_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
  */
 size_t wren_tp_tx_pull(struct wren_tp *tp, void *frame, size_t cap);
 
-/* The largest frame wren_tp_tx_pull() builds. */
-size_t wren_tp_frame_max(const struct wren_tp *tp);
+/* The largest frame wren_tp_tx_pull() builds with configuration @cfg. */
+size_t wren_tp_frame_max(const struct wren_tp_config *cfg);
 
 /* A frame from the wire; anything invalid is counted and dropped. */
 void wren_tp_rx(struct wren_tp *tp, const void *frame, size_t len);

@@ -8,7 +8,8 @@
  * is under cfg.cc_target_ns (additive, plus a part proportional to the
  * headroom below the target), a decrease proportional to the excess above
  * it, and a decrease proportional to the share of ECN-marked packets; at
- * most one decrease per round trip.  A retransmit timeout halves it.
+ * most one decrease per round trip.  A packet a switch trimmed halves it;
+ * a retransmit timeout takes it to the floor.
  *
  * A window per path rather than per context is what lets multipath route
  * around congestion: a path that collides with other traffic shrinks its
@@ -28,10 +29,45 @@ uint32_t tp_cc_charge(uint32_t payload_len)
 	return payload_len + WREN_WIRE_DATA_HDRS_LEN;
 }
 
+/*
+ * The windows of a context's sub-flows at the moment: what they allow in
+ * total and what is in flight.
+ */
+void tp_cc_totals(const struct wren_tp *tp, const struct tp_ctx *c,
+		  struct tp_cc_totals *t)
+{
+	t->cwnd = 0;
+	t->inflight = 0;
+	for (uint32_t i = 0; i < tp->cfg.subflows; i++) {
+		t->cwnd += c->sf[i].cwnd;
+		t->inflight += c->sf[i].inflight_bytes;
+	}
+}
+
+/*
+ * Room for @charge more bytes on @s?  Its own window may have it; else a
+ * sub-flow with nothing in flight may borrow what its siblings leave
+ * unused, so that every path keeps being probed and a window that shrank
+ * on congestion can grow back; and a context with nothing in flight may
+ * always send one packet.  The floor of each window is its share of
+ * cc_min_cwnd, so a context with many sub-flows does not flood an incast.
+ */
+bool tp_cc_allows(const struct tp_subflow *s, uint32_t charge,
+		  const struct tp_cc_totals *t)
+{
+	return s->inflight_bytes + charge <= s->cwnd || !t->inflight ||
+	       (!s->inflight_bytes && t->inflight + charge <= t->cwnd);
+}
+
+static uint32_t cc_floor(const struct wren_tp *tp)
+{
+	return max_u64(1, tp->cfg.cc_min_cwnd / tp->cfg.subflows);
+}
+
 /* @s starts with its share of the context's window. */
 void tp_cc_init(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s)
 {
-	s->cwnd = max_u64(tp->cfg.cc_min_cwnd,
+	s->cwnd = max_u64(cc_floor(tp),
 			  (c->cwnd_hint ? c->cwnd_hint : tp->cfg.cc_init_cwnd) /
 			  tp->cfg.subflows);
 	s->inflight_bytes = 0;
@@ -39,20 +75,9 @@ void tp_cc_init(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s)
 	s->cwnd_limited = false;
 }
 
-/*
- * Room for @charge more bytes on @s?  A sub-flow with nothing in flight
- * may always send one packet: every path keeps being probed, so a window
- * that shrank on congestion can grow back.
- */
-bool tp_cc_allows(const struct tp_subflow *s, uint32_t charge)
-{
-	return !s->inflight_bytes || s->inflight_bytes + charge <= s->cwnd;
-}
-
 static void cc_set(struct wren_tp *tp, struct tp_subflow *s, uint64_t cwnd)
 {
-	s->cwnd = max_u64(tp->cfg.cc_min_cwnd,
-			  min_u64(cwnd, tp->cfg.cc_max_cwnd));
+	s->cwnd = max_u64(cc_floor(tp), min_u64(cwnd, tp->cfg.cc_max_cwnd));
 }
 
 static bool cc_may_decrease(struct wren_tp *tp, struct tp_subflow *s)
@@ -109,7 +134,20 @@ void tp_cc_on_ack(struct wren_tp *tp, struct tp_subflow *s,
 	s->cwnd_limited = false;
 }
 
+/*
+ * A timeout: the path may be gone, and a sub-flow moved to a new one may
+ * land on a dead path again; it starts from the floor and grows back
+ * within a few round trips if the new path is good.
+ */
 void tp_cc_on_timeout(struct wren_tp *tp, struct tp_subflow *s)
+{
+	s->cwnd = cc_floor(tp);
+	s->last_decrease_ns = tp_now(tp);
+	tp->stats.cc_decreases++;
+}
+
+/* A loss that means congestion: a packet a switch trimmed. */
+void tp_cc_on_loss(struct wren_tp *tp, struct tp_subflow *s)
 {
 	if (cc_may_decrease(tp, s))
 		cc_set(tp, s, s->cwnd / 2);

@@ -21,7 +21,7 @@
 
 #define TP_MAX_WINDOW		WREN_WIRE_MAX_WINDOW
 #define TP_MSN_WINDOW		256	/* messages in progress per context */
-#define TP_CTL_RING		256	/* queued NACK/CLOSE/CONNECT_ACK */
+#define TP_CTL_RING_MAX		256	/* queued NACK/CLOSE/CONNECT_ACK */
 #define TP_NONE			UINT32_MAX
 
 /* Serial-number arithmetic on 32 bits (RFC 1982). */
@@ -202,6 +202,8 @@ struct tp_subflow {
 	uint32_t next_seq;		/* sf_seq of the next transmission */
 	uint32_t head_seq;		/* oldest transmission not resolved */
 	uint32_t highest_acked;		/* highest sf_seq acknowledged + 1 */
+	uint32_t repath_seq;		/* first sf_seq on the current path */
+	uint32_t highest_acked_old;	/* as highest_acked, before it */
 	uint32_t inflight;
 	uint32_t congested;		/* consecutive congested samples */
 	uint64_t srtt_ns, rttvar_ns, min_rtt_ns;	/* 0: no sample yet */
@@ -424,7 +426,8 @@ struct wren_tp {
 	struct tp_link grants;		/* messages waiting for grants */
 	uint32_t granted_out;		/* granted and not received */
 
-	struct tp_ctl ctl[TP_CTL_RING];
+	struct tp_ctl *ctl;		/* ctl_size entries, a power of two */
+	uint32_t ctl_size;
 	uint32_t ctl_head, ctl_tail;
 
 	struct tp_timer **heap;
@@ -464,8 +467,15 @@ int tp_ctx_init_table(struct wren_tp *tp);
 void tp_cc_init(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s);
 void tp_cc_on_ack(struct wren_tp *tp, struct tp_subflow *s,
 		  uint32_t acked_bytes, uint32_t ce, uint32_t acked_pkts);
+void tp_cc_on_loss(struct wren_tp *tp, struct tp_subflow *s);
 void tp_cc_on_timeout(struct wren_tp *tp, struct tp_subflow *s);
-bool tp_cc_allows(const struct tp_subflow *s, uint32_t charge);
+struct tp_cc_totals {
+	uint64_t cwnd, inflight;
+};
+void tp_cc_totals(const struct wren_tp *tp, const struct tp_ctx *c,
+		  struct tp_cc_totals *t);
+bool tp_cc_allows(const struct tp_subflow *s, uint32_t charge,
+		  const struct tp_cc_totals *t);
 uint32_t tp_cc_charge(uint32_t payload_len);
 
 /* wren_tp_rx.c: the target. */

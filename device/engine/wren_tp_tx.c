@@ -487,28 +487,51 @@ int tp_tx_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
 /* Transmission                                                         */
 /* ------------------------------------------------------------------ */
 
+/* Drop the oldest transmissions of a sub-flow that are settled. */
+static void sf_pop_settled(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
+{
+	struct tp_subflow *s = &c->sf[sfi];
+	uint32_t rmask = 2 * tp->cfg.window - 1;
+
+	while (s->head_seq != s->next_seq) {
+		const struct tp_pkt *p = &c->win[s->ring[s->head_seq & rmask]];
+
+		if (p->state == TP_PKT_INFLIGHT && p->sf == sfi &&
+		    p->sf_seq == s->head_seq)
+			return;
+		s->head_seq++;
+	}
+}
+
 /*
  * The sub-flow for a packet charged @charge bytes: the one with the most
- * room in its window (none: NULL, and the windows are marked as holding
- * sending back), or, for a packet its window does not pace (@charge 0:
- * retransmissions and granted data), the one with the fewest packets in
- * flight.  Ties go round robin; @avoid (or TP_NONE) is passed over.
+ * room in its window (none: TP_NONE, and the windows are marked as
+ * holding sending back), or, for a packet its window does not pace
+ * (@charge 0: granted data), the one with the fewest packets in flight.
+ * Ties go round robin; @avoid (or TP_NONE) is passed over.
  */
 static uint32_t pick_subflow(struct wren_tp *tp, struct tp_ctx *c,
 			     uint32_t avoid, uint32_t charge)
 {
 	uint32_t n = tp->cfg.subflows, best = TP_NONE;
 	int64_t best_room = INT64_MIN;
+	struct tp_cc_totals t;
 
+	tp_cc_totals(tp, c, &t);
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = (c->sf_rr + k) % n;
 		struct tp_subflow *s = &c->sf[i];
 		int64_t room;
 
-		if ((i == avoid && n > 1) ||
-		    s->next_seq - s->head_seq >= 2 * tp->cfg.window)
+		if (i == avoid && n > 1)
 			continue;
-		if (charge && !tp_cc_allows(s, charge)) {
+		/* Its ring holds every transmission still unsettled. */
+		if (s->next_seq - s->head_seq >= 2 * tp->cfg.window) {
+			sf_pop_settled(tp, c, i);
+			if (s->next_seq - s->head_seq >= 2 * tp->cfg.window)
+				continue;
+		}
+		if (charge && !tp_cc_allows(s, charge, &t)) {
 			s->cwnd_limited = true;
 			continue;
 		}
@@ -555,7 +578,8 @@ static bool ctx_has_work(struct wren_tp *tp, struct tp_ctx *c)
 		return true;
 	if (c->state == TP_CTX_CONNECTING)
 		return false;
-	if (c->lost_head != c->lost_tail)
+	if (c->lost_head != c->lost_tail &&
+	    pick_subflow(tp, c, TP_NONE, tp_cc_charge(tp->cfg.mtu)) != TP_NONE)
 		return true;
 	m = next_msg(c);
 	return m && c->nsn - c->bsn < tp->cfg.window &&
@@ -716,7 +740,7 @@ size_t tp_tx_pull_ctx(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f)
 		if (p->state != TP_PKT_LOST || !seq_le(c->bsn, psn) ||
 		    !seq_lt(psn, c->nsn))
 			continue;
-		sfi = pick_subflow(tp, c, p->sf, 0);
+		sfi = pick_subflow(tp, c, p->sf, tp_cc_charge(p->len));
 		if (sfi == TP_NONE) {
 			c->lost_head--;
 			return 0;
@@ -780,20 +804,18 @@ static void sf_detect_losses(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 	struct tp_subflow *s = &c->sf[sfi];
 	uint32_t rmask = 2 * tp->cfg.window - 1;
 
-	while (s->head_seq != s->next_seq) {
+	for (sf_pop_settled(tp, c, sfi); s->head_seq != s->next_seq;
+	     sf_pop_settled(tp, c, sfi)) {
 		uint32_t idx = s->ring[s->head_seq & rmask];
-		struct tp_pkt *p = &c->win[idx];
+		const struct tp_pkt *p = &c->win[idx];
+		/* Only packets that took the same path say anything. */
+		uint32_t highest = seq_lt(p->sf_seq, s->repath_seq) ?
+				   s->highest_acked_old : s->highest_acked;
 
-		if (p->state != TP_PKT_INFLIGHT || p->sf != sfi ||
-		    p->sf_seq != s->head_seq) {
-			s->head_seq++;
-			continue;
-		}
-		if ((int32_t)(s->highest_acked - 1 - p->sf_seq) <
+		if ((int32_t)(highest - 1 - p->sf_seq) <
 		    (int32_t)tp->cfg.dupthresh)
 			break;
 		mark_lost(tp, c, slot_psn(tp, c, idx), WREN_TP_RETX_FAST);
-		s->head_seq++;
 	}
 }
 
@@ -823,10 +845,13 @@ static void ack_one(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 	if (p->state == TP_PKT_INFLIGHT) {
 		struct tp_subflow *s = &c->sf[p->sf];
 
+		uint32_t *highest = seq_lt(p->sf_seq, s->repath_seq) ?
+				    &s->highest_acked_old : &s->highest_acked;
+
 		s->inflight--;
 		s->inflight_bytes -= tp_cc_charge(p->len);
-		if (seq_le(s->highest_acked, p->sf_seq))
-			s->highest_acked = p->sf_seq + 1;
+		if (seq_le(*highest, p->sf_seq))
+			*highest = p->sf_seq + 1;
 		t->mask |= 1U << p->sf;
 		t->bytes[p->sf] += p->len;
 		t->pkts[p->sf]++;
@@ -871,6 +896,9 @@ static void sf_repath(struct wren_tp *tp, struct tp_ctx *c,
 {
 	s->entropy = new_entropy(tp, c);
 	s->min_rtt_ns = c->base_rtt_ns;
+	/* Packets still on the old path may arrive after the new ones. */
+	s->highest_acked_old = s->highest_acked;
+	s->repath_seq = s->next_seq;
 	s->congested = 0;
 	tp->stats.path_changes++;
 }
@@ -1003,6 +1031,8 @@ void tp_tx_nack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	pkt = &c->win[p->psn & (tp->cfg.window - 1)];
 	if (p->nack.reason == WREN_WIRE_NACK_TRIMMED) {
 		if (pkt->state == TP_PKT_INFLIGHT && pkt->sent_ts == p->ts) {
+			/* A switch queue overflowed on that path. */
+			tp_cc_on_loss(tp, &c->sf[pkt->sf]);
 			mark_lost(tp, c, p->psn, WREN_TP_RETX_NACK);
 			tp_tx_update_ready(tp, c);
 		}
