@@ -14,7 +14,7 @@ BUILD := $(WREN_TOP)/build
 -include $(BUILD)/config.mk
 
 .PHONY: all setup modules modules-6.1 engine-test static guest-smoke \
-	check demo clean help
+	check demo clean help netsim netsim-test bench-sim bench-sim-smoke
 
 all: modules
 
@@ -23,6 +23,9 @@ help:
 	@echo "make check    run every test (set-up included)"
 	@echo "make setup    install packages, fetch and build QEMU and rdma-core"
 	@echo "make modules  build wren.ko and wren_ib.ko for the guest kernel"
+	@echo "make netsim   build the network simulator (build/netsim/netsim)"
+	@echo "make bench-sim        every simulator scenario, targets and plots"
+	@echo "make bench-sim-smoke  the make-check subset of bench-sim"
 
 setup:
 	@scripts/setup
@@ -42,9 +45,24 @@ engine-test:
 check:
 	@scripts/check
 
+# The network simulator runs the transport of device/engine at scale;
+# bench-sim writes build/bench/netsim.{json,csv} and plots.
+netsim:
+	@$(MAKE) --no-print-directory -C tools/netsim
+
+netsim-test:
+	@$(MAKE) --no-print-directory -C tools/netsim test
+
+bench-sim: netsim
+	@/usr/bin/python3 tools/netsim/bench.py
+
+bench-sim-smoke: netsim
+	@/usr/bin/python3 tools/netsim/bench.py --smoke
+
 demo:
 	@scripts/demo
 
 clean:
 	rm -rf $(BUILD)
 	$(MAKE) -C device/engine clean
+	$(MAKE) -C tools/netsim clean

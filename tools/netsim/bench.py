@@ -1,0 +1,604 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench.py: run the netsim scenarios, judge the targets, plot.
+#
+#   /usr/bin/python3 tools/netsim/bench.py           every scenario
+#   /usr/bin/python3 tools/netsim/bench.py --smoke   the make-check subset
+#
+# Every run is its own netsim process, two at a time, longest first, and
+# is repeated with --reps seeds (5; 1 with --smoke): figures are medians
+# over the repetitions, as the design's performance method asks.
+# Targets compare runs of this same invocation (Wren against its own
+# loss-free run, fan-in against fan-in), never numbers from elsewhere.
+# Writes build/bench/netsim.json (raw figures, targets with value,
+# threshold and verdict), build/bench/netsim.csv (a row per run) and PNG
+# plots (--smoke: netsim-smoke.json and .csv, no plots), and ends with
+# "netsim: K of N targets met".  Exit status: non-zero if a run failed
+# (corrupt, duplicate or lost data, a crash or a hang), and with --smoke
+# also if a target is unmet.
+
+import argparse
+import concurrent.futures
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SCEN = os.path.join(TOP, "tools", "netsim", "scenarios")
+NETSIM = os.path.join(TOP, "build", "netsim", "netsim")
+OUT = os.path.join(TOP, "build", "bench")
+
+SCENARIOS = ["s1_p2p", "s2_loss", "s3_skew", "s4_failure", "s5_incast",
+             "s6_permutation", "s7_peers"]
+
+# The smoke subset: (scenario, run, --set overrides), one seed, the runs
+# that carry targets at full length (S6 needs its milliseconds: its
+# multipath takes about one to converge); S7 compares 8 k peers with 1 k,
+# 16 k messages each.
+SMOKE = [
+    ("s1_p2p", "wren_64k", {}),
+    ("s2_loss", "wren_0", {}),
+    ("s2_loss", "wren_1e-2", {}),
+    ("s2_loss", "wren_5e-2", {}),
+    ("s2_loss", "gbn_1e-2", {}),
+    ("s3_skew", "wren", {}),
+    ("s4_failure", "wren", {}),
+    ("s5_incast", "grant_32", {}),
+    ("s5_incast", "grant_128", {}),
+    ("s5_incast", "nogrant_32", {}),
+    ("s6_permutation", "wren", {}),
+    ("s7_peers", "rate_1k", {"rounds": "16"}),
+    ("s7_peers", "rate_8k", {"rounds": "2"}),
+    ("s7_peers", "lat_optimistic", {}),
+    ("s7_peers", "lat_handshake", {}),
+]
+
+# No run takes more than a few seconds; this is for hangs.
+RUN_TIMEOUT = 120
+
+# Rough cost in seconds, to start the long runs first.
+COST = {("s7_peers", "rate_64k"): 60, ("s7_peers", "rate_8k"): 10,
+        ("s6_permutation", None): 8, ("s4_failure", None): 3}
+
+
+def run_names(scenario):
+    names = []
+    with open(os.path.join(SCEN, scenario + ".ini")) as f:
+        for line in f:
+            m = re.match(r"\s*\[run\s+(.+?)\s*\]\s*$", line)
+            if m:
+                names.append(m.group(1))
+    return names
+
+
+def one(job):
+    scenario, run, sets, seed = job
+    tag = "%s.%s.%d" % (scenario, run, seed)
+    jpath = os.path.join(OUT, "raw", tag + ".json")
+    cmd = [NETSIM, "--quiet", "--seed", str(seed), "--run", run, "--json",
+           jpath]
+    for k, v in sorted(sets.items()):
+        cmd += ["--set", "%s=%s" % (k, v)]
+    cmd.append(os.path.join(SCEN, scenario + ".ini"))
+    if os.path.exists(jpath):
+        os.unlink(jpath)
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True,
+                           timeout=RUN_TIMEOUT)
+        rc, err = p.returncode, p.stderr
+    except subprocess.TimeoutExpired:
+        # A transport that spins inside one call never gets back to the
+        # simulator's max_time: report it as a crash, keep going.
+        rc, err = -1, "killed after %d s (a hang?)" % RUN_TIMEOUT
+        if os.path.exists(jpath):
+            os.unlink(jpath)
+    wall = time.monotonic() - t0
+    res = None
+    if os.path.exists(jpath) and rc in (0, 1):
+        try:
+            with open(jpath) as f:
+                doc = json.load(f)
+            res = doc["runs"][0]
+        except (ValueError, KeyError, IndexError):
+            res = None
+    return {"scenario": scenario, "run": run, "seed": seed, "sets": sets,
+            "rc": rc,
+            "stderr": err[-2000:], "wall_s": wall, "result": res,
+            "cmd": " ".join(cmd)}
+
+
+def get(results, scenario, run, *path, default=None, agg="median"):
+    """A figure of a run: the median (or @agg: "max") over its
+    repetitions if numeric, else the first repetition's."""
+    vals = []
+    for r in results.get(scenario, {}).get(run, []):
+        v = r["result"]
+        for p in path:
+            if not isinstance(v, dict) or p not in v:
+                v = None
+                break
+            v = v[p]
+        if v is not None:
+            vals.append(v)
+    if not vals:
+        return default
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool)
+           for v in vals):
+        return max(vals) if agg == "max" else statistics.median(vals)
+    return vals[0]
+
+
+def worst_recovery(results, scenario, run):
+    """Recovery over the repetitions, worst case; a run that never
+    recovers (-1) makes it infinite."""
+    vals = [r["result"].get("failure", {}).get("recovery_us")
+            for r in results.get(scenario, {}).get(run, []) if r["result"]]
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return None
+    return max(float("inf") if v < 0 else v for v in vals)
+
+
+def reps(results):
+    for s in SCENARIOS:
+        for name, rs in results.get(s, {}).items():
+            for r in rs:
+                yield s, name, r
+
+
+class Targets:
+    def __init__(self):
+        self.items = []
+
+    def add(self, tid, scenario, desc, value, op, threshold, unit=""):
+        if value is None or threshold is None:
+            met = False
+        elif op == "<=":
+            met = value <= threshold
+        elif op == "<":
+            met = value < threshold
+        elif op == ">=":
+            met = value >= threshold
+        elif op == "==":
+            met = value == threshold
+        else:
+            raise ValueError(op)
+        self.items.append({"id": tid, "scenario": scenario,
+                           "description": desc, "measured": value, "op": op,
+                           "threshold": threshold, "unit": unit, "met": met})
+
+
+def evaluate(results, smoke):
+    t = Targets()
+    g = lambda s, r, *p: get(results, s, r, *p)
+
+    base = g("s2_loss", "wren_0", "goodput", "gbps")
+    for run, keep, loss in (("wren_1e-2", 0.95, 0.01),
+                            ("wren_5e-2", 0.85, 0.05)):
+        thr = keep * (1 - loss) * base if base else None
+        t.add("S2.%s" % run, "s2_loss",
+              "goodput at %g loss >= %.2f x %.2f x loss-free" %
+              (loss, keep, 1 - loss),
+              g("s2_loss", run, "goodput", "gbps"), ">=", thr, "Gb/s")
+
+    dp = g("s3_skew", "wren", "stats", "tx_data_pkts")
+    sp = g("s3_skew", "wren", "stats", "spurious_retx")
+    t.add("S3.spurious", "s3_skew", "spurious retx / DATA packets < 1 %",
+          sp / dp if dp else None, "<", 0.01)
+    t.add("S3.goodput", "s3_skew", "goodput >= 0.95 of the wire limit",
+          g("s3_skew", "wren", "goodput", "fraction_of_wire_limit"), ">=",
+          0.95)
+
+    # Worst case over the seeds: a failure either recovers or it does not.
+    t.add("S4.recovery", "s4_failure",
+          "back to 90 % of pre-failure goodput within 500 us",
+          worst_recovery(results, "s4_failure", "wren"), "<=", 500, "us")
+    t.add("S4.stall", "s4_failure", "max message latency < 1 ms",
+          get(results, "s4_failure", "wren", "failure", "max_msg_latency_us",
+              agg="max"), "<", 1000, "us")
+
+    t.add("S5.32.time", "s5_incast", "32:1 completes within 1.15 x ideal",
+          g("s5_incast", "grant_32", "incast", "ratio"), "<=", 1.15)
+    t.add("S5.32.victim", "s5_incast", "32:1 victim link >= 0.9 of wire limit",
+          g("s5_incast", "grant_32", "incast", "victim_utilisation"), ">=",
+          0.9)
+    t.add("S5.128.time", "s5_incast", "128:1 completes within 1.3 x ideal",
+          g("s5_incast", "grant_128", "incast", "ratio"), "<=", 1.3)
+    for n in ((32, 128) if smoke else (8, 32, 128)):
+        t.add("S5.%d.rto" % n, "s5_incast",
+              "%d:1 with grants: no timeout retransmission" % n,
+              g("s5_incast", "grant_%d" % n, "stats", "retx_timeout"), "==", 0)
+
+    if not smoke or g("s6_permutation", "wren", "goodput"):
+        t.add("S6.goodput", "s6_permutation",
+              "aggregate >= 0.9 of hosts x wire limit",
+              g("s6_permutation", "wren", "goodput",
+                "fraction_of_wire_limit"), ">=", 0.9)
+
+    big = "rate_8k" if smoke else "rate_64k"
+    for run in ("rate_1k", big):
+        t.add("S7.%s.idle_mem" % run, "s7_peers",
+              "idle evicted peer holds 0 bytes of context (%s)" % run,
+              g("s7_peers", run, "contexts", "idle_peer_memory_max"), "==", 0,
+              "B")
+    r1 = g("s7_peers", "rate_1k", "contexts", "msg_rate_per_s")
+    t.add("S7.rate", "s7_peers",
+          "message rate at %s peers >= 0.9 x at 1 k" % big[5:],
+          g("s7_peers", big, "contexts", "msg_rate_per_s"), ">=",
+          0.9 * r1 if r1 else None, "msg/s")
+    first = g("s7_peers", "lat_optimistic", "contexts", "first_latency_ns",
+              "p50")
+    warm = g("s7_peers", "lat_optimistic", "contexts", "warm_latency_ns",
+             "p50")
+    rtt = g("s7_peers", "lat_optimistic", "contexts", "rtt_prop_us")
+    t.add("S7.first_msg", "s7_peers",
+          "optimistic first message - warm < 0.5 x base RTT",
+          (first - warm) / 1e3 if first is not None and warm is not None
+          else None, "<", 0.5 * rtt if rtt else None, "us")
+
+    # Every run intact: data, duplicates, losses, completion.
+    bad = [r for _, _, r in reps(results)
+           if not (r["result"] and r["result"]["integrity"]["pass"])]
+    t.add("integrity", "all", "every run intact and complete "
+          "(allow_stall runs: intact)", len(bad), "==", 0, "runs failed")
+    return t.items
+
+
+def beside(results):
+    """The baselines and other figures shown next to the targets."""
+    g = lambda s, r, *p: get(results, s, r, *p)
+    out = []
+
+    def add(label, v, unit=""):
+        if v is not None:
+            out.append({"figure": label, "value": v, "unit": unit})
+
+    for r in ("wren_4k", "wren_16k", "wren_64k", "wren_256k", "wren_1m"):
+        add("S1 %s goodput (fraction of wire limit)" % r,
+            g("s1_p2p", r, "goodput", "fraction_of_wire_limit"))
+        add("S1 %s message rate" % r, g("s1_p2p", r, "messages",
+                                        "rate_per_s"), "msg/s")
+    for loss in ("1e-3", "1e-2", "5e-2"):
+        for tp in ("wren", "gbn"):
+            add("S2 %s goodput at loss %s" % (tp, loss),
+                g("s2_loss", "%s_%s" % (tp, loss), "goodput", "gbps"), "Gb/s")
+    for r in ("wren", "wren_cwnd2m", "wren_1path", "gbn"):
+        add("S3 %s goodput (fraction of wire limit)" % r,
+            g("s3_skew", r, "goodput", "fraction_of_wire_limit"))
+    for r in ("wren", "wren_1path", "gbn"):
+        add("S4 %s pre-failure goodput" % r,
+            g("s4_failure", r, "failure", "pre_gbps"), "Gb/s")
+        add("S4 %s lowest 10 us bin after failure" % r,
+            g("s4_failure", r, "failure", "min_after_gbps"), "Gb/s")
+        add("S4 %s recovery, worst seed" % r,
+            worst_recovery(results, "s4_failure", r), "us")
+        add("S4 %s max message latency (or age), worst seed" % r,
+            get(results, "s4_failure", r, "failure", "max_msg_latency_us",
+                agg="max"), "us")
+    for r in ("grant_8", "grant_32", "grant_128", "nogrant_8", "nogrant_32",
+              "nogrant_128", "gbn_32"):
+        add("S5 %s completion / ideal" % r,
+            g("s5_incast", r, "incast", "ratio"))
+        add("S5 %s timeout retransmissions" % r,
+            g("s5_incast", r, "stats", "retx_timeout"))
+    for r in ("wren", "wren_1path", "gbn"):
+        add("S6 %s aggregate (fraction of hosts x wire limit)" % r,
+            g("s6_permutation", r, "goodput", "fraction_of_wire_limit"))
+        add("S6 %s Jain fairness" % r, g("s6_permutation", r, "flows",
+                                         "jain"))
+    for r in ("rate_1k", "rate_8k", "rate_64k"):
+        add("S7 %s message rate" % r,
+            g("s7_peers", r, "contexts", "msg_rate_per_s"), "msg/s")
+        add("S7 %s sender context memory peak" % r,
+            g("s7_peers", r, "contexts", "ctx_memory_peak"), "B")
+    for r in ("lat_optimistic", "lat_handshake"):
+        first = g("s7_peers", r, "contexts", "first_latency_ns", "p50")
+        warm = g("s7_peers", r, "contexts", "warm_latency_ns", "p50")
+        rtt = g("s7_peers", r, "contexts", "rtt_prop_us")
+        if first is not None and warm is not None and rtt:
+            add("S7 %s first message p50" % r, first / 1e3, "us")
+            add("S7 %s warm message p50" % r, warm / 1e3, "us")
+            add("S7 %s first - warm, in base RTTs" % r,
+                (first - warm) / 1e3 / rtt, "RTT")
+    return out
+
+
+def print_beside(figs):
+    print()
+    print("beside the targets (medians)")
+    for f in figs:
+        print("  %-58s %12s %s" % (f["figure"], fmt(f["value"]), f["unit"]))
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return "never" if v == float("inf") else "%.4g" % v
+    return str(v)
+
+
+def print_runs(results):
+    print("%-30s %-4s %9s %7s %11s %9s %9s %5s %6s" %
+          ("run (median of reps)", "tp", "Gb/s", "of WL", "msg/s", "p99 us",
+           "max us", "wall", "status"))
+    for s in SCENARIOS:
+        for name, rs in results.get(s, {}).items():
+            g = lambda *p: get(results, s, name, *p)
+            crashed = [r for r in rs if not r["result"]]
+            if crashed:
+                r = crashed[0]
+                print("%-30s CRASHED seed %d rc=%d %s" %
+                      (s + "." + name, r["seed"], r["rc"],
+                       r["stderr"].strip()[-200:]))
+                continue
+            if not all(r["result"]["integrity"]["pass"] for r in rs):
+                st = "FAIL"
+            elif all(r["result"]["integrity"]["complete"] for r in rs):
+                st = "ok"
+            else:
+                st = "stall"
+            print("%-30s %-4s %9.2f %7.3f %11.4g %9.1f %9.1f %5.1f %6s" %
+                  (s + "." + name, g("transport"), g("goodput", "gbps"),
+                   g("goodput", "fraction_of_wire_limit"),
+                   g("messages", "rate_per_s"),
+                   g("messages", "latency_ns", "p99") / 1e3,
+                   g("messages", "latency_ns", "max") / 1e3,
+                   sum(r["wall_s"] for r in rs), st))
+
+
+def print_targets(targets):
+    print()
+    print("%-22s %-52s %12s %2s %12s %s" % ("target", "what", "measured", "",
+                                            "threshold", "met"))
+    for t in targets:
+        print("%-22s %-52s %12s %2s %12s %s" %
+              (t["id"], t["description"][:52], fmt(t["measured"]), t["op"],
+               fmt(t["threshold"]), "yes" if t["met"] else "NO"))
+
+
+def write_csv(results, path):
+    cols = ["scenario", "run", "seed", "transport", "goodput_gbps",
+            "wire_limit_gbps", "fraction", "msg_rate", "lat_p50_us",
+            "lat_p99_us", "lat_max_us", "recovery_us", "incast_ratio",
+            "victim_util", "tx_data_pkts", "retx_timeout", "retx_fast",
+            "retx_nack", "spurious_retx", "events", "wall_s", "pass"]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for s, name, r in reps(results):
+            res = r["result"]
+            if not res:
+                w.writerow([s, name, r["seed"]] + [""] * (len(cols) - 4) +
+                           [False])
+                continue
+            st, lat = res["stats"], res["messages"]["latency_ns"]
+            w.writerow([
+                s, name, r["seed"], res["transport"],
+                res["goodput"]["gbps"], res["goodput"]["wire_limit_gbps"],
+                res["goodput"]["fraction_of_wire_limit"],
+                res["messages"]["rate_per_s"], lat["p50"] / 1e3,
+                lat["p99"] / 1e3, lat["max"] / 1e3,
+                res.get("failure", {}).get("recovery_us", ""),
+                res.get("incast", {}).get("ratio", ""),
+                res.get("incast", {}).get("victim_utilisation", ""),
+                st["tx_data_pkts"], st["retx_timeout"], st["retx_fast"],
+                st["retx_nack"], st["spurious_retx"], res["sim"]["events"],
+                round(r["wall_s"], 3), res["integrity"]["pass"]])
+
+
+def plots(results):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("bench: no matplotlib (apt-get install python3-matplotlib): "
+              "no plots", file=sys.stderr)
+        return []
+    made = []
+    g = lambda s, r, *p: get(results, s, r, *p)
+
+    def save(fig, name):
+        path = os.path.join(OUT, name)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        made.append(path)
+
+    # S2: goodput against loss.
+    losses = [("0", 1e-5), ("1e-4", 1e-4), ("1e-3", 1e-3), ("1e-2", 1e-2),
+              ("5e-2", 5e-2)]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for tp in ("wren", "gbn"):
+        xs, ys = [], []
+        for tag, x in losses:
+            v = g("s2_loss", "%s_%s" % (tp, tag), "goodput", "gbps")
+            if v is not None:
+                xs.append(x)
+                ys.append(v)
+        if xs:
+            ax.plot(xs, ys, "o-", label=tp)
+    wl = g("s2_loss", "wren_0", "goodput", "wire_limit_gbps")
+    if wl:
+        ax.axhline(wl, ls=":", c="grey", label="wire limit")
+    ax.set_xscale("log")
+    ax.set_xlabel("iid loss probability (leftmost point: no loss)")
+    ax.set_ylabel("goodput, Gb/s")
+    ax.set_title("S2: goodput under random loss, 100 Gb/s")
+    ax.legend()
+    save(fig, "s2_loss.png")
+
+    # S4: goodput around the failure.
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for run in ("wren", "wren_1path", "gbn"):
+        # The seed that suffered most: the others may miss the dead link.
+        rs = [r["result"] for r in results.get("s4_failure", {}).get(run, [])
+              if r["result"] and "failure" in r["result"]]
+        s = min(rs, key=lambda x: x["failure"]["min_after_gbps"] or 0,
+                default={}).get("series")
+        if s:
+            xs = [(i + 0.5) * s["bin_us"] for i in range(len(s["gbps"]))]
+            ax.plot(xs, s["gbps"], label=run, lw=1)
+    at = g("s4_failure", "wren", "failure", "at_us")
+    if at is not None:
+        ax.axvline(at, c="red", ls="--", label="leaf0>spine3 dies")
+    ax.set_xlabel("simulated time, us")
+    ax.set_ylabel("aggregate goodput, Gb/s")
+    ax.set_title("S4: black-holed leaf-spine link (worst seed of each)")
+    ax.legend()
+    save(fig, "s4_failure.png")
+
+    # S5: completion time against fan-in.
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for pre, label in (("grant", "wren, grants"),
+                       ("nogrant", "wren, no grants"), ("gbn", "go-back-N")):
+        xs, ys = [], []
+        for n in (8, 32, 128):
+            v = g("s5_incast", "%s_%d" % (pre, n), "incast", "ratio")
+            if v is not None:
+                xs.append(n)
+                ys.append(v)
+        if xs:
+            ax.plot(xs, ys, "o-", label=label)
+    ax.axhline(1, ls=":", c="grey", label="ideal")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("fan-in (senders)")
+    ax.set_ylabel("completion time / ideal")
+    ax.set_title("S5: incast completion")
+    ax.legend()
+    save(fig, "s5_incast.png")
+
+    # S6: per-flow goodput distribution.
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for run in ("wren", "wren_1path", "gbn"):
+        v = g("s6_permutation", run, "flows", "gbps")
+        if v:
+            v = sorted(v)
+            ax.plot(v, [(i + 1) / len(v) for i in range(len(v))], label=run,
+                    drawstyle="steps-post")
+    wl = g("s6_permutation", "wren", "goodput", "link_wire_limit_gbps")
+    if wl:
+        ax.axvline(wl, ls=":", c="grey", label="wire limit")
+    ax.set_xlabel("per-flow goodput, Gb/s")
+    ax.set_ylabel("fraction of flows")
+    ax.set_title("S6: permutation, 64 hosts")
+    ax.legend()
+    save(fig, "s6_permutation.png")
+
+    # S7: message rate against peers.
+    fig, ax = plt.subplots(figsize=(6, 4))
+    xs, ys = [], []
+    for run, n in (("rate_1k", 1024), ("rate_8k", 8192), ("rate_64k", 65536)):
+        v = g("s7_peers", run, "contexts", "msg_rate_per_s")
+        if v is not None:
+            xs.append(n)
+            ys.append(v / 1e6)
+    if xs:
+        ax.plot(xs, ys, "o-", label="wren, 1024 contexts")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("peers")
+    ax.set_ylabel("messages per us (M/s)")
+    ax.set_title("S7: round robin over many peers")
+    ax.legend()
+    save(fig, "s7_peers.png")
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--smoke", action="store_true",
+                    help="the reduced subset for make check")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--reps", type=int, default=None,
+                    help="seeds per run (default 5, 1 with --smoke)")
+    args = ap.parse_args()
+    nreps = args.reps or (1 if args.smoke else 5)
+
+    if not os.access(NETSIM, os.X_OK):
+        print("bench: %s missing: make netsim" % NETSIM, file=sys.stderr)
+        return 2
+    os.makedirs(os.path.join(OUT, "raw"), exist_ok=True)
+    if args.smoke:
+        jobs = SMOKE
+    else:
+        jobs = [(s, r, {}) for s in SCENARIOS for r in run_names(s)]
+    jobs = [(s, r, sets, seed) for s, r, sets in jobs
+            for seed in range(1, nreps + 1)]
+    jobs = sorted(jobs, key=lambda j: -COST.get((j[0], j[1]),
+                                               COST.get((j[0], None), 1)))
+    t0 = time.monotonic()
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
+        for r in ex.map(one, jobs):
+            results.setdefault(r["scenario"], {}).setdefault(
+                r["run"], []).append(r)
+    wall = time.monotonic() - t0
+    # Runs in file order, whatever order they finished in.
+    order = {(s, r): i for i, (s, r, _) in enumerate(
+        [(s, r, {}) for s in SCENARIOS for r in run_names(s)])}
+    for s in results:
+        results[s] = dict(sorted(results[s].items(),
+                                 key=lambda kv: order.get((s, kv[0]), 0)))
+        for rs in results[s].values():
+            rs.sort(key=lambda r: r["seed"])
+
+    targets = evaluate(results, args.smoke)
+    print("netsim bench%s: %d runs (%d seeds each) in %.1f s wall, %d jobs" %
+          (" --smoke" if args.smoke else "", len(jobs), nreps, wall,
+           args.jobs))
+    print_runs(results)
+    figs = beside(results)
+    print_beside(figs)
+    print_targets(targets)
+    for s, name, r in reps(results):
+        if r["rc"] != 0 and r["stderr"].strip():
+            print("\n%s.%s seed %d (rc %d): %s" %
+                  (s, name, r["seed"], r["rc"], r["stderr"].strip()))
+
+    doc = {"mode": "smoke" if args.smoke else "full",
+           "targets": targets,
+           "beside": figs,
+           "reps": nreps,
+           "runs": {s: {n: [{"seed": r["seed"], "rc": r["rc"],
+                             "sets": r["sets"], "cmd": r["cmd"],
+                             "result": r["result"]} for r in rs]
+                        for n, rs in runs.items()}
+                    for s, runs in results.items()},
+           "wall": {"total_s": wall,
+                    "runs": {"%s.%s.%d" % (s, n, r["seed"]): r["wall_s"]
+                             for s, n, r in reps(results)}}}
+    base = "netsim-smoke" if args.smoke else "netsim"
+    with open(os.path.join(OUT, base + ".json"), "w") as f:
+        # Infinity (a recovery that never came) is not JSON: null.
+        json.dump(json.loads(json.dumps(doc).replace("Infinity", "null")),
+                  f, indent=1)
+    write_csv(results, os.path.join(OUT, base + ".csv"))
+    made = [] if args.smoke else plots(results)
+    print()
+    wrote = [os.path.join(OUT, base + ".json"),
+             os.path.join(OUT, base + ".csv")] + made
+    print("wrote " + ", ".join(os.path.relpath(p, TOP) for p in wrote))
+    met = sum(1 for t in targets if t["met"])
+    print("netsim: %d of %d targets met" % (met, len(targets)))
+    crashed = any(r["rc"] not in (0, 1) or not r["result"]
+                  for _, _, r in reps(results))
+    integrity = next(t for t in targets if t["id"] == "integrity")
+    if crashed or not integrity["met"]:
+        return 1
+    if args.smoke and met != len(targets):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The go-back-N baseline: what a RoCE-style reliable connection does on a
+ * lossy or reordering fabric.  One fixed path (entropy) per flow, one PSN
+ * space per flow; the receiver takes only the next expected PSN and NAKs
+ * the first gap once; the sender goes back to the NAKed PSN and resends
+ * everything from there, or from the oldest unacknowledged PSN when
+ * nothing moves for an RTO.  ECN echoes drive a simple AIMD window.
+ *
+ * It speaks the Wren wire structures on UDP port 4791, so switches never
+ * trim it and the same frame helpers apply.  It sits on the same host
+ * seam (struct wren_env_ops) and upper layer (struct wren_tp_ulp_ops) as
+ * the real transport.  Receivers accept every message (the traffic
+ * generators never refuse one), so no error status travels back.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net.h"
+#include "xport.h"
+
+#define GBN_HDRS	WREN_WIRE_DATA_HDRS_LEN
+#define GBN_ACK_LEN	(WREN_WIRE_L2L4_LEN + sizeof(struct wren_wire_hdr) + \
+			 sizeof(struct wren_wire_ack))
+
+struct gbn_msg {
+	struct gbn_msg *next;
+	uint64_t cookie;
+	struct wren_tp_msg m;
+	uint32_t first_psn;
+	uint32_t npkts;
+};
+
+/* Initiator side of a flow: one per (destination, class). */
+struct gbn_tx {
+	struct gbn *g;
+	struct gbn_tx *hnext;
+	struct gbn_tx *rnext;		/* ready to send */
+	bool ready;
+	uint32_t id;
+	uint32_t dst_ip;		/* host order */
+	uint8_t mac[6];
+	uint32_t class_id;
+	uint16_t sport;
+	struct gbn_msg *head, *tail, *cur;
+	uint32_t una, nxt, end, high;	/* PSNs; high: highest sent + 1 */
+	uint32_t inflight;		/* payload bytes in [una, nxt) */
+	uint32_t cwnd;
+	uint32_t recover;		/* no new decrease below this PSN */
+	uint8_t cause;			/* of the resends after a go-back */
+	void *rto;
+};
+
+/* Target side of a flow: one per (source, source context). */
+struct gbn_rx {
+	struct gbn_rx *hnext;
+	struct gbn_rx *cnext;		/* has an ACK or NAK to send */
+	bool queued, ack, nak, in_msg;
+	uint32_t src_ip;
+	uint32_t src_ctx;
+	uint16_t sport;
+	uint32_t expected;
+	bool nak_sent;
+	uint32_t unacked;
+	uint16_t ce;
+	uint64_t cookie;
+};
+
+struct gbn {
+	struct net *net;
+	struct host *host;
+	const struct wren_tp_ulp_ops *ulp;
+	const struct gbn_config *c;
+	uint32_t mtu;
+	struct gbn_tx **txh;		/* by destination and class */
+	struct gbn_tx **txv;		/* by id */
+	uint32_t ntx, txcap, txhsize;
+	struct gbn_rx **rxh;
+	uint32_t nrx, rxhsize;
+	struct gbn_tx *rhead, *rtail;
+	struct gbn_rx *chead, *ctail;
+	struct wren_tp_stats st;
+};
+
+static uint32_t hash2(uint32_t a, uint32_t b, uint32_t size)
+{
+	return (uint32_t)(mix64((uint64_t)a << 32 | b) & (size - 1));
+}
+
+static void *zalloc(size_t n)
+{
+	void *p = calloc(1, n);
+
+	if (!p) {
+		perror("netsim: gbn");
+		exit(2);
+	}
+	return p;
+}
+
+/* Payload bytes of PSNs [from, to), from the messages still held. */
+static uint32_t range_bytes(const struct gbn *g, const struct gbn_tx *t,
+			    uint32_t from, uint32_t to)
+{
+	const struct gbn_msg *m;
+	uint64_t sum = 0;
+
+	for (m = t->head; m && m->first_psn < to; m = m->next) {
+		uint32_t lo = m->first_psn, hi = lo + m->npkts, a, b;
+
+		a = from > lo ? from : lo;
+		b = to < hi ? to : hi;
+		if (a >= b)
+			continue;
+		/* All packets are full but the last of the message. */
+		sum += (uint64_t)(b - a) * g->mtu;
+		if (b == hi)
+			sum -= (uint64_t)m->npkts * g->mtu - m->m.len;
+	}
+	return (uint32_t)sum;
+}
+
+static bool tx_can_send(const struct gbn_tx *t)
+{
+	return t->nxt != t->end && t->inflight < t->cwnd;
+}
+
+static void tx_make_ready(struct gbn *g, struct gbn_tx *t)
+{
+	if (t->ready || !tx_can_send(t))
+		return;
+	t->ready = true;
+	t->rnext = NULL;
+	if (g->rtail)
+		g->rtail->rnext = t;
+	else
+		g->rhead = t;
+	g->rtail = t;
+	host_env_ops.tx_kick(g->host);
+}
+
+static void rx_queue_ctrl(struct gbn *g, struct gbn_rx *r)
+{
+	if (r->queued)
+		return;
+	r->queued = true;
+	r->cnext = NULL;
+	if (g->ctail)
+		g->ctail->cnext = r;
+	else
+		g->chead = r;
+	g->ctail = r;
+	host_env_ops.tx_kick(g->host);
+}
+
+/* The message holding PSN @psn, or NULL past the end. */
+static struct gbn_msg *msg_of(struct gbn_tx *t, uint32_t psn)
+{
+	struct gbn_msg *m;
+
+	for (m = t->head; m; m = m->next)
+		if (psn < m->first_psn + m->npkts)
+			return m;
+	return NULL;
+}
+
+static void tx_arm(struct gbn *g, struct gbn_tx *t)
+{
+	uint64_t now = host_env_ops.now_ns(g->host);
+
+	host_env_ops.timer_arm(t->rto, now + g->c->rto_ns);
+}
+
+static void tx_go_back(struct gbn *g, struct gbn_tx *t, uint32_t psn,
+		       uint8_t cause)
+{
+	t->nxt = psn;
+	t->cur = msg_of(t, psn);
+	t->inflight = range_bytes(g, t, t->una, t->nxt);
+	t->cause = cause;
+}
+
+static void tx_rto(void *arg)
+{
+	struct gbn_tx *t = arg;
+	struct gbn *g = t->g;
+
+	if (t->una == t->high)
+		return;
+	tx_go_back(g, t, t->una, WREN_TP_RETX_TIMEOUT);
+	t->cwnd = g->c->min_window;
+	t->recover = t->high;
+	tx_arm(g, t);
+	tx_make_ready(g, t);
+}
+
+static struct gbn_tx *tx_lookup(struct gbn *g, uint32_t ip, uint32_t cls,
+				const uint8_t *mac)
+{
+	uint32_t b = hash2(ip, cls, g->txhsize), i;
+	struct gbn_tx *t;
+
+	for (t = g->txh[b]; t; t = t->hnext)
+		if (t->dst_ip == ip && t->class_id == cls)
+			return t;
+	if (g->ntx == g->txcap) {
+		g->txcap = g->txcap ? 2 * g->txcap : 16;
+		g->txv = realloc(g->txv, g->txcap * sizeof(*g->txv));
+		if (!g->txv) {
+			perror("netsim: gbn");
+			exit(2);
+		}
+	}
+	if (g->ntx + 1 > g->txhsize) {
+		struct gbn_tx **nh;
+
+		g->txhsize *= 2;
+		nh = zalloc(g->txhsize * sizeof(*nh));
+		for (i = 0; i < g->ntx; i++) {
+			struct gbn_tx *x = g->txv[i];
+			uint32_t nb = hash2(x->dst_ip, x->class_id,
+					    g->txhsize);
+
+			x->hnext = nh[nb];
+			nh[nb] = x;
+		}
+		free(g->txh);
+		g->txh = nh;
+		b = hash2(ip, cls, g->txhsize);
+	}
+	t = zalloc(sizeof(*t));
+	t->g = g;
+	t->id = g->ntx;
+	t->dst_ip = ip;
+	t->class_id = cls;
+	memcpy(t->mac, mac, 6);
+	t->sport = WREN_WIRE_ENTROPY_BASE |
+		   (mix64((uint64_t)g->host->ipv4 << 32 ^ ip ^
+			  (uint64_t)cls << 20) & WREN_WIRE_ENTROPY_MASK);
+	t->cwnd = g->c->window;
+	t->rto = host_env_ops.timer_new(g->host, tx_rto, t);
+	t->hnext = g->txh[b];
+	g->txh[b] = t;
+	g->txv[g->ntx++] = t;
+	g->st.ctx_created++;
+	return t;
+}
+
+static struct gbn_rx *rx_lookup(struct gbn *g, uint32_t ip, uint32_t ctx,
+				uint16_t sport)
+{
+	uint32_t b = hash2(ip, ctx, g->rxhsize), i;
+	struct gbn_rx *r;
+
+	for (r = g->rxh[b]; r; r = r->hnext)
+		if (r->src_ip == ip && r->src_ctx == ctx)
+			return r;
+	if (g->nrx + 1 > g->rxhsize) {
+		struct gbn_rx **nh, *x, *nx;
+		uint32_t old = g->rxhsize;
+
+		g->rxhsize *= 2;
+		nh = zalloc(g->rxhsize * sizeof(*nh));
+		for (i = 0; i < old; i++)
+			for (x = g->rxh[i]; x; x = nx) {
+				uint32_t nb = hash2(x->src_ip, x->src_ctx,
+						    g->rxhsize);
+
+				nx = x->hnext;
+				x->hnext = nh[nb];
+				nh[nb] = x;
+			}
+		free(g->rxh);
+		g->rxh = nh;
+		b = hash2(ip, ctx, g->rxhsize);
+	}
+	r = zalloc(sizeof(*r));
+	r->src_ip = ip;
+	r->src_ctx = ctx;
+	r->sport = sport;
+	r->hnext = g->rxh[b];
+	g->rxh[b] = r;
+	g->nrx++;
+	g->st.rx_ctx_created++;
+	return r;
+}
+
+static void *gbn_create(struct net *n, struct host *h,
+			const struct wren_tp_ulp_ops *ulp)
+{
+	struct gbn *g = zalloc(sizeof(*g));
+
+	g->net = n;
+	g->host = h;
+	g->ulp = ulp;
+	g->c = &n->cfg->gbn;
+	g->mtu = n->cfg->mtu;
+	g->txhsize = 16;
+	g->txh = zalloc(g->txhsize * sizeof(*g->txh));
+	g->rxhsize = 16;
+	g->rxh = zalloc(g->rxhsize * sizeof(*g->rxh));
+	return g;
+}
+
+static void gbn_destroy(void *tp)
+{
+	struct gbn *g = tp;
+	uint32_t i;
+
+	for (i = 0; i < g->ntx; i++) {
+		struct gbn_tx *t = g->txv[i];
+		struct gbn_msg *m, *nm;
+
+		for (m = t->head; m; m = nm) {
+			nm = m->next;
+			free(m);
+		}
+		host_env_ops.timer_free(t->rto);
+		free(t);
+	}
+	for (i = 0; i < g->rxhsize; i++) {
+		struct gbn_rx *r, *nr;
+
+		for (r = g->rxh[i]; r; r = nr) {
+			nr = r->hnext;
+			free(r);
+		}
+	}
+	free(g->txv);
+	free(g->txh);
+	free(g->rxh);
+	free(g);
+}
+
+static int gbn_send(void *tp, const struct wren_tp_dest *dst,
+		    const struct wren_tp_msg *msg, uint64_t cookie)
+{
+	struct gbn *g = tp;
+	struct gbn_tx *t;
+	struct gbn_msg *m;
+
+	if (msg->len > WREN_WIRE_MAX_MSG_LEN)
+		return -EINVAL;
+	t = tx_lookup(g, ntohl(dst->ipv4), dst->class_id, dst->mac);
+	m = zalloc(sizeof(*m));
+	m->cookie = cookie;
+	m->m = *msg;
+	m->first_psn = t->end;
+	m->npkts = msg->len ? (msg->len + g->mtu - 1) / g->mtu : 1;
+	t->end += m->npkts;
+	if (t->tail)
+		t->tail->next = m;
+	else
+		t->head = m;
+	t->tail = m;
+	if (!t->cur)
+		t->cur = m;
+	tx_make_ready(g, t);
+	return 0;
+}
+
+static void hdr_fill(struct wren_wire_hdr *wh, uint8_t type, uint8_t flags,
+		     uint32_t src_ctx, uint32_t dst_ctx, uint32_t psn,
+		     uint32_t bsn, uint32_t ts)
+{
+	memset(wh, 0, sizeof(*wh));
+	wh->ver_type = FIELD_PREP(WREN_WIRE_VER_TYPE_VERSION,
+				  WREN_WIRE_VERSION) |
+		       FIELD_PREP(WREN_WIRE_VER_TYPE_TYPE, type);
+	wh->flags = flags;
+	wh->src_ctx = htonl(src_ctx);
+	wh->dst_ctx = htonl(dst_ctx);
+	wh->psn = htonl(psn);
+	wh->bsn = htonl(bsn);
+	wh->ts = htonl(ts);
+}
+
+static size_t pull_ctrl(struct gbn *g, uint8_t *f)
+{
+	struct gbn_rx *r = g->chead;
+	struct wren_wire_hdr *wh = (void *)(f + FR_L4);
+	struct wren_wire_ack *ack = (void *)(wh + 1);
+	bool nak = r->nak;
+
+	g->chead = r->cnext;
+	if (!g->chead)
+		g->ctail = NULL;
+	r->queued = false;
+	r->ack = r->nak = false;
+	r->unacked = 0;
+	hdr_fill(wh, nak ? WREN_WIRE_NACK : WREN_WIRE_ACK, 0, 0, r->src_ctx,
+		 r->expected, r->expected, 0);
+	memset(ack, 0, sizeof(*ack));
+	ack->ce_count = htons(r->ce);
+	r->ce = 0;
+	frame_l2l4(f, GBN_ACK_LEN, g->host->ipv4, r->src_ip, r->sport,
+		   GBN_UDP_PORT, 0);
+	if (nak)
+		g->st.nacks_tx++;
+	else
+		g->st.acks_tx++;
+	g->st.tx_pkts++;
+	g->st.tx_bytes += GBN_ACK_LEN;
+	return GBN_ACK_LEN;
+}
+
+static size_t pull_data(struct gbn *g, struct gbn_tx *t, uint8_t *f)
+{
+	struct gbn_msg *m = t->cur;
+	struct wren_wire_hdr *wh = (void *)(f + FR_L4);
+	struct wren_wire_data *d = (void *)(wh + 1);
+	uint32_t idx = t->nxt - m->first_psn, off = idx * g->mtu;
+	uint32_t len = m->m.len - off < g->mtu ? m->m.len - off : g->mtu;
+	uint8_t flags = 0;
+	size_t flen = GBN_HDRS + len;
+
+	if (len && g->ulp->tx_read(g->host, m->cookie, off, f + GBN_HDRS,
+				   len) < 0) {
+		fprintf(stderr, "netsim: gbn: tx_read failed\n");
+		exit(2);
+	}
+	if (t->nxt < t->high) {
+		flags |= WREN_WIRE_F_RETX;
+		g->st.retx[t->cause]++;
+	}
+	t->nxt++;
+	if (t->nxt > t->high)
+		t->high = t->nxt;
+	t->inflight += len;
+	if (idx + 1 == m->npkts)
+		t->cur = m->next;
+	if (!tx_can_send(t))
+		flags |= WREN_WIRE_F_ACK_REQ;
+	hdr_fill(wh, WREN_WIRE_DATA, flags, t->id, 0, t->nxt - 1, t->una,
+		 (uint32_t)host_env_ops.now_ns(g->host));
+	memset(d, 0, sizeof(*d));
+	d->msn = htonl(m->first_psn);
+	d->msg_len = htonl(m->m.len);
+	d->offset = htonl(off);
+	d->opcode = m->m.opcode;
+	d->msg_flags = m->m.flags & WREN_TP_MSG_ORDERED ?
+		       WREN_WIRE_MSG_ORDERED : 0;
+	d->dst_qpn = htonl(m->m.dst_qpn);
+	d->src_qpn = htonl(m->m.src_qpn);
+	d->qkey = htonl(m->m.qkey);
+	d->imm = htonl(m->m.imm);
+	frame_l2l4(f, flen, g->host->ipv4, t->dst_ip, t->sport, GBN_UDP_PORT,
+		   ECN_ECT0);
+	if (!sim_queued(&((struct sim_timer *)t->rto)->ev))
+		tx_arm(g, t);
+	g->st.tx_pkts++;
+	g->st.tx_bytes += flen;
+	g->st.tx_data_pkts++;
+	g->st.tx_data_bytes += len;
+	return flen;
+}
+
+static size_t gbn_tx_pull(void *tp, void *frame, size_t cap)
+{
+	struct gbn *g = tp;
+	struct gbn_tx *t;
+	size_t len;
+
+	if (cap < GBN_HDRS + g->mtu)
+		return 0;
+	if (g->chead)
+		return pull_ctrl(g, frame);
+	while ((t = g->rhead)) {
+		g->rhead = t->rnext;
+		if (!g->rhead)
+			g->rtail = NULL;
+		t->ready = false;
+		if (!tx_can_send(t))
+			continue;
+		len = pull_data(g, t, frame);
+		/* Round robin between flows, a packet each. */
+		tx_make_ready(g, t);
+		return len;
+	}
+	return 0;
+}
+
+/* Everything below @cum arrived: complete messages, open the window. */
+static void tx_acked(struct gbn *g, struct gbn_tx *t, uint32_t cum,
+		     uint16_t ce)
+{
+	uint32_t acked;
+
+	if (cum > t->high || cum <= t->una) {
+		if (ce)
+			goto congestion;
+		return;
+	}
+	acked = range_bytes(g, t, t->una, cum);
+	t->una = cum;
+	if (t->nxt < cum) {
+		t->nxt = cum;
+		t->cur = msg_of(t, cum);
+	}
+	if (!ce && t->cwnd < g->c->window) {
+		t->cwnd += (uint32_t)((uint64_t)g->c->ai * acked / t->cwnd);
+		if (t->cwnd > g->c->window)
+			t->cwnd = g->c->window;
+	}
+	while (t->head && t->head->first_psn + t->head->npkts <= t->una) {
+		struct gbn_msg *m = t->head;
+
+		t->head = m->next;
+		if (!t->head)
+			t->tail = NULL;
+		g->st.msgs_tx++;
+		g->ulp->tx_done(g->host, m->cookie, WREN_TP_OK);
+		free(m);
+	}
+	t->inflight = range_bytes(g, t, t->una, t->nxt);
+	if (t->una == t->high)
+		host_env_ops.timer_cancel(t->rto);
+	else
+		tx_arm(g, t);
+congestion:
+	if (ce && t->una >= t->recover) {
+		t->cwnd -= (uint32_t)((uint64_t)t->cwnd * g->c->md / 256);
+		if (t->cwnd < g->c->min_window)
+			t->cwnd = g->c->min_window;
+		t->recover = t->high;
+		g->st.cc_decreases++;
+	}
+	tx_make_ready(g, t);
+}
+
+static void rx_ack(struct gbn *g, const struct wren_wire_hdr *wh,
+		   size_t len, bool nak)
+{
+	const struct wren_wire_ack *ack = (const void *)(wh + 1);
+	uint32_t id = ntohl(wh->dst_ctx), cum = ntohl(wh->psn);
+	struct gbn_tx *t;
+
+	if (len < GBN_ACK_LEN || id >= g->ntx) {
+		g->st.drops[WREN_TP_DROP_MALFORMED]++;
+		return;
+	}
+	t = g->txv[id];
+	if (nak)
+		g->st.nacks_rx++;
+	else
+		g->st.acks_rx++;
+	tx_acked(g, t, cum, ntohs(ack->ce_count));
+	if (nak && cum == t->una && cum < t->nxt) {
+		tx_go_back(g, t, cum, WREN_TP_RETX_NACK);
+		tx_make_ready(g, t);
+	}
+}
+
+static void rx_data(struct gbn *g, const uint8_t *f, size_t len)
+{
+	const struct wren_wire_hdr *wh = (const void *)(f + FR_L4);
+	const struct wren_wire_data *d = (const void *)(wh + 1);
+	uint32_t psn = ntohl(wh->psn), off = ntohl(d->offset);
+	uint32_t mlen = ntohl(d->msg_len), plen = (uint32_t)(len - GBN_HDRS);
+	struct gbn_rx *r;
+
+	r = rx_lookup(g, rd32(f + FR_SRCIP), ntohl(wh->src_ctx),
+		      rd16(f + FR_SPORT));
+	g->st.rx_data_pkts++;
+	g->st.rx_data_bytes += plen;
+	if ((f[FR_TOS] & ECN_MASK) == ECN_CE) {
+		g->st.ecn_ce++;
+		if (r->ce < UINT16_MAX)
+			r->ce++;
+	}
+	if (psn != r->expected) {
+		if ((int32_t)(psn - r->expected) > 0) {
+			g->st.ooo_pkts++;
+			g->st.drops[WREN_TP_DROP_WINDOW]++;
+			if (!r->nak_sent) {
+				r->nak_sent = true;
+				r->nak = true;
+				rx_queue_ctrl(g, r);
+			}
+		} else {
+			g->st.drops[WREN_TP_DROP_DUPLICATE]++;
+			if (wh->flags & WREN_WIRE_F_RETX)
+				g->st.spurious_retx++;
+			r->ack = true;
+			rx_queue_ctrl(g, r);
+		}
+		return;
+	}
+	if (off == 0) {
+		struct wren_tp_peer peer = {
+			.ipv4 = htonl(rd32(f + FR_SRCIP)),
+		};
+		struct wren_tp_msg m = {
+			.len = mlen, .opcode = d->opcode,
+			.flags = d->msg_flags & WREN_WIRE_MSG_ORDERED ?
+				 WREN_TP_MSG_ORDERED : 0,
+			.dst_qpn = ntohl(d->dst_qpn),
+			.src_qpn = ntohl(d->src_qpn),
+			.qkey = ntohl(d->qkey), .imm = ntohl(d->imm),
+		};
+
+		memcpy(peer.mac, f + 6, 6);
+		r->in_msg = g->ulp->rx_begin(g->host, &peer, &m,
+					     &r->cookie) == WREN_TP_OK;
+	}
+	if (r->in_msg && plen &&
+	    g->ulp->rx_write(g->host, r->cookie, off, f + GBN_HDRS, plen) < 0)
+		r->in_msg = false;
+	r->expected++;
+	r->nak_sent = false;
+	r->unacked++;
+	if (off + plen >= mlen) {
+		if (r->in_msg) {
+			g->st.msgs_rx++;
+			g->ulp->rx_done(g->host, r->cookie, WREN_TP_OK);
+		}
+		r->in_msg = false;
+		r->ack = true;
+	}
+	if (r->unacked >= g->c->ack_every || (wh->flags & WREN_WIRE_F_ACK_REQ))
+		r->ack = true;
+	if (r->ack)
+		rx_queue_ctrl(g, r);
+}
+
+static void gbn_rx(void *tp, const void *frame, size_t len)
+{
+	struct gbn *g = tp;
+	const uint8_t *f = frame;
+	const struct wren_wire_hdr *wh = (const void *)(f + FR_L4);
+	uint8_t type;
+
+	if (len < WREN_WIRE_L2L4_LEN + sizeof(*wh) ||
+	    rd16(f + FR_DPORT) != GBN_UDP_PORT) {
+		g->st.drops[WREN_TP_DROP_MALFORMED]++;
+		return;
+	}
+	g->st.rx_pkts++;
+	g->st.rx_bytes += len;
+	type = FIELD_GET(WREN_WIRE_VER_TYPE_TYPE, wh->ver_type);
+	if (type == WREN_WIRE_DATA && len >= GBN_HDRS)
+		rx_data(g, f, len);
+	else if (type == WREN_WIRE_ACK || type == WREN_WIRE_NACK)
+		rx_ack(g, wh, len, type == WREN_WIRE_NACK);
+	else
+		g->st.drops[WREN_TP_DROP_MALFORMED]++;
+}
+
+static void gbn_stats(const void *tp, struct wren_tp_stats *st)
+{
+	const struct gbn *g = tp;
+
+	*st = g->st;
+}
+
+static size_t gbn_ctx_memory(const void *tp)
+{
+	const struct gbn *g = tp;
+
+	return g->ntx * (sizeof(struct gbn_tx) + sizeof(struct sim_timer)) +
+	       g->nrx * sizeof(struct gbn_rx);
+}
+
+static size_t gbn_peer_memory(const void *tp, uint32_t ipv4)
+{
+	const struct gbn *g = tp;
+	size_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < g->ntx; i++)
+		if (g->txv[i]->dst_ip == ipv4)
+			sum += sizeof(struct gbn_tx);
+	return sum;
+}
+
+static size_t gbn_frame_max(const struct net *n)
+{
+	return GBN_HDRS + n->cfg->mtu;
+}
+
+const struct xport_ops xport_gbn = {
+	.name = "gbn",
+	.create = gbn_create,
+	.destroy = gbn_destroy,
+	.send = gbn_send,
+	.tx_pull = gbn_tx_pull,
+	.rx = gbn_rx,
+	.stats = gbn_stats,
+	.ctx_memory = gbn_ctx_memory,
+	.peer_memory = gbn_peer_memory,
+	.frame_max = gbn_frame_max,
+};

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The simulated network: packets, links, switches, hosts and the
+ * topology that joins them.  One struct net per run.
+ */
+#ifndef NETSIM_NET_H
+#define NETSIM_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "frame.h"
+#include "rng.h"
+#include "scenario.h"
+#include "sim.h"
+
+struct net;
+struct xport_ops;
+
+struct pkt {
+	struct sim_ev ev;		/* arrival at the far end of @link */
+	struct pkt *next;		/* queue */
+	struct link *link;
+	uint32_t len;
+	uint8_t data[];
+};
+
+struct pkt *pkt_alloc(struct net *n);
+struct pkt *pkt_clone(struct net *n, const struct pkt *p);
+void pkt_free(struct net *n, struct pkt *p);
+/* Every buffer, in flight or not: the end of a run. */
+void pkt_free_all(struct net *n);
+
+/* A unidirectional wire: rate, delay, impairments. */
+struct link {
+	struct net *net;
+	uint32_t rate_mbps;
+	uint64_t prop_ps;
+	const struct imp *imp;
+	bool ge_bad;
+	char name[32];			/* "leaf0>spine3": scenarios use it */
+	void (*rx)(void *node, struct pkt *p);
+	void *node;
+	uint64_t tx_pkts, tx_bytes, busy_ps;
+	uint64_t lost, blackholed, duped;
+};
+
+/* Picoseconds on the wire for a frame of @len bytes. */
+static inline uint64_t link_ser_ps(const struct link *l, uint32_t len)
+{
+	uint64_t bits = (uint64_t)(len + WREN_WIRE_ETH_OVERHEAD) * 8;
+
+	return (bits * 1000000 + l->rate_mbps - 1) / l->rate_mbps;
+}
+
+/* Put @p on @l now; returns when the wire is free again. */
+uint64_t link_send(struct link *l, struct pkt *p);
+
+/* A switch's egress port: output queue plus the link it drives. */
+struct port {
+	struct link link;
+	struct sim_ev txev;		/* the current frame leaves */
+	struct pkt *qh, *qt;		/* data, drop-tail */
+	struct pkt *hh, *ht;		/* trimmed headers, strict priority */
+	uint32_t qbytes, hbytes;
+	bool busy;
+	uint64_t drops, marks, trims, hdr_drops;
+	uint32_t max_q;
+};
+
+struct sw {
+	struct net *net;
+	uint32_t id;
+	uint64_t salt;
+	uint32_t nports;
+	struct port *ports;
+};
+
+void sw_init(struct net *n, struct sw *s, uint32_t id, uint32_t nports);
+void sw_rx(void *node, struct pkt *p);
+
+/* ECMP: which of @n equal-cost ports this 5-tuple takes. */
+uint32_t ecmp_pick(uint64_t salt, uint32_t sip, uint32_t dip, uint16_t sport,
+		   uint16_t dport, uint32_t n);
+
+struct host {
+	struct net *net;
+	uint32_t id;
+	uint32_t ipv4;			/* host order */
+	struct link up;			/* the NIC's egress */
+	struct sim_ev nicev;		/* pull now / current frame done */
+	struct sim_ev postev;		/* deferred work of the app */
+	struct rng rng;
+	void *tp;
+	bool sender;			/* posts messages: tp.*, else rxtp.* */
+	uint64_t rx_frames;
+};
+
+void host_init(struct net *n, struct host *h, uint32_t id);
+void host_rx(void *node, struct pkt *p);
+void host_kick(struct host *h);
+extern const struct wren_env_ops host_env_ops;
+
+struct app;
+
+struct net {
+	struct sim sim;
+	const struct cfg *cfg;
+	struct rng rng;			/* impairments */
+	uint32_t pkt_cap;
+	struct pkt *free_pkts;
+	void *slabs;			/* every packet buffer */
+	uint64_t pkts_live, pkts_max;
+
+	uint32_t nhosts;
+	struct host *hosts;
+	uint32_t nsw;
+	struct sw *sws;
+	/* Egress of host i's downlink lives in a switch port. */
+	const struct xport_ops *xp;
+	struct app *app;
+	const char *err;		/* first integrity failure */
+};
+
+/* topo.c */
+int topo_build(struct net *n);
+void topo_free(struct net *n);
+/* Equal-cost egress ports of @s toward host @dst: [*first, *first + *cnt). */
+void topo_route(const struct net *n, const struct sw *s, uint32_t dst,
+		uint32_t *first, uint32_t *cnt);
+/* Every link, in a fixed order; @fn returns non-zero to stop. */
+int topo_each_link(struct net *n, int (*fn)(struct link *l, void *arg),
+		   void *arg);
+struct link *topo_find_link(struct net *n, const char *name);
+uint32_t topo_leaf_of(const struct net *n, uint32_t host);
+/* Sum of propagation delays host @a -> host @b and back. */
+uint64_t topo_rtt_prop_ps(const struct net *n, uint32_t a, uint32_t b);
+
+#endif /* NETSIM_NET_H */

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The life of one run.  The network's own random stream is stream 0 of
+ * the seed; hosts take streams 1 and up, so the transport's randomness
+ * never depends on how many packets the network has dropped.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "run.h"
+#include "xport.h"
+
+/*
+ * wall_limit: a transport that spins inside one call never returns to
+ * the event loop, so max_time cannot stop it.  An alarm says where the
+ * simulation was and exits with status 3.
+ */
+static const char *hung_name;
+static const struct sim *hung_sim;
+
+static void on_alarm(int sig)
+{
+	char buf[256];
+	int len;
+
+	(void)sig;
+	len = snprintf(buf, sizeof(buf), "netsim: %s: wall_limit reached at "
+		       "simulated %.3f us after %llu events: hung?\n",
+		       hung_name, hung_sim->now / 1e6,
+		       (unsigned long long)hung_sim->events);
+	if (len > 0 && write(STDERR_FILENO, buf, (size_t)len) < 0)
+		_exit(3);
+	_exit(3);
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int run_one(const char *name, const struct cfg *c,
+	    const struct kvlist *merged, struct jw *jw, FILE *csv,
+	    FILE *human, struct run_out *out)
+{
+	double t0 = wall_now();
+	struct net *n = calloc(1, sizeof(*n));
+	struct app *a = calloc(1, sizeof(*a));
+	uint32_t i;
+	size_t max;
+	int ret = -1;
+
+	if (!n || !a) {
+		perror("netsim");
+		exit(2);
+	}
+	sim_init(&n->sim);
+	n->cfg = c;
+	rng_seed(&n->rng, c->seed, 0);
+	n->xp = c->xport == XP_GBN ? &xport_gbn : &xport_wren;
+	max = n->xp->frame_max(n);
+	if (!max)
+		goto out_sim;
+	n->pkt_cap = (uint32_t)max;
+	if (topo_build(n))
+		goto out_topo;
+	if (app_init(n, a))
+		goto out_app;
+	if (c->wall_limit) {
+		hung_name = name;
+		hung_sim = &n->sim;
+		signal(SIGALRM, on_alarm);
+		alarm(c->wall_limit);
+	}
+	app_start(a);
+	sim_run(&n->sim, c->max_time_ps);
+	alarm(0);
+	if (!a->finished) {
+		fprintf(stderr, "netsim: %s: not finished at %.3f us "
+			"(max_time)\n", name, n->sim.now / 1e6);
+	}
+	out->events = n->sim.events;
+	out->end_ps = n->sim.now;
+	out->first_rx_ps = a->first_rx_ps;
+	out->last_rx_ps = a->last_rx_ps;
+	out->rx_bytes = a->total_rx_bytes;
+	out->ok = jw ? report_run(jw, n, name, merged) : report_pass(n);
+	if (csv)
+		report_csv_row(csv, n, name);
+	if (human)
+		report_line(human, n, name, wall_now() - t0);
+	ret = 0;
+	app_finish(a);
+out_app:
+	for (i = 0; i < n->nhosts; i++)
+		if (n->hosts[i].tp)
+			n->xp->destroy(n->hosts[i].tp);
+	app_free(a);
+out_topo:
+	topo_free(n);
+out_sim:
+	pkt_free_all(n);
+	sim_fini(&n->sim);
+	free(n);
+	free(a);
+	out->wall_s = wall_now() - t0;
+	return ret;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* One run: build the network, run the traffic, report, tear down. */
+#ifndef NETSIM_RUN_H
+#define NETSIM_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report.h"
+#include "scenario.h"
+
+struct run_out {
+	double wall_s;
+	uint64_t events;
+	uint64_t end_ps;
+	uint64_t first_rx_ps;		/* first and last payload placed */
+	uint64_t last_rx_ps;
+	uint64_t rx_bytes;
+	bool ok;
+};
+
+/*
+ * Returns -1 if the run could not be set up (nothing written), else 0
+ * with @out->ok false if it failed its integrity checks.  @jw, @csv
+ * and @human (a one-line summary) may be NULL.
+ */
+int run_one(const char *name, const struct cfg *c,
+	    const struct kvlist *merged, struct jw *jw, FILE *csv,
+	    FILE *human, struct run_out *out);
+
+#endif /* NETSIM_RUN_H */

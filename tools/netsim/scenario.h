@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A run's parameters.  Scenario files are INI-like: a [scenario] section
+ * of base keys and [run NAME] sections that override them; --set overrides
+ * both.  Every key is in one table (scenario.c) with its type and default.
+ */
+#ifndef NETSIM_SCENARIO_H
+#define NETSIM_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wren_tp.h"
+
+enum topo_kind { TOPO_BACK2BACK, TOPO_PARALLEL, TOPO_LEAFSPINE, TOPO_STAR };
+enum app_kind {
+	APP_STREAM, APP_INCAST, APP_PERMUTATION, APP_ROUNDROBIN, APP_PINGPONG
+};
+enum xport_kind { XP_WREN, XP_GBN };
+
+#define MAX_PATHS	16
+#define NO_TIME		UINT64_MAX
+
+/* Link impairments; per link or for every link. */
+struct imp {
+	double loss;		/* iid drop probability */
+	double p_gb;		/* Gilbert-Elliott: good -> bad per packet */
+	double p_bg;		/* bad -> good */
+	double bad_loss;	/* drop probability in the bad state */
+	double dup;		/* duplication probability */
+	uint64_t extra_ps;	/* added propagation delay */
+	uint64_t down_ps;	/* black hole from (NO_TIME: never) */
+	uint64_t up_ps;		/* ... until (NO_TIME: for ever) */
+};
+
+struct link_override {
+	char name[32];
+	struct imp imp;
+	const char *where;	/* file:line, for "no such link" */
+};
+
+struct gbn_config {
+	uint32_t window;	/* bytes in flight at most */
+	uint32_t min_window;	/* AIMD floor */
+	uint32_t ai;		/* bytes per window acknowledged */
+	uint32_t md;		/* decrease on ECN, 1/256 of the window */
+	uint32_t ack_every;	/* packets per cumulative ack */
+	uint64_t rto_ns;	/* no progress for this long: go back */
+};
+
+struct cfg {
+	uint64_t seed;
+	enum topo_kind topo;
+	uint32_t hosts;			/* star */
+	uint32_t leaves, hosts_per_leaf, spines;
+	uint32_t paths;			/* parallel */
+	uint64_t path_delay_ps[MAX_PATHS];
+	uint32_t npath_delay;
+	uint32_t rate_mbps;		/* host links */
+	uint32_t fabric_rate_mbps;	/* switch to switch (0: rate) */
+	uint64_t delay_ps;		/* propagation per link */
+	uint32_t mtu;
+
+	uint32_t sw_buffer;		/* bytes per egress port */
+	uint32_t sw_ecn;		/* mark above this many bytes, 0: off */
+	bool sw_trim;
+	uint32_t sw_hdr_buffer;		/* trimmed headers queue, bytes */
+
+	struct imp imp;			/* every link */
+	struct link_override *lo;
+	uint32_t nlo;
+
+	enum xport_kind xport;
+	struct wren_tp_config tp;	/* hosts that post messages */
+	struct wren_tp_config rxtp;	/* hosts that only receive */
+	struct gbn_config gbn;
+
+	enum app_kind app;
+	uint32_t msg_size;
+	uint32_t outstanding;
+	uint64_t msgs;			/* per flow; 0: until duration */
+	uint32_t flows;			/* stream: flows host 0 -> host 1 */
+	uint32_t senders;		/* incast fan-in */
+	uint32_t peers;			/* roundrobin */
+	uint32_t rounds;
+	uint8_t mode;			/* enum wren_tp_mode */
+	bool ordered;
+	uint64_t duration_ps;		/* stop posting (0: after msgs) */
+	uint64_t warmup_ps;		/* measurement starts */
+	uint64_t drain_ps;		/* idle time simulated after the app */
+	uint64_t max_time_ps;		/* give up: the run fails */
+	uint64_t bin_ps;		/* goodput time series */
+	double recover_pct;		/* recovery: % of pre-failure goodput */
+	/* Failed or unfinished messages are the expected outcome. */
+	bool allow_stall;
+	/* Wall-clock seconds before a run is declared hung (0: never). */
+	uint32_t wall_limit;
+};
+
+/* One key=value with where it was set. */
+struct kv {
+	char *key;
+	char *val;
+	char *where;
+};
+
+struct kvlist {
+	struct kv *v;
+	uint32_t n, cap;
+};
+
+struct scenario {
+	const char *path;
+	struct kvlist base;
+	uint32_t nruns;
+	char **run_names;
+	struct kvlist *runs;
+};
+
+/* Parse @path; prints file:line errors and returns -1 on any. */
+int scenario_load(struct scenario *sc, const char *path);
+void scenario_free(struct scenario *sc);
+
+void kv_set(struct kvlist *l, const char *key, const char *val,
+	    const char *where);
+void kv_free(struct kvlist *l);
+
+/*
+ * Build a run's config from the base keys, then @run's, then @sets.  The
+ * merged list (every key the run set, in table order) goes to @merged for
+ * the report.  Returns -1 after printing an error.
+ */
+int cfg_build(struct cfg *c, const struct kvlist *base,
+	      const struct kvlist *run, const struct kvlist *sets,
+	      struct kvlist *merged);
+void cfg_free(struct cfg *c);
+
+/* Parse helpers, shared with the self-test. */
+int parse_time_ps(const char *s, uint64_t *ps);
+int parse_size(const char *s, uint64_t *v);
+
+#endif /* NETSIM_SCENARIO_H */

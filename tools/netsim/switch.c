@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Output-queued switches: route by destination address, spread over
+ * equal-cost ports by a salted 5-tuple hash, queue per egress port with a
+ * byte limit.  ECN marks at enqueue (the queue the packet joins), and a
+ * trimming switch keeps the headers of a DATA packet it cannot queue, in a
+ * small queue served first, so the receiver learns of the loss at once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "net.h"
+
+uint32_t ecmp_pick(uint64_t salt, uint32_t sip, uint32_t dip, uint16_t sport,
+		   uint16_t dport, uint32_t n)
+{
+	uint64_t h;
+
+	if (n <= 1)
+		return 0;
+	h = mix64(salt ^ ((uint64_t)sip << 32 | dip));
+	h = mix64(h ^ ((uint64_t)sport << 16 | dport));
+	return (uint32_t)(((h >> 32) * n) >> 32);
+}
+
+static void port_start(struct port *pt);
+
+static void port_txdone(struct sim_ev *ev)
+{
+	struct port *pt = container_of(ev, struct port, txev);
+
+	pt->busy = false;
+	port_start(pt);
+}
+
+/* Send the head of the header queue, else of the data queue. */
+static void port_start(struct port *pt)
+{
+	struct net *n = pt->link.net;
+	struct pkt *p;
+	uint64_t done;
+
+	if (pt->hh) {
+		p = pt->hh;
+		pt->hh = p->next;
+		if (!pt->hh)
+			pt->ht = NULL;
+		pt->hbytes -= p->len;
+	} else if (pt->qh) {
+		p = pt->qh;
+		pt->qh = p->next;
+		if (!pt->qh)
+			pt->qt = NULL;
+		pt->qbytes -= p->len;
+	} else {
+		return;
+	}
+	p->next = NULL;
+	pt->busy = true;
+	done = link_send(&pt->link, p);
+	sim_at(&n->sim, &pt->txev, done);
+}
+
+static void q_append(struct pkt **h, struct pkt **t, struct pkt *p)
+{
+	p->next = NULL;
+	if (*t)
+		(*t)->next = p;
+	else
+		*h = p;
+	*t = p;
+}
+
+static void port_enqueue(struct port *pt, struct pkt *p)
+{
+	struct net *n = pt->link.net;
+	const struct cfg *c = n->cfg;
+
+	if (pt->qbytes + p->len > c->sw_buffer) {
+		if (c->sw_trim && frame_trimmable(p->data, p->len) &&
+		    pt->hbytes + WREN_WIRE_DATA_HDRS_LEN <= c->sw_hdr_buffer) {
+			p->len = frame_trim(p->data);
+			pt->trims++;
+			pt->hbytes += p->len;
+			q_append(&pt->hh, &pt->ht, p);
+			goto queued;
+		}
+		pt->drops++;
+		pkt_free(n, p);
+		return;
+	}
+	if (c->sw_ecn && pt->qbytes > c->sw_ecn && frame_mark_ce(p->data))
+		pt->marks++;
+	pt->qbytes += p->len;
+	if (pt->qbytes > pt->max_q)
+		pt->max_q = pt->qbytes;
+	q_append(&pt->qh, &pt->qt, p);
+queued:
+	if (!pt->busy)
+		port_start(pt);
+}
+
+void sw_rx(void *node, struct pkt *p)
+{
+	struct sw *s = node;
+	struct net *n = s->net;
+	const uint8_t *f = p->data;
+	uint32_t dip = rd32(f + FR_DSTIP), dst = dip - host_ip(0);
+	uint32_t first, cnt, pick;
+
+	if (dst >= n->nhosts) {
+		/* Nothing in the simulation sends there: a bug. */
+		fprintf(stderr, "netsim: frame to unknown %08x\n", dip);
+		pkt_free(n, p);
+		return;
+	}
+	topo_route(n, s, dst, &first, &cnt);
+	pick = ecmp_pick(s->salt, rd32(f + FR_SRCIP), dip, rd16(f + FR_SPORT),
+			 rd16(f + FR_DPORT), cnt);
+	port_enqueue(&s->ports[first + pick], p);
+}
+
+void sw_init(struct net *n, struct sw *s, uint32_t id, uint32_t nports)
+{
+	uint32_t i;
+
+	s->net = n;
+	s->id = id;
+	s->salt = rng_next(&n->rng);
+	s->nports = nports;
+	s->ports = calloc(nports, sizeof(*s->ports));
+	if (!s->ports) {
+		perror("netsim: switch");
+		exit(2);
+	}
+	for (i = 0; i < nports; i++) {
+		s->ports[i].link.net = n;
+		s->ports[i].txev.fn = port_txdone;
+	}
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The simulator's own tests, so that figures from it can be trusted:
+ * timing against arithmetic, ECMP spread, realised impairment rates,
+ * scenario errors, and determinism.  TAP, then "N passed, N failed".
+ *
+ *   selftest NETSIM DETERMINISM.ini
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "net.h"
+#include "run.h"
+#include "scenario.h"
+
+static int tests, failed;
+
+static void ok(bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	tests++;
+	if (!cond)
+		failed++;
+	printf("%s %d - ", cond ? "ok" : "not ok", tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* Build a config from key=value strings; NULL-terminated. */
+static int cfg_from(struct cfg *c, struct kvlist *merged, const char **kv)
+{
+	struct kvlist base = { 0 };
+	int ret;
+
+	for (; *kv; kv += 2)
+		kv_set(&base, kv[0], kv[1], "selftest");
+	ret = cfg_build(c, &base, NULL, NULL, merged);
+	kv_free(&base);
+	return ret;
+}
+
+/*
+ * One message of ten full packets from host0 to host1 over one link:
+ * the NIC sends them back to back, so the last byte lands at ten
+ * serialization times plus one propagation delay.
+ */
+static void test_timing(void)
+{
+	const char *kv[] = {
+		"topology", "back2back", "transport", "gbn", "app", "stream",
+		"msg_size", "40960", "msgs", "1", "rate", "100",
+		"delay", "700ns", NULL,
+	};
+	struct kvlist merged = { 0 };
+	struct run_out out = { 0 };
+	struct cfg c;
+	uint64_t ser, want_first, want_last;
+
+	if (cfg_from(&c, &merged, kv) ||
+	    run_one("timing", &c, &merged, NULL, NULL, NULL, &out)) {
+		ok(false, "timing: run");
+		return;
+	}
+	/* (4096 + headers + FCS, preamble, gap) bytes at 8 ps a bit. */
+	ser = (4096 + WREN_WIRE_DATA_HDRS_LEN + WREN_WIRE_ETH_OVERHEAD) * 80;
+	want_first = ser + 700000;
+	want_last = 10 * ser + 700000;
+	ok(out.first_rx_ps == want_first && out.last_rx_ps == want_last &&
+	   out.rx_bytes == 40960,
+	   "timing: first packet at %llu ps (want %llu), last at %llu ps "
+	   "(want %llu)", (unsigned long long)out.first_rx_ps,
+	   (unsigned long long)want_first, (unsigned long long)out.last_rx_ps,
+	   (unsigned long long)want_last);
+	cfg_free(&c);
+	kv_free(&merged);
+}
+
+static void test_ecmp(void)
+{
+	enum { PORTS = 8, N = 80000 };
+	uint32_t cnt[PORTS] = { 0 }, i, min = N, max = 0;
+	struct rng r;
+
+	rng_seed(&r, 42, 7);
+	for (i = 0; i < N; i++) {
+		uint16_t sport = WREN_WIRE_ENTROPY_BASE |
+				 (rng_next(&r) & WREN_WIRE_ENTROPY_MASK);
+
+		cnt[ecmp_pick(0x1234, host_ip(i % 64), host_ip(64 + i % 7),
+			      sport, WREN_WIRE_UDP_PORT, PORTS)]++;
+	}
+	for (i = 0; i < PORTS; i++) {
+		if (cnt[i] < min)
+			min = cnt[i];
+		if (cnt[i] > max)
+			max = cnt[i];
+	}
+	ok(min > N / PORTS * 0.95 && max < N / PORTS * 1.05,
+	   "ecmp: %d flows over %d ports, %u..%u each (want %d +- 5%%)", N,
+	   PORTS, min, max, N / PORTS);
+}
+
+static uint64_t arrived;
+
+static void count_rx(void *node, struct pkt *p)
+{
+	struct net *n = node;
+
+	arrived++;
+	pkt_free(n, p);
+}
+
+/* Send @cnt minimum frames over a link with @imp; return arrivals. */
+static uint64_t push(const struct imp *imp, uint32_t cnt, struct link *out)
+{
+	static struct cfg c;
+	struct net n = { 0 };
+	struct link l = { 0 };
+	uint32_t i;
+
+	c.seed = 99;
+	sim_init(&n.sim);
+	n.cfg = &c;
+	n.pkt_cap = 128;
+	rng_seed(&n.rng, c.seed, 0);
+	l.net = &n;
+	l.rate_mbps = 100000;
+	l.prop_ps = 1000;
+	l.imp = imp;
+	l.rx = count_rx;
+	l.node = &n;
+	arrived = 0;
+	for (i = 0; i < cnt; i++) {
+		struct pkt *p = pkt_alloc(&n);
+		uint64_t t;
+
+		p->len = 64;
+		t = link_send(&l, p);
+		/* Deliver what has arrived, then send the next at once. */
+		sim_run(&n.sim, t);
+		n.sim.now = t;
+	}
+	sim_run(&n.sim, UINT64_MAX);
+	*out = l;
+	pkt_free_all(&n);
+	sim_fini(&n.sim);
+	return arrived;
+}
+
+static void test_impairments(void)
+{
+	const uint32_t N = 400000;
+	struct imp imp = { .down_ps = NO_TIME, .up_ps = NO_TIME };
+	double want, got, sd;
+	struct link l;
+
+	imp.loss = 0.01;
+	got = 1 - (double)push(&imp, N, &l) / N;
+	sd = sqrt(0.01 * 0.99 / N);
+	ok(fabs(got - 0.01) < 5 * sd, "iid loss: %.5f realised (want 0.01 "
+	   "+- %.5f)", got, 5 * sd);
+
+	imp.loss = 0;
+	imp.p_gb = 0.001;
+	imp.p_bg = 0.1;
+	imp.bad_loss = 0.5;
+	want = imp.p_gb / (imp.p_gb + imp.p_bg) * imp.bad_loss;
+	got = 1 - (double)push(&imp, N, &l) / N;
+	/* Bursts make the spread wider than binomial: 15% relative. */
+	ok(fabs(got - want) < 0.15 * want, "burst loss: %.5f realised "
+	   "(want %.5f +- 15%%)", got, want);
+
+	imp = (struct imp){ .dup = 0.02, .down_ps = NO_TIME,
+			    .up_ps = NO_TIME };
+	got = (double)push(&imp, N, &l) / N - 1;
+	sd = sqrt(0.02 * 0.98 / N);
+	ok(fabs(got - 0.02) < 5 * sd && l.duped == (uint64_t)llround(got * N),
+	   "duplication: %.5f realised (want 0.02 +- %.5f)", got, 5 * sd);
+
+	/* Minimum frames at 100 Gb/s: (64 + 24) * 80 ps each. */
+	imp = (struct imp){ .down_ps = 100 * 7040, .up_ps = 300 * 7040 };
+	got = (double)push(&imp, 1000, &l);
+	ok(got == 800 && l.blackholed == 200, "black hole: %.0f of 1000 "
+	   "arrived, %llu swallowed (want 800, 200)", got,
+	   (unsigned long long)l.blackholed);
+}
+
+static void test_scenario_errors(void)
+{
+	const char *bad_key[] = { "no_such_key", "1", "msgs", "1", NULL };
+	const char *bad_val[] = { "loss", "1.5", "msgs", "1", NULL };
+	const char *bad_enum[] = { "app", "nope", "msgs", "1", NULL };
+	const char *good[] = { "msgs", "1", "link.host0>host1.loss", "0.1",
+			       "delay", "2us", "msg_size", "4KiB", NULL };
+	struct kvlist m = { 0 };
+	struct cfg c;
+	int r1, r2, r3, r4;
+
+	fprintf(stderr, "# the three errors below are expected:\n");
+	r1 = cfg_from(&c, &m, bad_key);
+	cfg_free(&c);
+	kv_free(&m);
+	r2 = cfg_from(&c, &m, bad_val);
+	cfg_free(&c);
+	kv_free(&m);
+	r3 = cfg_from(&c, &m, bad_enum);
+	cfg_free(&c);
+	kv_free(&m);
+	r4 = cfg_from(&c, &m, good);
+	ok(r1 < 0 && r2 < 0 && r3 < 0 && r4 == 0 && c.delay_ps == 2000000 &&
+	   c.msg_size == 4096 && c.nlo == 1 && c.lo[0].imp.loss == 0.1,
+	   "scenario: bad key, value and choice refused; units parsed");
+	cfg_free(&c);
+	kv_free(&m);
+}
+
+/* The JSON of every run of @path with @seed, into a string. */
+static char *report_of(const char *path, const char *seed, bool *all_ok)
+{
+	struct kvlist sets = { 0 };
+	struct scenario sc;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct jw w;
+	uint32_t i;
+
+	*all_ok = false;
+	if (scenario_load(&sc, path))
+		return NULL;
+	kv_set(&sets, "seed", seed, "selftest");
+	f = open_memstream(&buf, &len);
+	jw_open(&w, f);
+	jw_arr(&w, NULL);
+	*all_ok = true;
+	for (i = 0; i < sc.nruns; i++) {
+		struct kvlist merged = { 0 };
+		struct run_out out = { 0 };
+		struct cfg c;
+
+		if (cfg_build(&c, &sc.base, &sc.runs[i], &sets, &merged) ||
+		    run_one(sc.run_names[i], &c, &merged, &w, NULL, NULL,
+			    &out) || !out.ok)
+			*all_ok = false;
+		cfg_free(&c);
+		kv_free(&merged);
+	}
+	jw_end(&w, ']');
+	fclose(f);
+	kv_free(&sets);
+	scenario_free(&sc);
+	return buf;
+}
+
+static void test_determinism(const char *path)
+{
+	bool ok1, ok2, ok3;
+	char *a = report_of(path, "7", &ok1);
+	char *b = report_of(path, "7", &ok2);
+	char *c = report_of(path, "8", &ok3);
+
+	ok(a && b && c && ok1 && ok2 && ok3,
+	   "determinism: every run of %s completes intact", path);
+	ok(a && b && !strcmp(a, b), "determinism: seed 7 twice, identical "
+	   "reports (%zu bytes)", a ? strlen(a) : 0);
+	ok(a && c && strcmp(a, c), "determinism: seeds 7 and 8 differ");
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* The binary itself: exit status and the separate wall-clock key. */
+static void test_cli(const char *netsim, const char *path)
+{
+	char cmd[1024];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s --quiet --run gbn --json - %s | "
+		 "grep -q '\"wall\"'", netsim, path);
+	st = system(cmd);
+	ok(st == 0, "cli: %s --run gbn writes JSON with a wall key", netsim);
+	snprintf(cmd, sizeof(cmd), "%s --quiet --set nope=1 %s 2>/dev/null",
+		 netsim, path);
+	st = system(cmd);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 2,
+	   "cli: an unknown --set key exits 2");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: selftest NETSIM DETERMINISM.ini\n");
+		return 2;
+	}
+	printf("TAP version 13\n");
+	test_timing();
+	test_ecmp();
+	test_impairments();
+	test_scenario_errors();
+	test_determinism(argv[2]);
+	test_cli(argv[1], argv[2]);
+	printf("1..%d\n", tests);
+	printf("%d passed, %d failed\n", tests - failed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Topologies.  Hosts are numbered from 0 and addressed 10.0.0.1 on; links
+ * are named after the nodes they join ("host3>leaf0", "leaf0>spine3",
+ * "sw0>sw1/2" for the third of a parallel bundle), which is how scenario
+ * files pick one to impair.  Memory is O(hosts + links): a 65537-host star
+ * is one switch of 65537 ports.
+ *
+ *   back2back   host0 <-> host1
+ *   parallel    host0 - sw0 = K links = sw1 - host1 (path_delay per link)
+ *   leafspine   leaves x hosts_per_leaf hosts, every leaf to every spine
+ *   star        hosts on sw0
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net.h"
+
+static void *zalloc(size_t n)
+{
+	void *p = calloc(1, n);
+
+	if (!p) {
+		perror("netsim: topology");
+		exit(2);
+	}
+	return p;
+}
+
+static void link_setup(struct net *n, struct link *l, uint32_t rate_mbps,
+		       uint64_t prop_ps, void (*rx)(void *, struct pkt *),
+		       void *node, const char *fmt, uint32_t a, uint32_t b)
+{
+	l->net = n;
+	l->rate_mbps = rate_mbps;
+	l->prop_ps = prop_ps;
+	l->imp = &n->cfg->imp;
+	l->rx = rx;
+	l->node = node;
+	snprintf(l->name, sizeof(l->name), fmt, a, b);
+}
+
+uint32_t topo_leaf_of(const struct net *n, uint32_t host)
+{
+	if (n->cfg->topo == TOPO_LEAFSPINE)
+		return host / n->cfg->hosts_per_leaf;
+	return host;
+}
+
+void topo_route(const struct net *n, const struct sw *s, uint32_t dst,
+		uint32_t *first, uint32_t *cnt)
+{
+	const struct cfg *c = n->cfg;
+	uint32_t leaf;
+
+	*cnt = 1;
+	switch (c->topo) {
+	case TOPO_STAR:
+		*first = dst;
+		return;
+	case TOPO_PARALLEL:
+		/* Port 0 is the local host, 1..K the bundle. */
+		if (dst == s->id) {
+			*first = 0;
+		} else {
+			*first = 1;
+			*cnt = c->paths;
+		}
+		return;
+	case TOPO_LEAFSPINE:
+		leaf = dst / c->hosts_per_leaf;
+		if (s->id >= c->leaves) {
+			*first = leaf;
+		} else if (leaf == s->id) {
+			*first = dst % c->hosts_per_leaf;
+		} else {
+			*first = c->hosts_per_leaf;
+			*cnt = c->spines;
+		}
+		return;
+	case TOPO_BACK2BACK:
+		break;
+	}
+	*first = 0;
+}
+
+static void build_back2back(struct net *n)
+{
+	const struct cfg *c = n->cfg;
+	uint32_t i;
+
+	for (i = 0; i < 2; i++)
+		link_setup(n, &n->hosts[i].up, c->rate_mbps, c->delay_ps,
+			   host_rx, &n->hosts[1 - i], "host%u>host%u", i,
+			   1 - i);
+}
+
+static void build_star(struct net *n)
+{
+	const struct cfg *c = n->cfg;
+	struct sw *s = &n->sws[0];
+	uint32_t i;
+
+	sw_init(n, s, 0, n->nhosts);
+	for (i = 0; i < n->nhosts; i++) {
+		link_setup(n, &n->hosts[i].up, c->rate_mbps, c->delay_ps,
+			   sw_rx, s, "host%u>sw%u", i, 0);
+		link_setup(n, &s->ports[i].link, c->rate_mbps, c->delay_ps,
+			   host_rx, &n->hosts[i], "sw%u>host%u", 0, i);
+	}
+}
+
+static void build_parallel(struct net *n)
+{
+	const struct cfg *c = n->cfg;
+	uint32_t i, k;
+
+	for (i = 0; i < 2; i++) {
+		struct sw *s = &n->sws[i];
+
+		sw_init(n, s, i, 1 + c->paths);
+		link_setup(n, &n->hosts[i].up, c->rate_mbps, c->delay_ps,
+			   sw_rx, s, "host%u>sw%u", i, i);
+		link_setup(n, &s->ports[0].link, c->rate_mbps, c->delay_ps,
+			   host_rx, &n->hosts[i], "sw%u>host%u", i, i);
+	}
+	for (i = 0; i < 2; i++) {
+		for (k = 0; k < c->paths; k++) {
+			uint64_t extra = k < c->npath_delay ?
+					 c->path_delay_ps[k] : 0;
+			struct link *l = &n->sws[i].ports[1 + k].link;
+
+			link_setup(n, l, c->fabric_rate_mbps,
+				   c->delay_ps + extra, sw_rx, &n->sws[1 - i],
+				   i ? "sw1>sw0/%u" : "sw0>sw1/%u", k, 0);
+		}
+	}
+}
+
+static void build_leafspine(struct net *n)
+{
+	const struct cfg *c = n->cfg;
+	uint32_t L = c->leaves, H = c->hosts_per_leaf, S = c->spines;
+	uint32_t l, j, s;
+
+	for (l = 0; l < L; l++)
+		sw_init(n, &n->sws[l], l, H + S);
+	for (s = 0; s < S; s++)
+		sw_init(n, &n->sws[L + s], L + s, L);
+	for (l = 0; l < L; l++) {
+		struct sw *leaf = &n->sws[l];
+
+		for (j = 0; j < H; j++) {
+			struct host *h = &n->hosts[l * H + j];
+
+			link_setup(n, &h->up, c->rate_mbps, c->delay_ps,
+				   sw_rx, leaf, "host%u>leaf%u", h->id, l);
+			link_setup(n, &leaf->ports[j].link, c->rate_mbps,
+				   c->delay_ps, host_rx, h, "leaf%u>host%u",
+				   l, h->id);
+		}
+		for (s = 0; s < S; s++) {
+			link_setup(n, &leaf->ports[H + s].link,
+				   c->fabric_rate_mbps, c->delay_ps, sw_rx,
+				   &n->sws[L + s], "leaf%u>spine%u", l, s);
+			link_setup(n, &n->sws[L + s].ports[l].link,
+				   c->fabric_rate_mbps, c->delay_ps, sw_rx,
+				   leaf, "spine%u>leaf%u", s, l);
+		}
+	}
+}
+
+int topo_each_link(struct net *n, int (*fn)(struct link *l, void *arg),
+		   void *arg)
+{
+	uint32_t i, j;
+	int ret;
+
+	for (i = 0; i < n->nhosts; i++) {
+		ret = fn(&n->hosts[i].up, arg);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < n->nsw; i++) {
+		for (j = 0; j < n->sws[i].nports; j++) {
+			ret = fn(&n->sws[i].ports[j].link, arg);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+struct find_arg {
+	const char *name;
+	struct link *found;
+};
+
+static int find_one(struct link *l, void *arg)
+{
+	struct find_arg *fa = arg;
+
+	if (strcmp(l->name, fa->name))
+		return 0;
+	fa->found = l;
+	return 1;
+}
+
+struct link *topo_find_link(struct net *n, const char *name)
+{
+	struct find_arg fa = { .name = name };
+
+	topo_each_link(n, find_one, &fa);
+	return fa.found;
+}
+
+int topo_build(struct net *n)
+{
+	const struct cfg *c = n->cfg;
+	uint32_t i;
+
+	switch (c->topo) {
+	case TOPO_BACK2BACK:
+		n->nhosts = 2;
+		n->nsw = 0;
+		break;
+	case TOPO_PARALLEL:
+		n->nhosts = 2;
+		n->nsw = 2;
+		break;
+	case TOPO_LEAFSPINE:
+		n->nhosts = c->leaves * c->hosts_per_leaf;
+		n->nsw = c->leaves + c->spines;
+		break;
+	case TOPO_STAR:
+		n->nhosts = c->hosts;
+		n->nsw = 1;
+		break;
+	}
+	n->hosts = zalloc(n->nhosts * sizeof(*n->hosts));
+	n->sws = n->nsw ? zalloc(n->nsw * sizeof(*n->sws)) : NULL;
+	for (i = 0; i < n->nhosts; i++)
+		host_init(n, &n->hosts[i], i);
+	switch (c->topo) {
+	case TOPO_BACK2BACK:
+		build_back2back(n);
+		break;
+	case TOPO_PARALLEL:
+		build_parallel(n);
+		break;
+	case TOPO_LEAFSPINE:
+		build_leafspine(n);
+		break;
+	case TOPO_STAR:
+		build_star(n);
+		break;
+	}
+	for (i = 0; i < c->nlo; i++) {
+		struct link *l = topo_find_link(n, c->lo[i].name);
+
+		if (!l) {
+			fprintf(stderr, "%s: no link named \"%s\" in this "
+				"topology\n", c->lo[i].where, c->lo[i].name);
+			return -1;
+		}
+		l->imp = &c->lo[i].imp;
+	}
+	return 0;
+}
+
+void topo_free(struct net *n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n->nsw; i++)
+		free(n->sws[i].ports);
+	free(n->sws);
+	free(n->hosts);
+}
+
+static uint64_t path_prop(const struct net *n, uint32_t a, uint32_t b)
+{
+	const struct link *l = &n->hosts[a].up;
+	uint64_t sum = 0;
+	int hops;
+
+	for (hops = 0; hops < 16; hops++) {
+		const struct sw *s;
+		uint32_t first, cnt;
+
+		sum += l->prop_ps + l->imp->extra_ps;
+		if (l->rx == host_rx)
+			break;
+		s = l->node;
+		topo_route(n, s, b, &first, &cnt);
+		l = &s->ports[first].link;
+	}
+	return sum;
+}
+
+uint64_t topo_rtt_prop_ps(const struct net *n, uint32_t a, uint32_t b)
+{
+	return path_prop(n, a, b) + path_prop(n, b, a);
+}
