@@ -14,17 +14,21 @@ BUILD := $(WREN_TOP)/build
 -include $(BUILD)/config.mk
 
 .PHONY: all setup modules modules-6.1 engine-test static guest-smoke \
-	check demo clean help netsim netsim-test bench-sim bench-sim-smoke
+	check demo clean help netsim netsim-test bench bench-sim \
+	bench-sim-smoke fuzz
 
 all: modules
 
 help:
-	@echo "make demo     boot two guests and show their Wren adapters"
-	@echo "make check    run every test (set-up included)"
-	@echo "make setup    install packages, fetch and build QEMU and rdma-core"
-	@echo "make modules  build wren.ko and wren_ib.ko for the guest kernel"
-	@echo "make netsim   build the network simulator (build/netsim/netsim)"
-	@echo "make bench-sim        every simulator scenario, targets and plots"
+	@echo "make demo             boot two guests and show their adapters"
+	@echo "make check            run every test (set-up included)"
+	@echo "make setup            install packages, fetch and build QEMU, rdma-core"
+	@echo "make modules          build wren.ko and wren_ib.ko for the guests"
+	@echo "make engine-test      the adapter engine's unit tests"
+	@echo "make fuzz             libFuzzer on the transport (FUZZ_SECONDS=300)"
+	@echo "make netsim           build the network simulator"
+	@echo "make bench            every benchmark (now: bench-sim)"
+	@echo "make bench-sim        simulator scenarios S1-S7, targets and plots"
 	@echo "make bench-sim-smoke  the make-check subset of bench-sim"
 
 setup:
@@ -42,6 +46,10 @@ modules-6.1: setup
 engine-test:
 	@$(MAKE) --no-print-directory -C device/engine test
 
+# libFuzzer on the transport's receive path; FUZZ_SECONDS=N (300).
+fuzz:
+	@$(MAKE) --no-print-directory -C device/engine fuzz
+
 check:
 	@scripts/check
 
@@ -52,6 +60,9 @@ netsim:
 
 netsim-test:
 	@$(MAKE) --no-print-directory -C tools/netsim test
+
+# Benchmarks report, they do not pass or fail (make check runs a smoke).
+bench: bench-sim
 
 bench-sim: netsim
 	@/usr/bin/python3 tools/netsim/bench.py
