@@ -846,12 +846,7 @@ static void test_hostile_guest(void)
 	h_fini(&h);
 }
 
-struct test {
-	const char *name;
-	void (*fn)(void);
-};
-
-static const struct test tests[] = {
+static const struct tap_test tests[] = {
 	{ "reset, ready, enable handshake", test_reset_handshake },
 	{ "bad queue configuration is fatal", test_bad_queue_cfg },
 	{ "GET_ATTR round trip and length checks", test_get_attr },
@@ -868,22 +863,5 @@ static const struct test tests[] = {
 
 int main(void)
 {
-	unsigned int n = sizeof(tests) / sizeof(tests[0]);
-	unsigned int passed = 0, failed = 0;
-
-	printf("TAP version 13\n1..%u\n", n);
-	for (unsigned int i = 0; i < n; i++) {
-		int before = tap_failed_checks;
-
-		tests[i].fn();
-		if (tap_failed_checks == before) {
-			passed++;
-			printf("ok %u - %s\n", i + 1, tests[i].name);
-		} else {
-			failed++;
-			printf("not ok %u - %s\n", i + 1, tests[i].name);
-		}
-	}
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return tap_run(tests, sizeof(tests) / sizeof(tests[0]));
 }

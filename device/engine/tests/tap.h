@@ -31,4 +31,32 @@ extern int tap_failed_checks;
 		}							\
 	} while (0)
 
+struct tap_test {
+	const char *name;
+	void (*fn)(void);
+};
+
+/* Run @n tests as TAP test points; the exit status of the program. */
+static inline int tap_run(const struct tap_test *tests, unsigned int n)
+{
+	unsigned int passed = 0, failed = 0;
+
+	printf("TAP version 13\n1..%u\n", n);
+	for (unsigned int i = 0; i < n; i++) {
+		int before = tap_failed_checks;
+
+		tests[i].fn();
+		if (tap_failed_checks == before) {
+			passed++;
+			printf("ok %u - %s\n", i + 1, tests[i].name);
+		} else {
+			failed++;
+			printf("not ok %u - %s\n", i + 1, tests[i].name);
+		}
+		fflush(stdout);
+	}
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
 #endif /* WREN_TAP_H */

@@ -655,12 +655,7 @@ static void test_max_msgs(void)
 	net_free(net);
 }
 
-struct test {
-	const char *name;
-	void (*fn)(void);
-};
-
-static const struct test tests[] = {
+static const struct tap_test tests[] = {
 	{ "frame build and parse round trip, malformed frames", test_frame_round_trip },
 	{ "clean wire: every message once, no retransmission", test_clean_delivery },
 	{ "5% loss, reordering, duplication: exactly once", test_loss_reorder_dup },
@@ -683,23 +678,5 @@ static const struct test tests[] = {
 
 int main(void)
 {
-	unsigned int n = sizeof(tests) / sizeof(tests[0]);
-	unsigned int passed = 0, failed = 0;
-
-	printf("TAP version 13\n1..%u\n", n);
-	for (unsigned int i = 0; i < n; i++) {
-		int before = tap_failed_checks;
-
-		tests[i].fn();
-		if (tap_failed_checks == before) {
-			passed++;
-			printf("ok %u - %s\n", i + 1, tests[i].name);
-		} else {
-			failed++;
-			printf("not ok %u - %s\n", i + 1, tests[i].name);
-		}
-		fflush(stdout);
-	}
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return tap_run(tests, sizeof(tests) / sizeof(tests[0]));
 }
