@@ -205,53 +205,56 @@ static int parse_num(const char *s, double *v, const char **unit)
 	return 0;
 }
 
-int parse_time_ps(const char *s, uint64_t *ps)
-{
-	static const struct { const char *u; double mul; } units[] = {
-		{ "", 1e3 }, { "ps", 1 }, { "ns", 1e3 }, { "us", 1e6 },
-		{ "ms", 1e9 }, { "s", 1e12 },
-	};
-	const char *u;
-	double v;
-	size_t i;
+struct unit {
+	const char *name;
+	double mul;
+};
 
-	if (parse_num(s, &v, &u))
+/* A number with one of @units after it, scaled; -1 if it has none. */
+static int parse_scaled(const char *s, const struct unit *units, size_t n,
+			double *v)
+{
+	const char *u;
+
+	if (parse_num(s, v, &u))
 		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(u, units[i].u)) {
-			v *= units[i].mul;
-			if (v > 1.8e19)
-				return -1;
-			*ps = (uint64_t)llround(v);
-			return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(u, units[i].name)) {
+			*v *= units[i].mul;
+			return *v > 1.8e19 ? -1 : 0;
 		}
 	}
 	return -1;
 }
 
+int parse_time_ps(const char *s, uint64_t *ps)
+{
+	static const struct unit units[] = {
+		{ "", 1e3 }, { "ps", 1 }, { "ns", 1e3 }, { "us", 1e6 },
+		{ "ms", 1e9 }, { "s", 1e12 },
+	};
+	double v;
+
+	if (parse_scaled(s, units, sizeof(units) / sizeof(units[0]), &v))
+		return -1;
+	*ps = (uint64_t)llround(v);
+	return 0;
+}
+
 int parse_size(const char *s, uint64_t *out)
 {
-	static const struct { const char *u; double mul; } units[] = {
+	static const struct unit units[] = {
 		{ "", 1 }, { "B", 1 }, { "K", 1024 }, { "KiB", 1024 },
 		{ "M", 1048576 }, { "MiB", 1048576 }, { "G", 1073741824 },
 		{ "GiB", 1073741824 },
 	};
-	const char *u;
 	double v;
-	size_t i;
 
-	if (parse_num(s, &v, &u))
+	if (parse_scaled(s, units, sizeof(units) / sizeof(units[0]), &v) ||
+	    v != floor(v))
 		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(u, units[i].u)) {
-			v *= units[i].mul;
-			if (v != floor(v) || v > 1.8e19)
-				return -1;
-			*out = (uint64_t)v;
-			return 0;
-		}
-	}
-	return -1;
+	*out = (uint64_t)v;
+	return 0;
 }
 
 /* The key table */
