@@ -392,7 +392,12 @@ static void ack_note(struct wren_tp *tp, struct tp_rx *rx,
 	rx->ack_sport = p->sport;
 	rx->ack_arrival_ns = tp_now(tp);
 	rx->ce += p->ce;
-	if (urgent || p->flags & WREN_WIRE_F_ACK_REQ ||
+	/*
+	 * An ECN mark is acknowledged at once, so the ACK's echo names the
+	 * marked packet's sub-flow: the initiator charges the mark to the
+	 * window of the path that carried it.
+	 */
+	if (urgent || p->ce || p->flags & WREN_WIRE_F_ACK_REQ ||
 	    ++rx->unacked >= tp->cfg.ack_every) {
 		ack_now(tp, rx);
 	} else if (!rx->ack_deadline && !tp_linked(&rx->ack)) {
