@@ -296,6 +296,49 @@ static void test_stale_and_duplicate(void)
 	net_free(net);
 }
 
+static enum net_verdict late_close(struct net *net, struct net_filter_ctx *f)
+{
+	(void)net;
+	if (f->type == WREN_WIRE_CLOSE)
+		f->extra_delay = 50000;
+	return NET_PASS;
+}
+
+static void test_close_overtaken(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	int b, c;
+
+	/* CLOSE of one incarnation arrives after the next one opened. */
+	cfg_default(&cfg);
+	cfg.idle_ns = 100000;
+	net = net_new(2, &cfg, 18);
+	net->filter = late_close;
+	CHECK(net_start(net));
+	CHECK(net_send(net, 0, 1, 3000, false, 0, 0) >= 0);
+	net_run(net, 150000);		/* closed at ~110 us, CLOSE late */
+	net_stats(net, 0, &st);
+	CHECK_EQ(st.ctx_evicted, 1);
+	b = net_send(net, 0, 1, 3000, false, 0, 0);
+	net_run(net, 5000);
+	CHECK_EQ(net->msgs[b].delivered, 1);
+	net_run(net, 20000);		/* the old CLOSE lands */
+	net_stats(net, 1, &st);
+	CHECK_EQ(st.drops[WREN_TP_DROP_STALE], 1);
+	CHECK_EQ(st.rx_ctx_closed, 0);
+	/* The new incarnation is intact: more traffic flows in it. */
+	c = net_send(net, 0, 1, 3000, false, 0, 0);
+	net_run(net, 10000);
+	CHECK_EQ(net->msgs[c].delivered, 1);
+	CHECK_EQ(net_msgs_ok(net), 3);
+	net_stats(net, 0, &st);
+	CHECK_EQ(st.ctx_created, 2);
+	CHECK_EQ(st.ctx_reestablished, 0);
+	net_free(net);
+}
+
 static void test_eviction_under_pressure(void)
 {
 	struct wren_tp_config cfg;
@@ -663,6 +706,7 @@ static const struct tap_test tests[] = {
 	{ "ordered delivery despite reordering; unordered overtakes", test_ordered_delivery },
 	{ "late duplicates and stale incarnations", test_stale_and_duplicate },
 	{ "LRU eviction and re-establishment during traffic", test_eviction_under_pressure },
+	{ "a late CLOSE does not close the next incarnation", test_close_overtaken },
 	{ "a hole at the base behind a full 512-packet window", test_full_bitmap },
 	{ "optimistic adds no round trip, handshake adds one", test_handshake_mode },
 	{ "remote unreachable vs unresponsive", test_unreachable_unresponsive },
