@@ -16,9 +16,7 @@
 #include "wren_tp_internal.h"
 
 #define TP_MAX_BACKOFF		10
-#ifndef TP_CONGESTED_SAMPLES
 #define TP_CONGESTED_SAMPLES	16	/* before a congested path is left */
-#endif
 
 static uint32_t ctx_hash(uint32_t ipv4, uint32_t class_id)
 {
@@ -734,7 +732,6 @@ size_t tp_tx_pull_ctx(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f)
 	while (c->lost_head != c->lost_tail) {
 		uint32_t psn = c->lost[c->lost_head++ % (2 * tp->cfg.window)];
 		struct tp_pkt *p = &c->win[psn & (tp->cfg.window - 1)];
-
 		uint32_t sfi;
 
 		if (p->state != TP_PKT_LOST || !seq_le(c->bsn, psn) ||
@@ -844,7 +841,6 @@ static void ack_one(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 		return;
 	if (p->state == TP_PKT_INFLIGHT) {
 		struct tp_subflow *s = &c->sf[p->sf];
-
 		uint32_t *highest = seq_lt(p->sf_seq, s->repath_seq) ?
 				    &s->highest_acked_old : &s->highest_acked;
 
