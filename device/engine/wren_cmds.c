@@ -72,6 +72,7 @@ static void fill_attr(struct wren_engine *e, struct wren_dev_attr *a)
 	a->max_qp = wren_to_le32(c->max_qp);
 	a->max_qp_depth = wren_to_le32(c->max_qp_depth);
 	a->max_sge = wren_to_le32(c->max_sge);
+	a->max_recv_sge = wren_to_le32(WREN_RQ_MAX_SGE);
 	a->max_inline = wren_to_le32(c->max_inline);
 	a->max_ah = wren_to_le32(c->max_ah);
 	a->max_mr = wren_to_le32(c->max_mr);
@@ -215,6 +216,10 @@ static void destroy_eq(struct wren_engine *e, const void *payload,
 		reject(st, WREN_STATUS_NOT_FOUND, 0);
 		return;
 	}
+	if (wren_eq_busy(e, id)) {
+		reject(st, WREN_STATUS_BAD_STATE, 0);
+		return;
+	}
 	memset(&e->eqs[id], 0, sizeof(e->eqs[id]));
 }
 
@@ -247,7 +252,38 @@ static void dealloc_pd(struct wren_engine *e, const void *payload,
 		reject(st, WREN_STATUS_NOT_FOUND, 0);
 		return;
 	}
+	if (wren_pd_busy(e, pdn)) {
+		reject(st, WREN_STATUS_BAD_STATE, 0);
+		return;
+	}
 	e->pd_used[pdn] = 0;
+}
+
+/* The commands that name one object by its handle. */
+static void by_handle(struct wren_engine *e, uint8_t opcode,
+		      const void *payload, struct wren_cmd_status *st)
+{
+	uint32_t h;
+
+	if (!destroy_handle(payload, st, &h))
+		return;
+	switch (opcode) {
+	case WREN_ADMIN_DESTROY_CQ:
+		wren_destroy_cq(e, h, st);
+		break;
+	case WREN_ADMIN_QUERY_QP:
+		wren_query_qp(e, h, st);
+		break;
+	case WREN_ADMIN_DESTROY_QP:
+		wren_destroy_qp(e, h, st);
+		break;
+	case WREN_ADMIN_DESTROY_AH:
+		wren_destroy_ah(e, h, st);
+		break;
+	case WREN_ADMIN_DEREG_MR:
+		wren_dereg_mr(e, h, st);
+		break;
+	}
 }
 
 void wren_cmd_execute(struct wren_engine *e, const struct wren_admin_cmd *cmd,
@@ -286,8 +322,31 @@ void wren_cmd_execute(struct wren_engine *e, const struct wren_admin_cmd *cmd,
 	case WREN_ADMIN_DEALLOC_PD:
 		dealloc_pd(e, body, st);
 		break;
-	case WREN_ADMIN_CREATE_CQ ... WREN_ADMIN_SET_TC_TABLE:
-		/* Defined for the data path, not implemented by v1.0. */
+	case WREN_ADMIN_CREATE_CQ:
+		wren_create_cq(e, body, st);
+		break;
+	case WREN_ADMIN_CREATE_QP:
+		wren_create_qp(e, body, st);
+		break;
+	case WREN_ADMIN_MODIFY_QP:
+		wren_modify_qp(e, body, st);
+		break;
+	case WREN_ADMIN_CREATE_AH:
+		wren_create_ah(e, body, st);
+		break;
+	case WREN_ADMIN_REG_MR:
+		wren_reg_mr(e, body, st);
+		break;
+	case WREN_ADMIN_DESTROY_CQ:
+	case WREN_ADMIN_QUERY_QP:
+	case WREN_ADMIN_DESTROY_QP:
+	case WREN_ADMIN_DESTROY_AH:
+	case WREN_ADMIN_DEREG_MR:
+		by_handle(e, cmd->hdr.opcode, body, st);
+		break;
+	case WREN_ADMIN_GET_STATS:
+	case WREN_ADMIN_SET_TC_TABLE:
+		/* Defined for the data path, not implemented yet. */
 		reject(st, WREN_STATUS_UNSUPPORTED, 0);
 		break;
 	default:

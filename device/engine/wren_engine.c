@@ -22,8 +22,8 @@ void wren_config_defaults(struct wren_config *cfg)
 	cfg->max_cq_depth = 4096;
 	cfg->max_qp = 1024;
 	cfg->max_qp_depth = 4096;
-	cfg->max_sge = 16;
-	cfg->max_inline = 256;
+	cfg->max_sge = WREN_SQ_MAX_SGE;
+	cfg->max_inline = WREN_SQ_MAX_INLINE;
 	cfg->max_ah = 4096;
 	cfg->max_mr = 4096;
 	cfg->max_mr_size = 1ULL << 40;
@@ -82,7 +82,8 @@ int wren_engine_init(struct wren_engine *e, const struct wren_config *cfg,
 	e->eqs = calloc(e->max_eq, sizeof(*e->eqs));
 	e->pd_used = calloc(cfg->max_pd, 1);
 	e->keep_alive_timer = ops->timer_new(opaque, keep_alive_expired, e);
-	if (!e->eqs || !e->pd_used || !e->keep_alive_timer) {
+	if (!e->eqs || !e->pd_used || !e->keep_alive_timer ||
+	    wren_objects_init(e)) {
 		wren_engine_fini(e);
 		return -1;
 	}
@@ -94,6 +95,7 @@ void wren_engine_fini(struct wren_engine *e)
 {
 	if (e->keep_alive_timer)
 		e->ops->timer_free(e->keep_alive_timer);
+	wren_objects_fini(e);
 	free(e->eqs);
 	free(e->pd_used);
 	e->keep_alive_timer = NULL;
@@ -113,6 +115,7 @@ void wren_engine_reset(struct wren_engine *e)
 	wren_aeq_reset(e);
 	wren_eq_reset(e);
 	memset(e->pd_used, 0, e->cfg.max_pd);
+	wren_objects_reset(e);
 	/* The model has nothing to wait for: it is ready at once. */
 	e->dev_sts = WREN_DEV_STS_READY;
 }
@@ -288,6 +291,5 @@ uint32_t wren_db_read(struct wren_engine *e, uint64_t offset, unsigned int size)
 void wren_db_write(struct wren_engine *e, uint64_t offset, uint32_t value,
 		   unsigned int size)
 {
-	(void)size;
-	wren_warn(e, WREN_WRN_DB_PAGE, offset, value);
+	wren_db_ring(e, offset, value, size);
 }

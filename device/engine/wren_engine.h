@@ -57,6 +57,74 @@ struct wren_eq {
 	struct wren_out_ring ring;
 };
 
+/* Data-path objects (wren_objects.c). */
+struct wren_cq {
+	bool in_use;
+	bool use_eq;
+	bool armed;
+	bool armed_solicited;
+	uint16_t eq_id;
+	uint8_t log_depth;
+	uint16_t db_slot;
+	uint32_t db_page;
+	uint64_t base;
+	uint32_t pi;		/* next entry the device writes */
+	uint32_t ci;		/* consumer index the driver gave */
+	uint32_t refs;		/* QPs completing on it */
+};
+
+struct wren_qp {
+	bool in_use;
+	uint8_t type;
+	uint8_t state;
+	uint8_t flags;
+	uint8_t sq_log_depth;
+	uint8_t rq_log_depth;
+	uint16_t sq_slot;
+	uint16_t rq_slot;
+	uint32_t pdn;
+	uint32_t send_cq;
+	uint32_t recv_cq;
+	uint32_t db_page;
+	uint32_t qkey;
+	uint64_t sq_base;
+	uint64_t rq_base;
+	uint16_t sq_pi, sq_ci;	/* producer from the doorbell, consumer */
+	uint16_t rq_pi, rq_ci;
+};
+
+struct wren_ah {
+	bool in_use;
+	uint8_t mac[6];
+	uint32_t pdn;
+	uint32_t ipv4;		/* network byte order */
+};
+
+struct wren_mr {
+	bool in_use;
+	uint8_t page_shift;
+	uint8_t access;
+	uint8_t key_tag;
+	uint32_t pdn;
+	uint32_t npages;
+	uint64_t iova;
+	uint64_t length;
+	uint64_t pbl_addr;
+};
+
+/* What a doorbell register of a page rings. */
+enum wren_db_kind {
+	WREN_DB_NONE = 0,
+	WREN_DB_SQ,
+	WREN_DB_RQ,
+	WREN_DB_CQ,
+};
+
+struct wren_db_slot {
+	uint8_t kind;		/* enum wren_db_kind */
+	uint32_t obj;		/* QP or CQ number */
+};
+
 struct wren_engine_stats {
 	uint64_t admin_cmds;
 	uint64_t admin_errors;
@@ -92,7 +160,14 @@ struct wren_engine {
 
 	uint32_t max_eq;
 	struct wren_eq *eqs;
+	uint32_t *eq_refs;	/* CQs reporting to each EQ */
 	uint8_t *pd_used;
+	uint32_t *pd_refs;	/* QPs, AHs and MRs on each PD */
+	struct wren_cq *cqs;
+	struct wren_qp *qps;
+	struct wren_ah *ahs;
+	struct wren_mr *mrs;
+	struct wren_db_slot **db_slots;	/* per page, allocated on use */
 
 	struct wren_engine_stats stats;
 };

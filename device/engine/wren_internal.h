@@ -28,6 +28,14 @@ int wren_eq_post(struct wren_engine *e, uint32_t id, uint8_t type,
 		 uint32_t handle);
 void wren_eq_reset(struct wren_engine *e);
 
+int wren_objects_init(struct wren_engine *e);
+void wren_objects_reset(struct wren_engine *e);
+void wren_objects_fini(struct wren_engine *e);
+bool wren_pd_busy(const struct wren_engine *e, uint32_t pdn);
+bool wren_eq_busy(const struct wren_engine *e, uint32_t id);
+void wren_db_ring(struct wren_engine *e, uint64_t offset, uint32_t value,
+		  unsigned int size);
+
 struct wren_admin_cmd;
 struct wren_cmd_status {
 	uint8_t status;
@@ -36,5 +44,27 @@ struct wren_cmd_status {
 };
 void wren_cmd_execute(struct wren_engine *e, const struct wren_admin_cmd *cmd,
 		      struct wren_cmd_status *st);
+
+/* Data-path object commands (wren_objects.c); each returns 0 or -1. */
+int wren_create_cq(struct wren_engine *e, const void *payload,
+		   struct wren_cmd_status *st);
+int wren_destroy_cq(struct wren_engine *e, uint32_t cqn,
+		    struct wren_cmd_status *st);
+int wren_create_qp(struct wren_engine *e, const void *payload,
+		   struct wren_cmd_status *st);
+int wren_modify_qp(struct wren_engine *e, const void *payload,
+		   struct wren_cmd_status *st);
+int wren_query_qp(struct wren_engine *e, uint32_t qpn,
+		  struct wren_cmd_status *st);
+int wren_destroy_qp(struct wren_engine *e, uint32_t qpn,
+		    struct wren_cmd_status *st);
+int wren_create_ah(struct wren_engine *e, const void *payload,
+		   struct wren_cmd_status *st);
+int wren_destroy_ah(struct wren_engine *e, uint32_t n,
+		    struct wren_cmd_status *st);
+int wren_reg_mr(struct wren_engine *e, const void *payload,
+		struct wren_cmd_status *st);
+int wren_dereg_mr(struct wren_engine *e, uint32_t key,
+		  struct wren_cmd_status *st);
 
 #endif /* WREN_INTERNAL_H */

@@ -327,14 +327,15 @@ static void test_get_attr(void)
 	CHECK_EQ(wren_le32(a->msix_vectors), 5);
 	CHECK_EQ(wren_le32(a->max_pd), 1024);
 	CHECK_EQ(wren_le32(a->max_qp_depth), 4096);
-	CHECK_EQ(wren_le32(a->max_sge), 16);
-	CHECK_EQ(wren_le32(a->max_inline), 256);
+	CHECK_EQ(wren_le32(a->max_sge), WREN_SQ_MAX_SGE);
+	CHECK_EQ(wren_le32(a->max_recv_sge), WREN_RQ_MAX_SGE);
+	CHECK_EQ(wren_le32(a->max_inline), WREN_SQ_MAX_INLINE);
 	CHECK_EQ(wren_le32(a->db_page_count), 256);
 	CHECK_EQ(wren_le64(a->max_mr_size), 1ULL << 40);
 	CHECK_EQ(wren_le64(a->page_size_cap),
 		 (1ULL << 12) | (1ULL << 21) | (1ULL << 30));
 	CHECK_EQ(wren_le32(a->max_msg_size), 1U << 30);
-	for (unsigned int i = 0; i < 24; i++)
+	for (unsigned int i = 0; i < 23; i++)
 		CHECK_EQ(a->rsvd[i], 0);
 	/* Nothing past the structure was touched. */
 	CHECK_EQ(buf[sizeof(*a)], 0xa5);
@@ -477,8 +478,8 @@ static void test_statuses(void)
 	CHECK(exec(&h, &cmd, &cqe));
 	CHECK_EQ(cqe.status, WREN_STATUS_BAD_OPCODE);
 
-	/* Defined but not implemented in v1.0. */
-	for (uint8_t op = WREN_ADMIN_CREATE_CQ; op <= WREN_ADMIN_SET_TC_TABLE;
+	/* Defined but not implemented yet. */
+	for (uint8_t op = WREN_ADMIN_GET_STATS; op <= WREN_ADMIN_SET_TC_TABLE;
 	     op++) {
 		make_cmd(&cmd, op, op);
 		CHECK(exec(&h, &cmd, &cqe));
@@ -846,6 +847,271 @@ static void test_hostile_guest(void)
 	h_fini(&h);
 }
 
+/* ------------------------------------------------------------------ */
+/* Data-path objects                                                    */
+/* ------------------------------------------------------------------ */
+
+#define CQ_RING		(FAKE_MEM_BASE + 0x50000)
+#define SQ_RING		(FAKE_MEM_BASE + 0x60000)
+#define RQ_RING		(FAKE_MEM_BASE + 0x70000)
+#define PBL		(FAKE_MEM_BASE + 0x80000)
+
+/* Run @cmd; its status, with the result and extended status kept. */
+static uint8_t run(struct harness *h, struct wren_admin_cmd *cmd,
+		   struct wren_admin_cqe *cqe)
+{
+	static uint16_t id = 100;
+
+	cmd->hdr.cmd_id = wren_to_le16(id++);
+	if (!exec(h, cmd, cqe))
+		return 0xff;
+	return cqe->status;
+}
+
+static uint32_t alloc_pd_ok(struct harness *h)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 0);
+	CHECK_EQ(run(h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	return wren_le32(cqe.result[0]);
+}
+
+static void make_cq(struct wren_admin_cmd *cmd, uint32_t db_page)
+{
+	struct wren_cmd_create_cq *c = (void *)cmd->payload;
+
+	make_cmd(cmd, WREN_ADMIN_CREATE_CQ, 0);
+	c->base_addr = wren_to_le64(CQ_RING);
+	c->log_depth = 6;
+	c->db_page = wren_to_le32(db_page);
+}
+
+static void make_qp(struct wren_admin_cmd *cmd, uint32_t pdn, uint32_t cqn,
+		    uint32_t db_page, uint8_t type)
+{
+	struct wren_cmd_create_qp *c = (void *)cmd->payload;
+
+	make_cmd(cmd, WREN_ADMIN_CREATE_QP, 0);
+	c->sq_base = wren_to_le64(SQ_RING);
+	c->rq_base = wren_to_le64(RQ_RING);
+	c->pdn = wren_to_le32(pdn);
+	c->send_cq = wren_to_le32(cqn);
+	c->recv_cq = wren_to_le32(cqn);
+	c->db_page = wren_to_le32(db_page);
+	c->type = type;
+	c->sq_log_depth = 5;
+	c->rq_log_depth = 5;
+}
+
+static uint8_t modify(struct harness *h, uint32_t qpn, uint32_t mask,
+		      uint8_t state, uint32_t qkey)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_modify_qp *m = (void *)cmd.payload;
+
+	make_cmd(&cmd, WREN_ADMIN_MODIFY_QP, 0);
+	m->qpn = wren_to_le32(qpn);
+	m->attr_mask = wren_to_le32(mask);
+	m->state = state;
+	m->qkey = wren_to_le32(qkey);
+	return run(h, &cmd, &cqe);
+}
+
+static void test_objects(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_create_cq *cc = (void *)cmd.payload;
+	struct wren_cmd_create_qp *qc = (void *)cmd.payload;
+	uint32_t pdn, cqn, qpn, cq_db, sq_db, rq_db;
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 4, 3);
+	pdn = alloc_pd_ok(&h);
+
+	/* CQ: each bad field is named; a good one gets a doorbell. */
+	make_cq(&cmd, 1);
+	cc->base_addr = wren_to_le64(CQ_RING + 8);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status), 8 + 0 + 1);
+	make_cq(&cmd, 1);
+	cc->log_depth = 20;			/* beyond max_cq_depth */
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status), 8 + 8 + 1);
+	make_cq(&cmd, 1);
+	cc->flags = WREN_CQ_FLAG_EQ;		/* no such EQ */
+	cc->eq_id = wren_to_le16(3);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status), 8 + 10 + 1);
+	make_cq(&cmd, 9999);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	make_cq(&cmd, 1);
+	cc->rsvd[9] = wren_to_le32(1);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	make_cq(&cmd, 1);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	cqn = wren_le32(cqe.result[0]);
+	cq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+
+	/* QP: RD-only flags on UD, bad CQ, bad PD, then a good one. */
+	make_qp(&cmd, pdn, cqn, 1, WREN_QPT_UD);
+	qc->flags = WREN_QP_FLAG_ORDERED;
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status),
+		 8 + offsetof(struct wren_cmd_create_qp, flags) + 1);
+	make_qp(&cmd, pdn, cqn + 1, 1, WREN_QPT_UD);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	make_qp(&cmd, pdn + 1, cqn, 1, WREN_QPT_UD);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	make_qp(&cmd, pdn, cqn, 1, 7);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	make_qp(&cmd, pdn, cqn, 1, WREN_QPT_RD);
+	qc->flags = WREN_QP_FLAG_ORDERED | WREN_QP_FLAG_HANDSHAKE;
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	qpn = wren_le32(cqe.result[0]);
+	CHECK(qpn >= WREN_QPN_FIRST);
+	sq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	rq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[2]);
+	CHECK(sq_db != rq_db && sq_db != cq_db && rq_db != cq_db);
+
+	/* Objects in use cannot be destroyed from under their users. */
+	make_handle(&cmd, WREN_ADMIN_DESTROY_CQ, 0, cqn);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_STATE);
+	make_handle(&cmd, WREN_ADMIN_DEALLOC_PD, 0, pdn);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_STATE);
+
+	/* State machine: RESET -> INIT (Q_Key) -> RTR -> RTS, no skipping. */
+	CHECK_EQ(modify(&h, qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
+		 WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(modify(&h, qpn, WREN_QP_ATTR_QKEY, 0, 5),
+		 WREN_STATUS_BAD_PARAM);	/* not in RESET */
+	CHECK_EQ(modify(&h, qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
+			WREN_QPS_INIT, 0x1234), WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&h, qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&h, qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&h, qpn, 1U << 7, 0, 0), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(modify(&h, qpn + 100, WREN_QP_ATTR_STATE, 0, 0),
+		 WREN_STATUS_NOT_FOUND);
+	make_handle(&cmd, WREN_ADMIN_QUERY_QP, 0, qpn);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(cqe.result[0]), WREN_QPS_RTS);
+	CHECK_EQ(wren_le32(cqe.result[1]), 0x1234);
+
+	/* Doorbells: only the owner's registers, no lapping. */
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 0);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 0);
+	wren_db_write(&h.e, sq_db, 32, 4);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 0);
+	wren_db_write(&h.e, sq_db, 33, 4);	/* 33 ahead of 32 entries */
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 1);
+	wren_db_write(&h.e, cq_db, 1, 4);	/* past the producer */
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 2);
+	wren_db_write(&h.e, cq_db, WREN_CQ_DB_ARM, 4);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 2);
+	wren_db_write(&h.e, (2 << WREN_DB_PAGE_SHIFT) + (sq_db & 0xfff), 1, 4);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 1);
+	wren_db_write(&h.e, sq_db + 1, 1, 4);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 2);
+	wren_db_write(&h.e, rq_db, 1, 2);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 3);
+
+	/* Destroy in order; the doorbells die with their queues. */
+	make_handle(&cmd, WREN_ADMIN_DESTROY_QP, 0, qpn);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	wren_db_write(&h.e, sq_db, 1, 4);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 4);
+	make_handle(&cmd, WREN_ADMIN_DESTROY_QP, 0, qpn);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_NOT_FOUND);
+	make_handle(&cmd, WREN_ADMIN_DESTROY_CQ, 0, cqn);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	make_handle(&cmd, WREN_ADMIN_DEALLOC_PD, 0, pdn);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	h_fini(&h);
+}
+
+static void test_ah_mr(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_create_ah *ac = (void *)cmd.payload;
+	struct wren_cmd_reg_mr *mc = (void *)cmd.payload;
+	uint32_t pdn, ah, key;
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 4, 3);
+	pdn = alloc_pd_ok(&h);
+
+	make_cmd(&cmd, WREN_ADMIN_CREATE_AH, 0);
+	ac->pdn = wren_to_le32(pdn);
+	ac->ipv4 = htobe32(0xe0000001);		/* multicast */
+	memcpy(ac->mac, "\x02\0\0\0\0\x01", 6);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status),
+		 8 + offsetof(struct wren_cmd_create_ah, ipv4) + 1);
+	ac->ipv4 = htobe32(0xc6120002);
+	ac->mac[0] = 1;				/* group address */
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	ac->mac[0] = 2;
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	ah = wren_le32(cqe.result[0]);
+
+	/* A 3-page region at an offset into its first page. */
+	make_cmd(&cmd, WREN_ADMIN_REG_MR, 0);
+	mc->iova = wren_to_le64(0x7f0000001000ULL + 100);
+	mc->length = wren_to_le64(2 * 4096);
+	mc->pbl_addr = wren_to_le64(PBL);
+	mc->pdn = wren_to_le32(pdn);
+	mc->npages = wren_to_le32(2);		/* it spans three */
+	mc->page_shift = 12;
+	mc->access = WREN_MR_ACCESS_LOCAL_WRITE;
+	mc->key_tag = 0x5a;
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status),
+		 8 + offsetof(struct wren_cmd_reg_mr, npages) + 1);
+	mc->npages = wren_to_le32(3);
+	mc->page_shift = 13;			/* not in page_size_cap */
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	mc->page_shift = 12;
+	mc->access = WREN_MR_ACCESS_REMOTE_WRITE;	/* needs local write */
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	mc->access = WREN_MR_ACCESS_LOCAL_WRITE | WREN_MR_ACCESS_REMOTE_WRITE;
+	mc->length = wren_to_le64(~0ULL - 50);	/* wraps */
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	mc->length = wren_to_le64(2 * 4096);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	key = wren_le32(cqe.result[0]);
+	CHECK_EQ(key & 0xff, 0x5a);
+
+	make_handle(&cmd, WREN_ADMIN_DEALLOC_PD, 0, pdn);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_STATE);
+	make_handle(&cmd, WREN_ADMIN_DEREG_MR, 0, key ^ 1);	/* stale tag */
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_NOT_FOUND);
+	make_handle(&cmd, WREN_ADMIN_DEREG_MR, 0, key);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	make_handle(&cmd, WREN_ADMIN_DESTROY_AH, 0, ah);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	make_handle(&cmd, WREN_ADMIN_DEALLOC_PD, 0, pdn);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+
+	/* A reset forgets every object. */
+	pdn = alloc_pd_ok(&h);
+	make_cq(&cmd, 1);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	h_enable(&h, 4, 3);
+	make_handle(&cmd, WREN_ADMIN_DESTROY_CQ, 0, 0);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_NOT_FOUND);
+	h_fini(&h);
+}
+
 static const struct tap_test tests[] = {
 	{ "reset, ready, enable handshake", test_reset_handshake },
 	{ "bad queue configuration is fatal", test_bad_queue_cfg },
@@ -859,6 +1125,8 @@ static const struct tap_test tests[] = {
 	{ "register access rules", test_register_access },
 	{ "unreachable host memory is fatal", test_dma_fatal },
 	{ "hostile register writes and ring contents", test_hostile_guest },
+	{ "CQ and QP: fields, references, states, doorbells", test_objects },
+	{ "AH and MR: fields, keys, references, reset", test_ah_mr },
 };
 
 int main(void)

@@ -39,7 +39,8 @@ struct wren_dev;
  * @max_cq_depth: entries per completion queue
  * @max_qp: queue pairs
  * @max_qp_depth: work requests per queue
- * @max_sge: scatter/gather entries per work request
+ * @max_sge: scatter/gather entries per send work request
+ * @max_recv_sge: scatter/gather entries per receive work request
  * @max_inline: inline bytes per send
  * @max_ah: address handles
  * @max_mr: memory regions
@@ -72,6 +73,7 @@ struct wren_caps {
 	u32 max_qp;
 	u32 max_qp_depth;
 	u32 max_sge;
+	u32 max_recv_sge;
 	u32 max_inline;
 	u32 max_ah;
 	u32 max_mr;

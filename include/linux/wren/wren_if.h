@@ -295,7 +295,7 @@ struct wren_cmd_get_attr {
  * @max_cq_depth: entries per completion queue
  * @max_qp: queue pairs
  * @max_qp_depth: work requests per send or receive queue
- * @max_sge: scatter/gather entries per work request
+ * @max_sge: scatter/gather entries per send work request
  * @max_inline: inline data bytes per send work request
  * @max_ah: address handles
  * @max_mr: memory regions
@@ -304,6 +304,7 @@ struct wren_cmd_get_attr {
  * @db_page_count: pages in the doorbell BAR, page 0 included
  * @msix_vectors: MSI-X vectors; vector 0 serves the management queues
  * @max_msg_size: largest message in bytes
+ * @max_recv_sge: scatter/gather entries per receive work request
  * @rsvd: zero
  */
 struct wren_dev_attr {
@@ -333,7 +334,8 @@ struct wren_dev_attr {
 	__le64 page_size_cap;
 	__le32 msix_vectors;
 	__le32 max_msg_size;
-	__le32 rsvd[24];
+	__le32 max_recv_sge;
+	__le32 rsvd[23];
 };
 
 #define WREN_FW_VERSION_MAJOR		GENMASK(31, 24)
@@ -402,6 +404,350 @@ struct wren_cmd_alloc_pd {
 };
 
 /* ------------------------------------------------------------------ */
+/* Data-path objects: CQ, QP, AH, MR                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Doorbells.  Every CQ and every send or receive queue has one 32-bit
+ * doorbell register in the doorbell page named at its creation; the
+ * device picks the register and returns its byte offset in the page.  A
+ * write to a register of a page that does not own a queue is refused.
+ */
+#define WREN_DB_SLOTS			(WREN_DB_PAGE_SIZE / 4)
+
+/* SQ and RQ doorbell value: the producer index, free running mod 2^16. */
+#define WREN_WQ_DB_PI			GENMASK(15, 0)
+
+/*
+ * CQ doorbell value: the consumer index (free running modulo 2^24) and,
+ * with ARM, a request for one event on the CQ's event queue when the next
+ * completion is written (with SOLICITED as well: the next solicited or
+ * error completion).
+ */
+#define WREN_CQ_DB_CI			GENMASK(23, 0)
+#define WREN_CQ_DB_SOLICITED		BIT(30)
+#define WREN_CQ_DB_ARM			BIT(31)
+
+/* wren_cmd_create_cq.flags */
+#define WREN_CQ_FLAG_EQ			BIT(0)	/* report arms to @eq_id */
+
+/**
+ * struct wren_cmd_create_cq - WREN_ADMIN_CREATE_CQ
+ * @base_addr: DMA address of the ring of &struct wren_cqe, 4 KiB
+ *	aligned, physically contiguous
+ * @log_depth: log2 of its entries; at least WREN_QUEUE_LOG_DEPTH_MIN,
+ *	depth at most max_cq_depth
+ * @flags: WREN_CQ_FLAG_*
+ * @eq_id: with WREN_CQ_FLAG_EQ, the event queue for its events
+ * @db_page: the doorbell page of its doorbell
+ * @rsvd: zero
+ *
+ * result[0] of the completion is the CQ number, result[1] the offset of
+ * its doorbell in @db_page.
+ */
+struct wren_cmd_create_cq {
+	__le64 base_addr;
+	__u8 log_depth;
+	__u8 flags;
+	__le16 eq_id;
+	__le32 db_page;
+	__le32 rsvd[10];
+};
+
+/* QP numbers start here: 0 and 1 are the verbs' special QPs. */
+#define WREN_QPN_FIRST			2
+
+/* QP types: wren_cmd_create_qp.type. */
+enum wren_qp_type {
+	WREN_QPT_UD			= 1,	/* unreliable datagram */
+	WREN_QPT_RD			= 2,	/* reliable datagram */
+};
+
+/* wren_cmd_create_qp.flags */
+#define WREN_QP_FLAG_ORDERED		BIT(0)	/* RD: complete in order */
+#define WREN_QP_FLAG_HANDSHAKE		BIT(1)	/* RD: handshake mode */
+#define WREN_QP_FLAG_SQ_SIG_ALL		BIT(2)	/* every send completes */
+
+/**
+ * struct wren_cmd_create_qp - WREN_ADMIN_CREATE_QP
+ * @sq_base: DMA address of the send queue, an array of
+ *	&struct wren_sq_wqe, 4 KiB aligned, physically contiguous
+ * @rq_base: the same for the receive queue of &struct wren_rq_wqe
+ * @pdn: its protection domain
+ * @send_cq: the CQ of its send completions
+ * @recv_cq: the CQ of its receive completions
+ * @db_page: the doorbell page of its two doorbells
+ * @type: &enum wren_qp_type
+ * @sq_log_depth: log2 of the send queue's entries, at least
+ *	WREN_QUEUE_LOG_DEPTH_MIN; depth at most max_qp_depth
+ * @rq_log_depth: the same for the receive queue
+ * @flags: WREN_QP_FLAG_*
+ * @rsvd: zero
+ *
+ * The QP starts in WREN_QPS_RESET.  result[0] of the completion is the
+ * QP number, result[1] and result[2] the offsets of its send and receive
+ * doorbells in @db_page.
+ */
+struct wren_cmd_create_qp {
+	__le64 sq_base;
+	__le64 rq_base;
+	__le32 pdn;
+	__le32 send_cq;
+	__le32 recv_cq;
+	__le32 db_page;
+	__u8 type;
+	__u8 sq_log_depth;
+	__u8 rq_log_depth;
+	__u8 flags;
+	__le32 rsvd[5];
+};
+
+/* QP states, as in the verbs. */
+enum wren_qp_state {
+	WREN_QPS_RESET			= 0,
+	WREN_QPS_INIT			= 1,
+	WREN_QPS_RTR			= 2,
+	WREN_QPS_RTS			= 3,
+	WREN_QPS_ERR			= 4,
+};
+
+/* wren_cmd_modify_qp.attr_mask */
+#define WREN_QP_ATTR_STATE		BIT(0)
+#define WREN_QP_ATTR_QKEY		BIT(1)
+
+/**
+ * struct wren_cmd_modify_qp - WREN_ADMIN_MODIFY_QP
+ * @qpn: the QP
+ * @attr_mask: WREN_QP_ATTR_* naming the fields that apply
+ * @state: &enum wren_qp_state; RESET to INIT to RTR to RTS, any state to
+ *	RESET or ERR
+ * @rsvd0: zero
+ * @qkey: the Q_Key incoming messages must carry
+ * @rsvd: zero
+ */
+struct wren_cmd_modify_qp {
+	__le32 qpn;
+	__le32 attr_mask;
+	__u8 state;
+	__u8 rsvd0[3];
+	__le32 qkey;
+	__le32 rsvd[10];
+};
+
+/*
+ * WREN_ADMIN_QUERY_QP takes &struct wren_cmd_destroy_obj; result[0] is
+ * the state, result[1] the Q_Key, result[2] the send queue's consumer
+ * index and result[3] the receive queue's.
+ */
+
+/**
+ * struct wren_cmd_create_ah - WREN_ADMIN_CREATE_AH
+ * @pdn: its protection domain
+ * @ipv4: the destination adapter's IPv4 address, network byte order
+ * @mac: the next hop's Ethernet address
+ * @rsvd0: zero
+ * @rsvd: zero
+ *
+ * result[0] of the completion is the AH number.
+ */
+struct wren_cmd_create_ah {
+	__le32 pdn;
+	__be32 ipv4;
+	__u8 mac[6];
+	__le16 rsvd0;
+	__le32 rsvd[10];
+};
+
+/* wren_cmd_reg_mr.access */
+#define WREN_MR_ACCESS_LOCAL_WRITE	BIT(0)
+#define WREN_MR_ACCESS_REMOTE_WRITE	BIT(1)
+#define WREN_MR_ACCESS_REMOTE_READ	BIT(2)
+
+/* Page list entries per 4 KiB page of the list. */
+#define WREN_PBL_PER_PAGE		512
+
+/**
+ * struct wren_cmd_reg_mr - WREN_ADMIN_REG_MR
+ * @iova: the address the region's first byte has in work requests
+ * @length: bytes, at least 1, at most max_mr_size
+ * @pbl_addr: DMA address of the page list: with at most
+ *	WREN_PBL_PER_PAGE pages, an array of @npages __le64 page addresses;
+ *	beyond, an array of the addresses of 4 KiB pages each holding
+ *	WREN_PBL_PER_PAGE of them.  8-byte aligned, contiguous.
+ * @pdn: its protection domain
+ * @npages: pages in the region, at most WREN_PBL_PER_PAGE^2
+ * @page_shift: log2 of the page size, a bit of page_size_cap
+ * @access: WREN_MR_ACCESS_*
+ * @key_tag: the low 8 bits of the region's key, chosen by the driver so
+ *	that a re-used region number gets a new key
+ * @rsvd0: zero
+ * @rsvd: zero
+ *
+ * @iova, page aligned down, must lie in the first page and the region
+ * must end in the last.  result[0] of the completion is the key (the
+ * region number << 8 | @key_tag), used as both lkey and rkey.
+ */
+struct wren_cmd_reg_mr {
+	__le64 iova;
+	__le64 length;
+	__le64 pbl_addr;
+	__le32 pdn;
+	__le32 npages;
+	__u8 page_shift;
+	__u8 access;
+	__u8 key_tag;
+	__u8 rsvd0;
+	__le32 rsvd[5];
+};
+
+/* ------------------------------------------------------------------ */
+/* Queue entries                                                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct wren_sge - one scatter/gather entry
+ * @addr: address within the region of @lkey
+ * @length: bytes
+ * @lkey: the key of a region registered on the QP's protection domain
+ */
+struct wren_sge {
+	__le64 addr;
+	__le32 length;
+	__le32 lkey;
+};
+
+#define WREN_SQ_MAX_SGE			5
+#define WREN_SQ_MAX_INLINE		80
+#define WREN_RQ_MAX_SGE			3
+
+enum wren_wqe_opcode {
+	WREN_WQE_SEND			= 1,
+	WREN_WQE_SEND_IMM		= 2,
+};
+
+/* wren_sq_wqe.flags */
+#define WREN_WQE_F_SIGNALED		BIT(0)	/* write a completion */
+#define WREN_WQE_F_SOLICITED		BIT(1)	/* solicited event at target */
+#define WREN_WQE_F_INLINE		BIT(2)	/* payload in @inline_data */
+
+/**
+ * struct wren_sq_wqe - one send queue entry
+ * @opcode: &enum wren_wqe_opcode
+ * @flags: WREN_WQE_F_*
+ * @num_sge: entries of @sge in use, at most WREN_SQ_MAX_SGE; 0 with
+ *	WREN_WQE_F_INLINE
+ * @rsvd0: zero
+ * @inline_len: with WREN_WQE_F_INLINE, bytes of @inline_data, at most
+ *	WREN_SQ_MAX_INLINE; else zero
+ * @imm: immediate data of WREN_WQE_SEND_IMM, opaque
+ * @rsvd1: zero
+ * @ah: the destination's address handle
+ * @remote_qpn: the destination queue pair
+ * @remote_qkey: its Q_Key
+ * @rsvd2: zero
+ * @rsvd3: zero
+ * @sge: the payload's scatter/gather list
+ * @inline_data: the payload itself
+ */
+struct wren_sq_wqe {
+	__u8 opcode;
+	__u8 flags;
+	__u8 num_sge;
+	__u8 rsvd0;
+	__le32 inline_len;
+	__be32 imm;
+	__le32 rsvd1;
+	__le32 ah;
+	__le32 remote_qpn;
+	__le32 remote_qkey;
+	__le32 rsvd2;
+	__le32 rsvd3[4];
+	union {
+		struct wren_sge sge[WREN_SQ_MAX_SGE];
+		__u8 inline_data[WREN_SQ_MAX_INLINE];
+	};
+};
+
+/**
+ * struct wren_rq_wqe - one receive queue entry
+ * @num_sge: entries of @sge in use, 1 to WREN_RQ_MAX_SGE
+ * @rsvd0: zero
+ * @sge: where an incoming message goes; for a UD QP its first 40 bytes
+ *	receive the GRH (&struct wren_cqe, WREN_CQE_F_GRH)
+ * @rsvd1: zero
+ */
+struct wren_rq_wqe {
+	__u8 num_sge;
+	__u8 rsvd0[7];
+	struct wren_sge sge[WREN_RQ_MAX_SGE];
+	__le64 rsvd1;
+};
+
+/* The GRH a UD receive starts with, as on RoCE v2. */
+#define WREN_GRH_LEN			40
+
+enum wren_cqe_opcode {
+	WREN_CQE_OP_SEND		= 1,
+	WREN_CQE_OP_RECV		= 2,
+};
+
+/*
+ * Completion statuses: wren_cqe.status.  The verbs layer maps each to an
+ * ibv_wc_status and reports the value itself as the vendor error.
+ */
+enum wren_cqe_status {
+	WREN_CQE_SUCCESS		= 0,
+	WREN_CQE_LOC_LEN_ERR		= 1,	/* too long for the buffer */
+	WREN_CQE_LOC_QP_OP_ERR		= 2,	/* malformed work request */
+	WREN_CQE_LOC_PROT_ERR		= 3,	/* key, PD or bounds refused */
+	WREN_CQE_WR_FLUSH_ERR		= 4,	/* flushed by QP error/reset */
+	WREN_CQE_BAD_DEST_QP		= 5,	/* no such remote QP/Q_Key */
+	WREN_CQE_RNR			= 6,	/* remote had no receive */
+	WREN_CQE_REMOTE_UNRESPONSIVE	= 7,	/* answered once, then not */
+	WREN_CQE_REMOTE_UNREACHABLE	= 8,	/* never answered */
+	WREN_CQE_REMOTE_OP_ERR		= 9,	/* remote could not place it */
+	WREN_CQE_REMOTE_TOO_LONG	= 10,	/* remote buffer too short */
+	WREN_CQE_LOC_DMA_ERR		= 11,	/* host memory unreachable */
+};
+
+/* wren_cqe.flags */
+#define WREN_CQE_F_PHASE		BIT(0)	/* 1 on the first lap */
+#define WREN_CQE_F_IMM			BIT(1)	/* @imm is valid */
+#define WREN_CQE_F_GRH			BIT(2)	/* a GRH leads the buffer */
+#define WREN_CQE_F_SOLICITED		BIT(3)
+
+/**
+ * struct wren_cqe - one completion queue entry
+ * @wqe_index: the index of the completed entry in its queue (modulo the
+ *	queue's depth)
+ * @opcode: &enum wren_cqe_opcode
+ * @status: &enum wren_cqe_status
+ * @flags: WREN_CQE_F_*
+ * @rsvd0: zero
+ * @rsvd1: zero
+ * @qpn: the QP the entry belongs to
+ * @byte_len: receive: bytes placed (the GRH included); send: zero
+ * @imm: immediate data, with WREN_CQE_F_IMM
+ * @src_qpn: receive: the sender's QP number
+ * @src_ipv4: receive: the sender's IPv4 address, network byte order
+ * @rsvd2: zero
+ */
+struct wren_cqe {
+	__le16 wqe_index;
+	__u8 opcode;
+	__u8 status;
+	__u8 flags;
+	__u8 rsvd0;
+	__le16 rsvd1;
+	__le32 qpn;
+	__le32 byte_len;
+	__be32 imm;
+	__le32 src_qpn;
+	__be32 src_ipv4;
+	__le32 rsvd2;
+};
+
+/* ------------------------------------------------------------------ */
 /* Async event queue and event queues                                  */
 /* ------------------------------------------------------------------ */
 
@@ -463,6 +809,15 @@ static_assert(sizeof(struct wren_cmd_feature) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_create_eq) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_destroy_obj) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_alloc_pd) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(sizeof(struct wren_cmd_create_cq) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(sizeof(struct wren_cmd_create_qp) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(sizeof(struct wren_cmd_modify_qp) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(sizeof(struct wren_cmd_create_ah) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(sizeof(struct wren_cmd_reg_mr) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(sizeof(struct wren_sge) == 16);
+static_assert(sizeof(struct wren_sq_wqe) == 128);
+static_assert(sizeof(struct wren_rq_wqe) == 64);
+static_assert(sizeof(struct wren_cqe) == 32);
 static_assert(sizeof(struct wren_dev_attr) == 256);
 static_assert(sizeof(struct wren_aeq_entry) == 16);
 static_assert(sizeof(struct wren_eqe) == 8);

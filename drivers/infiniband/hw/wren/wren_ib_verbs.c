@@ -39,7 +39,7 @@ int wren_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_qp = c->max_qp;
 	props->max_qp_wr = c->max_qp_depth;
 	props->max_send_sge = c->max_sge;
-	props->max_recv_sge = c->max_sge;
+	props->max_recv_sge = c->max_recv_sge;
 	props->max_sge_rd = c->max_sge;
 	props->max_cq = c->max_cq;
 	props->max_cqe = c->max_cq_depth;

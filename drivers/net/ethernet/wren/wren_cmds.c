@@ -36,6 +36,7 @@ static void wren_decode_attr(const struct wren_dev_attr *a,
 	c->max_qp = le32_to_cpu(a->max_qp);
 	c->max_qp_depth = le32_to_cpu(a->max_qp_depth);
 	c->max_sge = le32_to_cpu(a->max_sge);
+	c->max_recv_sge = le32_to_cpu(a->max_recv_sge);
 	c->max_inline = le32_to_cpu(a->max_inline);
 	c->max_ah = le32_to_cpu(a->max_ah);
 	c->max_mr = le32_to_cpu(a->max_mr);

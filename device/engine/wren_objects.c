@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren engine: the data-path objects (completion queues, queue pairs,
+ * address handles, memory regions), their admin commands and their
+ * doorbells.
+ *
+ * Everything here comes from the guest and is checked: a rejected field is
+ * named by its offset in the extended status, an object in use cannot be
+ * destroyed from under its users (BAD_STATE), and a doorbell rings only
+ * the queue that owns it, in the page that owns it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "wren_internal.h"
+
+#define BODY(type, field) \
+	(sizeof(struct wren_admin_cmd_hdr) + offsetof(type, field))
+
+/* Both return -1, so that a handler can end with "return bad(...)". */
+static int bad(struct wren_cmd_status *st, size_t offset)
+{
+	st->status = WREN_STATUS_BAD_PARAM;
+	st->ext_status = offset + 1;
+	return -1;
+}
+
+static int fail(struct wren_cmd_status *st, uint8_t status)
+{
+	st->status = status;
+	st->ext_status = 0;
+	return -1;
+}
+
+/* Reserved bytes must be zero; the first one that is not is named. */
+static bool rsvd_ok(struct wren_cmd_status *st, const void *field, size_t len,
+		    size_t offset)
+{
+	const uint8_t *p = field;
+
+	for (size_t i = 0; i < len; i++) {
+		if (p[i]) {
+			bad(st, offset + i);
+			return false;
+		}
+	}
+	return true;
+}
+
+#define RSVD(st, c, type, field) \
+	rsvd_ok(st, &(c)->field, sizeof((c)->field), BODY(type, field))
+
+int wren_objects_init(struct wren_engine *e)
+{
+	const struct wren_config *c = &e->cfg;
+
+	e->eq_refs = calloc(e->max_eq, sizeof(*e->eq_refs));
+	e->pd_refs = calloc(c->max_pd, sizeof(*e->pd_refs));
+	e->cqs = calloc(c->max_cq, sizeof(*e->cqs));
+	e->qps = calloc(c->max_qp, sizeof(*e->qps));
+	e->ahs = calloc(c->max_ah, sizeof(*e->ahs));
+	e->mrs = calloc(c->max_mr, sizeof(*e->mrs));
+	e->db_slots = calloc(c->db_page_count, sizeof(*e->db_slots));
+	return e->eq_refs && e->pd_refs && e->cqs && e->qps && e->ahs &&
+	       e->mrs && e->db_slots ? 0 : -1;
+}
+
+/* Forget every object, as a function-level reset does. */
+void wren_objects_reset(struct wren_engine *e)
+{
+	const struct wren_config *c = &e->cfg;
+
+	memset(e->eq_refs, 0, e->max_eq * sizeof(*e->eq_refs));
+	memset(e->pd_refs, 0, c->max_pd * sizeof(*e->pd_refs));
+	memset(e->cqs, 0, c->max_cq * sizeof(*e->cqs));
+	memset(e->qps, 0, c->max_qp * sizeof(*e->qps));
+	memset(e->ahs, 0, c->max_ah * sizeof(*e->ahs));
+	memset(e->mrs, 0, c->max_mr * sizeof(*e->mrs));
+	for (uint32_t i = 0; i < c->db_page_count; i++) {
+		free(e->db_slots[i]);
+		e->db_slots[i] = NULL;
+	}
+}
+
+void wren_objects_fini(struct wren_engine *e)
+{
+	if (e->db_slots)
+		for (uint32_t i = 0; i < e->cfg.db_page_count; i++)
+			free(e->db_slots[i]);
+	free(e->db_slots);
+	free(e->eq_refs);
+	free(e->pd_refs);
+	free(e->cqs);
+	free(e->qps);
+	free(e->ahs);
+	free(e->mrs);
+	e->db_slots = NULL;
+	e->eq_refs = e->pd_refs = NULL;
+	e->cqs = NULL;
+	e->qps = NULL;
+	e->ahs = NULL;
+	e->mrs = NULL;
+}
+
+bool wren_pd_busy(const struct wren_engine *e, uint32_t pdn)
+{
+	return e->pd_refs[pdn];
+}
+
+bool wren_eq_busy(const struct wren_engine *e, uint32_t id)
+{
+	return e->eq_refs[id];
+}
+
+static bool pd_valid(const struct wren_engine *e, uint32_t pdn)
+{
+	return pdn < e->cfg.max_pd && e->pd_used[pdn];
+}
+
+static bool cq_valid(const struct wren_engine *e, uint32_t cqn)
+{
+	return cqn < e->cfg.max_cq && e->cqs[cqn].in_use;
+}
+
+static struct wren_qp *qp_get(struct wren_engine *e, uint32_t qpn)
+{
+	if (qpn < WREN_QPN_FIRST || qpn - WREN_QPN_FIRST >= e->cfg.max_qp ||
+	    !e->qps[qpn - WREN_QPN_FIRST].in_use)
+		return NULL;
+	return &e->qps[qpn - WREN_QPN_FIRST];
+}
+
+static bool log_depth_ok(uint8_t log_depth, uint32_t max_depth)
+{
+	return log_depth >= WREN_QUEUE_LOG_DEPTH_MIN &&
+	       log_depth < 31 && (1U << log_depth) <= max_depth;
+}
+
+static bool base_ok(uint64_t base)
+{
+	return base && !(base % WREN_QUEUE_BASE_ALIGN);
+}
+
+/* ------------------------------------------------------------------ */
+/* Doorbell registers                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Take @n free registers of page @page; their slots in @slot. */
+static bool db_alloc(struct wren_engine *e, uint32_t page, unsigned int n,
+		     enum wren_db_kind *kind, uint32_t obj, uint16_t *slot)
+{
+	struct wren_db_slot *s = e->db_slots[page];
+	unsigned int got = 0;
+
+	if (!s) {
+		s = calloc(WREN_DB_SLOTS, sizeof(*s));
+		if (!s)
+			return false;
+		e->db_slots[page] = s;
+	}
+	for (uint32_t i = 0; i < WREN_DB_SLOTS && got < n; i++)
+		if (s[i].kind == WREN_DB_NONE)
+			slot[got++] = i;
+	if (got < n)
+		return false;
+	for (unsigned int i = 0; i < n; i++) {
+		s[slot[i]].kind = kind[i];
+		s[slot[i]].obj = obj;
+	}
+	return true;
+}
+
+static void db_free(struct wren_engine *e, uint32_t page, uint16_t slot)
+{
+	e->db_slots[page][slot].kind = WREN_DB_NONE;
+}
+
+static void sq_rq_doorbell(struct wren_engine *e, uint64_t offset,
+			   struct wren_qp *qp, bool sq, uint32_t value)
+{
+	uint16_t *pi = sq ? &qp->sq_pi : &qp->rq_pi;
+	uint16_t ci = sq ? qp->sq_ci : qp->rq_ci;
+	uint32_t depth = 1U << (sq ? qp->sq_log_depth : qp->rq_log_depth);
+
+	/* The producer may not lap the consumer. */
+	if (value & ~WREN_WQ_DB_PI ||
+	    (uint16_t)(value - ci) > depth) {
+		wren_warn(e, WREN_WRN_DOORBELL, offset, value);
+		return;
+	}
+	*pi = value;
+}
+
+static void cq_doorbell(struct wren_engine *e, uint64_t offset,
+			struct wren_cq *cq, uint32_t value)
+{
+	uint32_t ci = FIELD_GET(WREN_CQ_DB_CI, value);
+
+	/* The consumer may not pass the producer. */
+	if (value & ~(WREN_CQ_DB_CI | WREN_CQ_DB_ARM | WREN_CQ_DB_SOLICITED) ||
+	    ((cq->pi - ci) & WREN_CQ_DB_CI) > (1U << cq->log_depth)) {
+		wren_warn(e, WREN_WRN_DOORBELL, offset, value);
+		return;
+	}
+	cq->ci = ci;
+	if (value & WREN_CQ_DB_ARM) {
+		cq->armed = true;
+		cq->armed_solicited = value & WREN_CQ_DB_SOLICITED;
+	}
+}
+
+/* A write to the doorbell BAR: ring the queue that owns the register. */
+void wren_db_ring(struct wren_engine *e, uint64_t offset, uint32_t value,
+		  unsigned int size)
+{
+	uint32_t page = offset >> WREN_DB_PAGE_SHIFT;
+	uint32_t slot = (offset & (WREN_DB_PAGE_SIZE - 1)) / 4;
+	const struct wren_db_slot *s;
+
+	if (size != 4 || offset % 4 || page >= e->cfg.db_page_count ||
+	    !wren_engine_enabled(e) || !e->db_slots[page] ||
+	    e->db_slots[page][slot].kind == WREN_DB_NONE) {
+		wren_warn(e, WREN_WRN_DB_PAGE, offset, value);
+		return;
+	}
+	s = &e->db_slots[page][slot];
+	switch (s->kind) {
+	case WREN_DB_SQ:
+	case WREN_DB_RQ:
+		sq_rq_doorbell(e, offset, qp_get(e, s->obj), s->kind == WREN_DB_SQ,
+			       value);
+		break;
+	case WREN_DB_CQ:
+		cq_doorbell(e, offset, &e->cqs[s->obj], value);
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Completion queues                                                    */
+/* ------------------------------------------------------------------ */
+
+int wren_create_cq(struct wren_engine *e, const void *payload,
+		   struct wren_cmd_status *st)
+{
+	const struct wren_cmd_create_cq *c = payload;
+	uint64_t base = wren_le64(c->base_addr);
+	uint32_t page = wren_le32(c->db_page);
+	uint16_t eq_id = wren_le16(c->eq_id);
+	enum wren_db_kind kind = WREN_DB_CQ;
+	struct wren_cq *cq;
+	uint32_t cqn;
+	uint16_t slot;
+
+	if (!RSVD(st, c, struct wren_cmd_create_cq, rsvd))
+		return -1;
+	if (!base_ok(base))
+		return bad(st, BODY(struct wren_cmd_create_cq, base_addr));
+	if (!log_depth_ok(c->log_depth, e->cfg.max_cq_depth))
+		return bad(st, BODY(struct wren_cmd_create_cq, log_depth));
+	if (c->flags & ~WREN_CQ_FLAG_EQ)
+		return bad(st, BODY(struct wren_cmd_create_cq, flags));
+	if (c->flags & WREN_CQ_FLAG_EQ ?
+	    eq_id >= e->max_eq || !e->eqs[eq_id].in_use : eq_id)
+		return bad(st, BODY(struct wren_cmd_create_cq, eq_id));
+	if (page >= e->cfg.db_page_count)
+		return bad(st, BODY(struct wren_cmd_create_cq, db_page));
+	for (cqn = 0; cqn < e->cfg.max_cq && e->cqs[cqn].in_use; cqn++)
+		;
+	if (cqn == e->cfg.max_cq || !db_alloc(e, page, 1, &kind, cqn, &slot))
+		return fail(st, WREN_STATUS_NO_RESOURCES);
+	cq = &e->cqs[cqn];
+	memset(cq, 0, sizeof(*cq));
+	cq->in_use = true;
+	cq->base = base;
+	cq->log_depth = c->log_depth;
+	cq->use_eq = c->flags & WREN_CQ_FLAG_EQ;
+	cq->eq_id = eq_id;
+	cq->db_page = page;
+	cq->db_slot = slot;
+	if (cq->use_eq)
+		e->eq_refs[eq_id]++;
+	st->result[0] = cqn;
+	st->result[1] = slot * 4;
+	return 0;
+}
+
+int wren_destroy_cq(struct wren_engine *e, uint32_t cqn,
+		   struct wren_cmd_status *st)
+{
+	struct wren_cq *cq;
+
+	if (!cq_valid(e, cqn))
+		return fail(st, WREN_STATUS_NOT_FOUND);
+	cq = &e->cqs[cqn];
+	if (cq->refs)
+		return fail(st, WREN_STATUS_BAD_STATE);
+	if (cq->use_eq)
+		e->eq_refs[cq->eq_id]--;
+	db_free(e, cq->db_page, cq->db_slot);
+	memset(cq, 0, sizeof(*cq));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queue pairs                                                          */
+/* ------------------------------------------------------------------ */
+
+int wren_create_qp(struct wren_engine *e, const void *payload,
+		   struct wren_cmd_status *st)
+{
+	const struct wren_cmd_create_qp *c = payload;
+	uint32_t pdn = wren_le32(c->pdn), page = wren_le32(c->db_page);
+	uint32_t scq = wren_le32(c->send_cq), rcq = wren_le32(c->recv_cq);
+	enum wren_db_kind kinds[2] = { WREN_DB_SQ, WREN_DB_RQ };
+	uint8_t rd_only = WREN_QP_FLAG_ORDERED | WREN_QP_FLAG_HANDSHAKE;
+	struct wren_qp *qp;
+	uint16_t slots[2];
+	uint32_t i;
+
+	if (!RSVD(st, c, struct wren_cmd_create_qp, rsvd))
+		return -1;
+	if (!base_ok(wren_le64(c->sq_base)))
+		return bad(st, BODY(struct wren_cmd_create_qp, sq_base));
+	if (!base_ok(wren_le64(c->rq_base)))
+		return bad(st, BODY(struct wren_cmd_create_qp, rq_base));
+	if (!pd_valid(e, pdn))
+		return bad(st, BODY(struct wren_cmd_create_qp, pdn));
+	if (!cq_valid(e, scq))
+		return bad(st, BODY(struct wren_cmd_create_qp, send_cq));
+	if (!cq_valid(e, rcq))
+		return bad(st, BODY(struct wren_cmd_create_qp, recv_cq));
+	if (page >= e->cfg.db_page_count)
+		return bad(st, BODY(struct wren_cmd_create_qp, db_page));
+	if (c->type != WREN_QPT_UD && c->type != WREN_QPT_RD)
+		return bad(st, BODY(struct wren_cmd_create_qp, type));
+	if (!log_depth_ok(c->sq_log_depth, e->cfg.max_qp_depth))
+		return bad(st, BODY(struct wren_cmd_create_qp, sq_log_depth));
+	if (!log_depth_ok(c->rq_log_depth, e->cfg.max_qp_depth))
+		return bad(st, BODY(struct wren_cmd_create_qp, rq_log_depth));
+	if (c->flags & ~(rd_only | WREN_QP_FLAG_SQ_SIG_ALL) ||
+	    (c->type != WREN_QPT_RD && c->flags & rd_only))
+		return bad(st, BODY(struct wren_cmd_create_qp, flags));
+	for (i = 0; i < e->cfg.max_qp && e->qps[i].in_use; i++)
+		;
+	if (i == e->cfg.max_qp ||
+	    !db_alloc(e, page, 2, kinds, i + WREN_QPN_FIRST, slots))
+		return fail(st, WREN_STATUS_NO_RESOURCES);
+	qp = &e->qps[i];
+	memset(qp, 0, sizeof(*qp));
+	qp->in_use = true;
+	qp->type = c->type;
+	qp->state = WREN_QPS_RESET;
+	qp->flags = c->flags;
+	qp->sq_log_depth = c->sq_log_depth;
+	qp->rq_log_depth = c->rq_log_depth;
+	qp->sq_slot = slots[0];
+	qp->rq_slot = slots[1];
+	qp->pdn = pdn;
+	qp->send_cq = scq;
+	qp->recv_cq = rcq;
+	qp->db_page = page;
+	qp->sq_base = wren_le64(c->sq_base);
+	qp->rq_base = wren_le64(c->rq_base);
+	e->pd_refs[pdn]++;
+	e->cqs[scq].refs++;
+	e->cqs[rcq].refs++;
+	st->result[0] = i + WREN_QPN_FIRST;
+	st->result[1] = slots[0] * 4;
+	st->result[2] = slots[1] * 4;
+	return 0;
+}
+
+/* The verbs' state diagram, as far as datagram QPs use it. */
+static bool transition_ok(uint8_t from, uint8_t to)
+{
+	switch (to) {
+	case WREN_QPS_RESET:
+	case WREN_QPS_ERR:
+		return true;
+	case WREN_QPS_INIT:
+		return from == WREN_QPS_RESET || from == WREN_QPS_INIT;
+	case WREN_QPS_RTR:
+		return from == WREN_QPS_INIT;
+	case WREN_QPS_RTS:
+		return from == WREN_QPS_RTR || from == WREN_QPS_RTS;
+	default:
+		return false;
+	}
+}
+
+int wren_modify_qp(struct wren_engine *e, const void *payload,
+		   struct wren_cmd_status *st)
+{
+	const struct wren_cmd_modify_qp *c = payload;
+	uint32_t mask = wren_le32(c->attr_mask);
+	struct wren_qp *qp;
+	uint8_t to;
+
+	if (!RSVD(st, c, struct wren_cmd_modify_qp, rsvd0) ||
+	    !RSVD(st, c, struct wren_cmd_modify_qp, rsvd))
+		return -1;
+	qp = qp_get(e, wren_le32(c->qpn));
+	if (!qp)
+		return fail(st, WREN_STATUS_NOT_FOUND);
+	if (!mask || mask & ~(WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY))
+		return bad(st, BODY(struct wren_cmd_modify_qp, attr_mask));
+	to = mask & WREN_QP_ATTR_STATE ? c->state : qp->state;
+	if (!(mask & WREN_QP_ATTR_STATE) && c->state)
+		return bad(st, BODY(struct wren_cmd_modify_qp, state));
+	if (mask & WREN_QP_ATTR_STATE && !transition_ok(qp->state, to))
+		return bad(st, BODY(struct wren_cmd_modify_qp, state));
+	/* The Q_Key is set on the way up, not in RESET or ERR. */
+	if (mask & WREN_QP_ATTR_QKEY ?
+	    to == WREN_QPS_RESET || to == WREN_QPS_ERR : c->qkey)
+		return bad(st, BODY(struct wren_cmd_modify_qp, qkey));
+	if (mask & WREN_QP_ATTR_QKEY)
+		qp->qkey = wren_le32(c->qkey);
+	if (to == WREN_QPS_RESET) {
+		qp->sq_pi = qp->sq_ci = qp->rq_pi = qp->rq_ci = 0;
+		qp->qkey = 0;
+	}
+	qp->state = to;
+	return 0;
+}
+
+int wren_query_qp(struct wren_engine *e, uint32_t qpn,
+		   struct wren_cmd_status *st)
+{
+	const struct wren_qp *qp = qp_get(e, qpn);
+
+	if (!qp)
+		return fail(st, WREN_STATUS_NOT_FOUND);
+	st->result[0] = qp->state;
+	st->result[1] = qp->qkey;
+	st->result[2] = qp->sq_ci;
+	st->result[3] = qp->rq_ci;
+	return 0;
+}
+
+int wren_destroy_qp(struct wren_engine *e, uint32_t qpn,
+		   struct wren_cmd_status *st)
+{
+	struct wren_qp *qp = qp_get(e, qpn);
+
+	if (!qp)
+		return fail(st, WREN_STATUS_NOT_FOUND);
+	db_free(e, qp->db_page, qp->sq_slot);
+	db_free(e, qp->db_page, qp->rq_slot);
+	e->pd_refs[qp->pdn]--;
+	e->cqs[qp->send_cq].refs--;
+	e->cqs[qp->recv_cq].refs--;
+	memset(qp, 0, sizeof(*qp));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Address handles                                                      */
+/* ------------------------------------------------------------------ */
+
+int wren_create_ah(struct wren_engine *e, const void *payload,
+		   struct wren_cmd_status *st)
+{
+	const struct wren_cmd_create_ah *c = payload;
+	uint32_t pdn = wren_le32(c->pdn);
+	uint32_t ip = be32toh(c->ipv4);
+	struct wren_ah *ah;
+	uint32_t n;
+
+	if (!RSVD(st, c, struct wren_cmd_create_ah, rsvd0) ||
+	    !RSVD(st, c, struct wren_cmd_create_ah, rsvd))
+		return -1;
+	if (!pd_valid(e, pdn))
+		return bad(st, BODY(struct wren_cmd_create_ah, pdn));
+	/* A unicast host: not 0/8, loopback, multicast or broadcast. */
+	if (!(ip >> 24) || ip >> 24 == 127 || ip >> 28 >= 0xe)
+		return bad(st, BODY(struct wren_cmd_create_ah, ipv4));
+	if (c->mac[0] & 1)
+		return bad(st, BODY(struct wren_cmd_create_ah, mac));
+	for (n = 0; n < e->cfg.max_ah && e->ahs[n].in_use; n++)
+		;
+	if (n == e->cfg.max_ah)
+		return fail(st, WREN_STATUS_NO_RESOURCES);
+	ah = &e->ahs[n];
+	ah->in_use = true;
+	ah->pdn = pdn;
+	ah->ipv4 = c->ipv4;
+	memcpy(ah->mac, c->mac, sizeof(ah->mac));
+	e->pd_refs[pdn]++;
+	st->result[0] = n;
+	return 0;
+}
+
+int wren_destroy_ah(struct wren_engine *e, uint32_t n,
+		   struct wren_cmd_status *st)
+{
+	if (n >= e->cfg.max_ah || !e->ahs[n].in_use)
+		return fail(st, WREN_STATUS_NOT_FOUND);
+	e->pd_refs[e->ahs[n].pdn]--;
+	memset(&e->ahs[n], 0, sizeof(e->ahs[n]));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory regions                                                       */
+/* ------------------------------------------------------------------ */
+
+int wren_reg_mr(struct wren_engine *e, const void *payload,
+		struct wren_cmd_status *st)
+{
+	const struct wren_cmd_reg_mr *c = payload;
+	uint64_t iova = wren_le64(c->iova), len = wren_le64(c->length);
+	uint64_t pbl = wren_le64(c->pbl_addr);
+	uint32_t pdn = wren_le32(c->pdn), npages = wren_le32(c->npages);
+	uint8_t access_all = WREN_MR_ACCESS_LOCAL_WRITE |
+			     WREN_MR_ACCESS_REMOTE_WRITE |
+			     WREN_MR_ACCESS_REMOTE_READ;
+	struct wren_mr *mr;
+	uint32_t n;
+
+	if (!RSVD(st, c, struct wren_cmd_reg_mr, rsvd0) ||
+	    !RSVD(st, c, struct wren_cmd_reg_mr, rsvd))
+		return -1;
+	if (!pd_valid(e, pdn))
+		return bad(st, BODY(struct wren_cmd_reg_mr, pdn));
+	if (c->page_shift >= 64 ||
+	    !(e->cfg.page_size_cap & (1ULL << c->page_shift)))
+		return bad(st, BODY(struct wren_cmd_reg_mr, page_shift));
+	if (!len || len > e->cfg.max_mr_size || iova + len < iova)
+		return bad(st, BODY(struct wren_cmd_reg_mr, length));
+	/* The pages must cover the region exactly. */
+	if (!npages || npages > WREN_PBL_PER_PAGE * WREN_PBL_PER_PAGE ||
+	    ((iova + len - 1) >> c->page_shift) - (iova >> c->page_shift) + 1 !=
+	    npages)
+		return bad(st, BODY(struct wren_cmd_reg_mr, npages));
+	if (!pbl || pbl % 8)
+		return bad(st, BODY(struct wren_cmd_reg_mr, pbl_addr));
+	/* Remote writes need local write access too, as in the verbs. */
+	if (c->access & ~access_all ||
+	    (c->access & WREN_MR_ACCESS_REMOTE_WRITE &&
+	     !(c->access & WREN_MR_ACCESS_LOCAL_WRITE)))
+		return bad(st, BODY(struct wren_cmd_reg_mr, access));
+	for (n = 0; n < e->cfg.max_mr && e->mrs[n].in_use; n++)
+		;
+	if (n == e->cfg.max_mr || n > 0xffffff)
+		return fail(st, WREN_STATUS_NO_RESOURCES);
+	mr = &e->mrs[n];
+	mr->in_use = true;
+	mr->page_shift = c->page_shift;
+	mr->access = c->access;
+	mr->key_tag = c->key_tag;
+	mr->pdn = pdn;
+	mr->npages = npages;
+	mr->iova = iova;
+	mr->length = len;
+	mr->pbl_addr = pbl;
+	e->pd_refs[pdn]++;
+	st->result[0] = n << 8 | c->key_tag;
+	return 0;
+}
+
+int wren_dereg_mr(struct wren_engine *e, uint32_t key,
+		   struct wren_cmd_status *st)
+{
+	uint32_t n = key >> 8;
+
+	if (n >= e->cfg.max_mr || !e->mrs[n].in_use ||
+	    e->mrs[n].key_tag != (key & 0xff))
+		return fail(st, WREN_STATUS_NOT_FOUND);
+	e->pd_refs[e->mrs[n].pdn]--;
+	memset(&e->mrs[n], 0, sizeof(e->mrs[n]));
+	return 0;
+}
