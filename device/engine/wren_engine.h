@@ -63,13 +63,11 @@ struct wren_cq {
 	bool use_eq;
 	bool armed;
 	bool armed_solicited;
+	bool overflowed;	/* in error: completions were lost */
 	uint16_t eq_id;
-	uint8_t log_depth;
 	uint16_t db_slot;
 	uint32_t db_page;
-	uint64_t base;
-	uint32_t pi;		/* next entry the device writes */
-	uint32_t ci;		/* consumer index the driver gave */
+	struct wren_out_ring ring;	/* index_mask WREN_CQ_DB_CI */
 	uint32_t refs;		/* QPs completing on it */
 };
 

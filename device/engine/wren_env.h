@@ -27,6 +27,7 @@ enum wren_wrn {
 	WREN_WRN_EQ_OVERFLOW,	/* a: EQ id, b: events dropped so far */
 	WREN_WRN_DB_PAGE,	/* a: doorbell BAR offset, b: value */
 	WREN_WRN_FAULT_DROP,	/* a: opcode, b: command id; fault injected */
+	WREN_WRN_CQ_OVERFLOW,	/* a: CQ number, b: completions lost so far */
 	WREN_WRN_COUNT
 };
 

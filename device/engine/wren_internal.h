@@ -36,6 +36,20 @@ bool wren_eq_busy(const struct wren_engine *e, uint32_t id);
 void wren_db_ring(struct wren_engine *e, uint64_t offset, uint32_t value,
 		  unsigned int size);
 
+int wren_cq_post(struct wren_engine *e, uint32_t cqn, struct wren_cqe *cqe);
+int wren_mr_walk(struct wren_engine *e, uint32_t pdn, uint32_t key,
+		 uint64_t va, uint64_t len, uint8_t need,
+		 int (*fn)(void *arg, uint64_t addr, uint32_t len), void *arg);
+int wren_mr_read(struct wren_engine *e, uint32_t pdn, uint32_t key,
+		 uint64_t va, void *buf, uint32_t len);
+int wren_mr_write(struct wren_engine *e, uint32_t pdn, uint32_t key,
+		  uint64_t va, const void *buf, uint32_t len, uint8_t need);
+
+static inline uint64_t min_t64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 struct wren_admin_cmd;
 struct wren_cmd_status {
 	uint8_t status;

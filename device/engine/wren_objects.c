@@ -194,15 +194,12 @@ static void sq_rq_doorbell(struct wren_engine *e, uint64_t offset,
 static void cq_doorbell(struct wren_engine *e, uint64_t offset,
 			struct wren_cq *cq, uint32_t value)
 {
-	uint32_t ci = FIELD_GET(WREN_CQ_DB_CI, value);
-
 	/* The consumer may not pass the producer. */
 	if (value & ~(WREN_CQ_DB_CI | WREN_CQ_DB_ARM | WREN_CQ_DB_SOLICITED) ||
-	    ((cq->pi - ci) & WREN_CQ_DB_CI) > (1U << cq->log_depth)) {
+	    !wren_out_ring_consume(&cq->ring, FIELD_GET(WREN_CQ_DB_CI, value))) {
 		wren_warn(e, WREN_WRN_DOORBELL, offset, value);
 		return;
 	}
-	cq->ci = ci;
 	if (value & WREN_CQ_DB_ARM) {
 		cq->armed = true;
 		cq->armed_solicited = value & WREN_CQ_DB_SOLICITED;
@@ -272,8 +269,9 @@ int wren_create_cq(struct wren_engine *e, const void *payload,
 	cq = &e->cqs[cqn];
 	memset(cq, 0, sizeof(*cq));
 	cq->in_use = true;
-	cq->base = base;
-	cq->log_depth = c->log_depth;
+	cq->ring.base = base;
+	cq->ring.log_depth = c->log_depth;
+	cq->ring.index_mask = WREN_CQ_DB_CI;
 	cq->use_eq = c->flags & WREN_CQ_FLAG_EQ;
 	cq->eq_id = eq_id;
 	cq->db_page = page;

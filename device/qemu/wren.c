@@ -139,6 +139,9 @@ static void wren_env_warn(void *opaque, enum wren_wrn what, uint64_t a,
     case WREN_WRN_FAULT_DROP:
         trace_wren_wrn_fault_drop(a, b);
         break;
+    case WREN_WRN_CQ_OVERFLOW:
+        trace_wren_wrn_cq_overflow(a, b);
+        break;
     case WREN_WRN_COUNT:
         break;
     }

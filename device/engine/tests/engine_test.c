@@ -5,6 +5,7 @@
  * commands into fake guest memory, rings doorbells and reads what the
  * engine wrote back.  Output is TAP, then a "N passed, N failed" line.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1112,6 +1113,173 @@ static void test_ah_mr(void)
 	h_fini(&h);
 }
 
+/* Point entry @i of a page list at @addr. */
+static void pbl_set(struct harness *h, uint64_t list, uint32_t i, uint64_t addr)
+{
+	uint64_t v = wren_to_le64(addr);
+
+	memcpy(fake_env_ptr(&h->env, list + 8ULL * i, 8), &v, 8);
+}
+
+static uint32_t reg_mr_ok(struct harness *h, uint32_t pdn, uint64_t iova,
+			  uint64_t len, uint32_t npages, uint64_t pbl,
+			  uint8_t access)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_reg_mr *mc = (void *)cmd.payload;
+
+	make_cmd(&cmd, WREN_ADMIN_REG_MR, 0);
+	mc->iova = wren_to_le64(iova);
+	mc->length = wren_to_le64(len);
+	mc->pbl_addr = wren_to_le64(pbl);
+	mc->pdn = wren_to_le32(pdn);
+	mc->npages = wren_to_le32(npages);
+	mc->page_shift = 12;
+	mc->access = access;
+	mc->key_tag = 7;
+	CHECK_EQ(run(h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	return wren_le32(cqe.result[0]);
+}
+
+#define PAGE_A		(FAKE_MEM_BASE + 0x90000)
+#define PAGE_B		(FAKE_MEM_BASE + 0xb0000)
+#define PAGE_C		(FAKE_MEM_BASE + 0xa0000)
+#define PBL_DIR		(FAKE_MEM_BASE + 0xc0000)
+#define PBL_L1		(FAKE_MEM_BASE + 0xc1000)
+
+static void test_mr_access(void)
+{
+	struct harness h;
+	uint64_t iova = 0x7f0000001000ULL + 100;
+	uint8_t out[8192], in[8192];
+	uint32_t pdn, key, big;
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 4, 3);
+	pdn = alloc_pd_ok(&h);
+
+	/* Three pages, out of order in host memory. */
+	pbl_set(&h, PBL, 0, PAGE_A);
+	pbl_set(&h, PBL, 1, PAGE_B);
+	pbl_set(&h, PBL, 2, PAGE_C);
+	key = reg_mr_ok(&h, pdn, iova, sizeof(out), 3, PBL,
+			WREN_MR_ACCESS_LOCAL_WRITE);
+	for (unsigned int i = 0; i < sizeof(out); i++)
+		out[i] = i * 7 + 3;
+	CHECK_EQ(wren_mr_write(&h.e, pdn, key, iova, out, sizeof(out),
+			       WREN_MR_ACCESS_LOCAL_WRITE), 0);
+	CHECK(!memcmp(fake_env_ptr(&h.env, PAGE_A + 100, 3996), out, 3996));
+	CHECK(!memcmp(fake_env_ptr(&h.env, PAGE_B, 4096), out + 3996, 4096));
+	CHECK(!memcmp(fake_env_ptr(&h.env, PAGE_C, 100), out + 8092, 100));
+	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova, in, sizeof(in)), 0);
+	CHECK(!memcmp(in, out, sizeof(in)));
+
+	/* Key, PD, rights and bounds; the last byte, and nothing at all. */
+	CHECK_EQ(wren_mr_read(&h.e, pdn, key ^ 1, iova, in, 1), -EACCES);
+	CHECK_EQ(wren_mr_read(&h.e, pdn + 1, key, iova, in, 1), -EACCES);
+	CHECK_EQ(wren_mr_write(&h.e, pdn, key, iova, in, 1,
+			       WREN_MR_ACCESS_REMOTE_WRITE), -EACCES);
+	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova - 1, in, 1), -EACCES);
+	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova, in, sizeof(in) + 1),
+		 -EACCES);
+	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova + sizeof(in), in, 1),
+		 -EACCES);
+	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova + sizeof(in) - 1, in, 1), 0);
+	CHECK_EQ(in[0], out[sizeof(out) - 1]);
+	CHECK_EQ(wren_mr_read(&h.e, pdn, 0xdead, 0, in, 0), 0);
+
+	/* Two levels: 600 pages, the list itself in 4 KiB pages. */
+	pbl_set(&h, PBL_DIR, 0, PBL_L1);
+	pbl_set(&h, PBL_DIR, 1, PBL_L1 + 4096);
+	for (uint32_t i = 0; i < 600; i++)
+		pbl_set(&h, PBL_L1, i, i == 550 ? PAGE_C : PAGE_A);
+	big = reg_mr_ok(&h, pdn, 0, 600 * 4096ULL, 600, PBL_DIR,
+			WREN_MR_ACCESS_LOCAL_WRITE);
+	CHECK_EQ(wren_mr_write(&h.e, pdn, big, 550 * 4096ULL + 10, "wren", 4,
+			       WREN_MR_ACCESS_LOCAL_WRITE), 0);
+	CHECK(!memcmp(fake_env_ptr(&h.env, PAGE_C + 10, 4), "wren", 4));
+
+	/* A page list entry that is not a page is the host's mistake. */
+	pbl_set(&h, PBL_L1, 551, PAGE_A + 8);
+	CHECK_EQ(wren_mr_read(&h.e, pdn, big, 551 * 4096ULL, in, 1), -EIO);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DMA], 1);
+	h_fini(&h);
+}
+
+static void test_cq_post(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_create_eq *ec = (void *)cmd.payload;
+	struct wren_cmd_create_cq *cc = (void *)cmd.payload;
+	struct wren_cqe c = { .status = WREN_CQE_SUCCESS };
+	const struct wren_cqe *ring;
+	struct wren_aeq_entry ev;
+	uint32_t eq, cqn, db;
+
+	h_init(&h);
+	h.cfg.msix_vectors = 4;
+	h_start(&h);
+	h_enable(&h, 4, 3);
+	make_cmd(&cmd, WREN_ADMIN_CREATE_EQ, 0);
+	ec->base_addr = wren_to_le64(EQ_BASE);
+	ec->log_depth = 3;
+	ec->flags = WREN_EQ_FLAG_INTR;
+	ec->msix_vector = wren_to_le16(1);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	eq = wren_le32(cqe.result[0]);
+	make_cq(&cmd, 1);
+	cc->log_depth = 2;
+	cc->flags = WREN_CQ_FLAG_EQ;
+	cc->eq_id = wren_to_le16(eq);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	cqn = wren_le32(cqe.result[0]);
+	db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	ring = fake_env_ptr(&h.env, CQ_RING, 4 * sizeof(*ring));
+	/* The EQ cannot go while the CQ reports to it. */
+	make_handle(&cmd, WREN_ADMIN_DESTROY_EQ, 0, eq);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_STATE);
+
+	/* Armed: the first completion raises one event, the next none. */
+	reg_w(&h, WREN_REG_EQ_DB(eq), WREN_EQ_DB_ARM);
+	wren_db_write(&h.e, db, WREN_CQ_DB_ARM, 4);
+	c.wqe_index = wren_to_le16(1);
+	CHECK_EQ(wren_cq_post(&h.e, cqn, &c), 0);
+	CHECK_EQ(ring[0].flags & WREN_CQE_F_PHASE, 1);
+	CHECK_EQ(wren_le16(ring[0].wqe_index), 1);
+	CHECK_EQ(h.env.irqs[1], 1);
+	c.flags = 0;
+	CHECK_EQ(wren_cq_post(&h.e, cqn, &c), 0);
+	CHECK_EQ(h.env.irqs[1], 1);
+
+	/* Armed for solicited only: a plain success does not count. */
+	reg_w(&h, WREN_REG_EQ_DB(eq), WREN_EQ_DB_ARM | 1);
+	wren_db_write(&h.e, db, WREN_CQ_DB_ARM | WREN_CQ_DB_SOLICITED, 4);
+	c.flags = 0;
+	CHECK_EQ(wren_cq_post(&h.e, cqn, &c), 0);
+	CHECK_EQ(h.env.irqs[1], 1);
+	c.flags = WREN_CQE_F_SOLICITED;
+	CHECK_EQ(wren_cq_post(&h.e, cqn, &c), 0);
+	CHECK_EQ(h.env.irqs[1], 2);
+
+	/* Full and not consumed: in error, said once, then silent. */
+	c.flags = 0;
+	CHECK_EQ(wren_cq_post(&h.e, cqn, &c), -1);
+	CHECK_EQ(h.env.warnings[WREN_WRN_CQ_OVERFLOW], 1);
+	CHECK(aeq_next(&h, &ev));
+	CHECK_EQ(ev.type, WREN_AEQ_CQ_ERROR);
+	CHECK_EQ(wren_le32(ev.info), cqn);
+	wren_db_write(&h.e, db, 4, 4);
+	c.flags = 0;
+	CHECK_EQ(wren_cq_post(&h.e, cqn, &c), -1);
+	CHECK_EQ(h.env.warnings[WREN_WRN_CQ_OVERFLOW], 1);
+	CHECK(!aeq_next(&h, &ev));
+	h_fini(&h);
+}
+
 static const struct tap_test tests[] = {
 	{ "reset, ready, enable handshake", test_reset_handshake },
 	{ "bad queue configuration is fatal", test_bad_queue_cfg },
@@ -1127,6 +1295,8 @@ static const struct tap_test tests[] = {
 	{ "hostile register writes and ring contents", test_hostile_guest },
 	{ "CQ and QP: fields, references, states, doorbells", test_objects },
 	{ "AH and MR: fields, keys, references, reset", test_ah_mr },
+	{ "MR access: pages, key, PD, rights, bounds, two levels", test_mr_access },
+	{ "CQ: phase, arming, solicited, overrun", test_cq_post },
 };
 
 int main(void)

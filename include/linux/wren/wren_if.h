@@ -756,6 +756,7 @@ enum wren_aeq_type {
 	WREN_AEQ_FATAL			= 2,	/* data: enum wren_fatal_code */
 	WREN_AEQ_WARNING		= 3,	/* data: enum wren_warning_code */
 	WREN_AEQ_LINK_CHANGE		= 4,	/* data: 1 up, 0 down */
+	WREN_AEQ_CQ_ERROR		= 5,	/* info: CQ number (overrun) */
 };
 
 enum wren_warning_code {
