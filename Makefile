@@ -14,8 +14,8 @@ BUILD := $(WREN_TOP)/build
 -include $(BUILD)/config.mk
 
 .PHONY: all setup modules modules-6.1 engine-test static guest-smoke \
-	check demo clean help netsim netsim-test bench bench-sim \
-	bench-sim-smoke fuzz
+	check demo clean help netsim netsim-test fabric fabric-test bench \
+	bench-sim bench-sim-smoke fuzz
 
 all: modules
 
@@ -27,6 +27,8 @@ help:
 	@echo "make engine-test      the adapter engine's unit tests"
 	@echo "make fuzz             libFuzzer on the transport (FUZZ_SECONDS=300)"
 	@echo "make netsim           build the network simulator"
+	@echo "make fabric           build the switch with impairments between guests"
+	@echo "make fabric-test      the fabric's self-test on loopback"
 	@echo "make bench            every benchmark (now: bench-sim)"
 	@echo "make bench-sim        simulator scenarios S1-S7, targets and plots"
 	@echo "make bench-sim-smoke  the make-check subset of bench-sim"
@@ -61,6 +63,14 @@ netsim:
 netsim-test:
 	@$(MAKE) --no-print-directory -C tools/netsim test
 
+# The fabric joins the guests' dgram netdevs through K paths with delay,
+# loss, duplication, reordering and black holes (tools/fabric/README.rst).
+fabric:
+	@$(MAKE) --no-print-directory -C tools/fabric
+
+fabric-test:
+	@$(MAKE) --no-print-directory -C tools/fabric test
+
 # Benchmarks report, they do not pass or fail (make check runs a smoke).
 bench: bench-sim
 
@@ -77,3 +87,4 @@ clean:
 	rm -rf $(BUILD)
 	$(MAKE) -C device/engine clean
 	$(MAKE) -C tools/netsim clean
+	$(MAKE) -C tools/fabric clean
