@@ -25,7 +25,7 @@ help:
 	@echo "make setup            install packages, fetch and build QEMU, rdma-core"
 	@echo "make modules          build wren.ko and wren_ib.ko for the guests"
 	@echo "make engine-test      the adapter engine's unit tests"
-	@echo "make fuzz             libFuzzer on the transport (FUZZ_SECONDS=300)"
+	@echo "make fuzz             libFuzzer on the engine (FUZZ_SECONDS=300 each)"
 	@echo "make netsim           build the network simulator"
 	@echo "make fabric           build the switch with impairments between guests"
 	@echo "make fabric-test      the fabric's self-test on loopback"
@@ -48,7 +48,8 @@ modules-6.1: setup
 engine-test:
 	@$(MAKE) --no-print-directory -C device/engine test
 
-# libFuzzer on the transport's receive path; FUZZ_SECONDS=N (300).
+# libFuzzer on the transport's receive path and on the admin and doorbell
+# interface; FUZZ_SECONDS=N (300) per target.
 fuzz:
 	@$(MAKE) --no-print-directory -C device/engine fuzz
 
