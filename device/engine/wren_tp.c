@@ -279,6 +279,15 @@ static size_t pull(struct wren_tp *tp, uint8_t *f)
 	len = tp_grant_pull(tp, f);
 	if (len)
 		return len;
+	/* Datagrams and contexts take turns. */
+	if (tp->ud_head != tp->ud_tail &&
+	    (tp->ud_turn || tp_list_empty(&tp->ready))) {
+		tp->ud_turn = false;
+		len = tp_ud_pull(tp, f);
+		if (len)
+			return len;
+	}
+	tp->ud_turn = true;
 	/*
 	 * Then one packet per ready context in turn, each context tried at
 	 * most once: one that found nothing it may send after all waits for
@@ -348,6 +357,9 @@ void wren_tp_rx(struct wren_tp *tp, const void *frame, size_t len)
 	case WREN_WIRE_GRANT:
 		tp_tx_grant(tp, &p);
 		break;
+	case WREN_WIRE_UD:
+		tp_ud_rx(tp, &p);
+		break;
 	}
 }
 
@@ -355,6 +367,12 @@ int wren_tp_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
 		 const struct wren_tp_msg *msg, uint64_t cookie)
 {
 	return tp_tx_send(tp, dst, msg, cookie);
+}
+
+int wren_tp_send_ud(struct wren_tp *tp, const struct wren_tp_dest *dst,
+		    const struct wren_tp_msg *msg, uint64_t cookie)
+{
+	return tp_ud_send(tp, dst, msg, cookie);
 }
 
 void wren_tp_get_stats(const struct wren_tp *tp, struct wren_tp_stats *st)
@@ -431,13 +449,17 @@ struct wren_tp *wren_tp_create(const struct wren_tp_config *cfg,
 	       tp->ctl_size < 2 * (cfg->max_ctx + cfg->max_rx_ctx))
 		tp->ctl_size <<= 1;
 	tp->ctl = calloc(tp->ctl_size, sizeof(*tp->ctl));
+	for (tp->ud_size = 16; tp->ud_size < TP_UD_RING_MAX &&
+	     tp->ud_size < cfg->max_msgs; tp->ud_size <<= 1)
+		;
+	tp->ud = calloc(tp->ud_size, sizeof(*tp->ud));
 	tp->heap = calloc(cfg->max_ctx + cfg->max_rx_ctx, sizeof(*tp->heap));
 	tp->msg_pool = calloc(cfg->max_msgs, sizeof(*tp->msg_pool));
 	tp->rx_msg_pool = calloc(cfg->max_msgs, sizeof(*tp->rx_msg_pool));
 	tp->timer = env->timer_new(env_opaque, host_timer_expired, tp);
-	if (!tp->ctl || !tp->heap || !tp->msg_pool || !tp->rx_msg_pool ||
-	    !tp->timer ||
-	    tp_ctx_init_table(tp) || tp_rx_init_table(tp)) {
+	if (!tp->ctl || !tp->ud || !tp->heap || !tp->msg_pool ||
+	    !tp->rx_msg_pool || !tp->timer || tp_ctx_init_table(tp) ||
+	    tp_rx_init_table(tp)) {
 		wren_tp_destroy(tp);
 		return NULL;
 	}
@@ -458,6 +480,12 @@ void wren_tp_destroy(struct wren_tp *tp)
 		tp_tx_destroy(tp);
 	if (tp->rx)
 		tp_rx_destroy(tp);
+	while (tp->ud && tp->ud_head != tp->ud_tail) {
+		struct tp_ud *u = &tp->ud[tp->ud_head++ & (tp->ud_size - 1)];
+
+		tp->ulp->tx_done(tp->ulp_opaque, u->cookie, WREN_TP_FLUSHED);
+	}
+	free(tp->ud);
 	if (tp->timer)
 		tp->env->timer_free(tp->timer);
 	free(tp->ctl);

@@ -63,6 +63,7 @@ struct wren_tp_dest {
 
 /* wren_tp_msg.flags */
 #define WREN_TP_MSG_ORDERED	(1U << 0)	/* complete in posting order */
+#define WREN_TP_MSG_DATAGRAM	(1U << 1)	/* rx_begin: arrived as UD */
 
 /**
  * struct wren_tp_msg - a message as the upper layer sees it
@@ -212,6 +213,7 @@ enum wren_tp_drop {
 	WREN_TP_DROP_DUPLICATE,		/* PSN already received */
 	WREN_TP_DROP_NO_RESOURCES,	/* no context or message slot free */
 	WREN_TP_DROP_INVALID,		/* a field contradicts the context */
+	WREN_TP_DROP_REFUSED,		/* the upper layer refused a datagram */
 	WREN_TP_DROP_COUNT
 };
 
@@ -253,6 +255,8 @@ struct wren_tp_stats {
 	uint64_t cc_decreases;
 	uint64_t msgs_tx;
 	uint64_t msgs_rx;
+	uint64_t ud_tx;
+	uint64_t ud_rx;
 	uint64_t msg_errors[WREN_TP_STATUS_COUNT];
 };
 
@@ -290,6 +294,23 @@ void wren_tp_destroy(struct wren_tp *tp);
  */
 int wren_tp_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
 		 const struct wren_tp_msg *msg, uint64_t cookie);
+
+/**
+ * wren_tp_send_ud() - post an unreliable datagram
+ * @tp: the transport
+ * @dst: the target (its class and mode are not used)
+ * @msg: one packet's worth, at most cfg.mtu bytes
+ * @cookie: handed back in tx_read and tx_done
+ *
+ * No context, no acknowledgement, no retransmission: tx_done follows once
+ * the datagram is on the wire (WREN_TP_OK) or could not be read
+ * (WREN_TP_LOCAL_ERROR), and the target says nothing either way.
+ *
+ * Return: 0, -EINVAL for a bad @dst or @msg, -EMSGSIZE beyond the MTU, or
+ * -ENOBUFS when the datagram queue is full.
+ */
+int wren_tp_send_ud(struct wren_tp *tp, const struct wren_tp_dest *dst,
+		    const struct wren_tp_msg *msg, uint64_t cookie);
 
 /**
  * wren_tp_tx_pull() - the next frame to put on the wire

@@ -22,6 +22,7 @@
 #define TP_MAX_WINDOW		WREN_WIRE_MAX_WINDOW
 #define TP_MSN_WINDOW		256	/* messages in progress per context */
 #define TP_CTL_RING_MAX		256	/* queued NACK/CLOSE/CONNECT_ACK */
+#define TP_UD_RING_MAX		256	/* datagrams waiting for the wire */
 #define TP_NONE			UINT32_MAX
 
 /* Serial-number arithmetic on 32 bits (RFC 1982). */
@@ -391,6 +392,14 @@ struct tp_tx_pkt {
 	uint32_t src_ctx, dst_ctx, epoch, psn, bsn, ts, mbase;
 };
 
+/* A datagram waiting for the wire. */
+struct tp_ud {
+	uint32_t ipv4;
+	uint8_t mac[6];
+	struct wren_tp_msg m;
+	uint64_t cookie;
+};
+
 struct wren_tp {
 	struct wren_tp_config cfg;
 	const struct wren_env_ops *env;
@@ -428,6 +437,11 @@ struct wren_tp {
 
 	struct tp_ctl *ctl;		/* ctl_size entries, a power of two */
 	uint32_t ctl_size;
+
+	struct tp_ud *ud;		/* ud_size entries, a power of two */
+	uint32_t ud_size;
+	uint32_t ud_head, ud_tail;
+	bool ud_turn;			/* datagrams go next, not contexts */
 	uint32_t ctl_head, ctl_tail;
 
 	struct tp_timer **heap;
@@ -449,6 +463,12 @@ int tp_parse(const uint8_t *f, size_t len, struct tp_rx_pkt *p);
 size_t tp_build(const struct wren_tp *tp, uint8_t *f, const struct tp_tx_pkt *h,
 		size_t ext_len, size_t payload_len);
 uint8_t *tp_ext(uint8_t *f);
+
+/* wren_tp_ud.c: unreliable datagrams. */
+int tp_ud_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
+	       const struct wren_tp_msg *m, uint64_t cookie);
+size_t tp_ud_pull(struct wren_tp *tp, uint8_t *f);
+void tp_ud_rx(struct wren_tp *tp, const struct tp_rx_pkt *p);
 
 /* wren_tp_tx.c: the initiator. */
 int tp_tx_send(struct wren_tp *tp, const struct wren_tp_dest *dst,

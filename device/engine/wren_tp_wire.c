@@ -35,6 +35,7 @@ static size_t ext_len(uint8_t type)
 {
 	switch (type) {
 	case WREN_WIRE_DATA:
+	case WREN_WIRE_UD:
 		return sizeof(struct wren_wire_data);
 	case WREN_WIRE_ACK:
 		return sizeof(struct wren_wire_ack);
@@ -90,6 +91,12 @@ static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 	switch (p->type) {
 	case WREN_WIRE_DATA:
 		return parse_data(x, len, p);
+	case WREN_WIRE_UD:
+		/* One packet, the whole message. */
+		if (parse_data(x, len, p) || p->data.offset || p->data.msn ||
+		    p->data.len != p->data.m.len || p->data.msg_flags)
+			return -EINVAL;
+		return 0;
 	case WREN_WIRE_ACK: {
 		p->ack.hold_ns = tp_get32(F(x, wren_wire_ack, hold_ns));
 		p->ack.ce_count = tp_get16(F(x, wren_wire_ack, ce_count));

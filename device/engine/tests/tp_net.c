@@ -3,6 +3,7 @@
  * The unit tests' network: see tp_net.h.
  */
 #include <endian.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,6 +263,33 @@ int net_send(struct net *net, int from, int to, uint32_t len, bool ordered,
 	if (wren_tp_send(net->node[from].tp, &d, &m, i)) {
 		net->msgs[i].used = false;
 		return -1;
+	}
+	net->nmsgs++;
+	return i;
+}
+
+int net_send_ud(struct net *net, int from, int to, uint32_t len)
+{
+	struct wren_tp_dest d = { .ipv4 = net_ip(to) };
+	struct wren_tp_msg m = {
+		.len = len, .opcode = WREN_WIRE_OP_SEND, .dst_qpn = 1,
+		.src_qpn = 2, .qkey = 0x11111111,
+	};
+	unsigned int i = net->nmsgs;
+	int rc;
+
+	if (i >= NET_MAX_MSGS)
+		return -ENOSPC;
+	memcpy(d.mac, net->node[to].cfg.mac, 6);
+	m.imm = i;
+	net->msgs[i] = (struct net_msg){
+		.used = true, .from = from, .to = to, .len = len,
+		.seed = net_rand(net), .done_status = -1,
+	};
+	rc = wren_tp_send_ud(net->node[from].tp, &d, &m, i);
+	if (rc) {
+		net->msgs[i].used = false;
+		return rc;
 	}
 	net->nmsgs++;
 	return i;

@@ -114,6 +114,8 @@ uint32_t net_ip(int node);
 /* Post a message of @len bytes; its index, or -1 if refused. */
 int net_send(struct net *net, int from, int to, uint32_t len, bool ordered,
 	     uint32_t class_id, uint8_t mode);
+/* The same as an unreliable datagram; its index, or -errno. */
+int net_send_ud(struct net *net, int from, int to, uint32_t len);
 /* Run until nothing happens any more or @max_ns passes; returns now. */
 uint64_t net_run(struct net *net, uint64_t max_ns);
 uint32_t net_rand(struct net *net);

@@ -680,6 +680,63 @@ static void test_bad_input(void)
 	net_free(net);
 }
 
+static enum net_verdict drop_half(struct net *net, struct net_filter_ctx *f)
+{
+	(void)f;
+	return net_rand(net) % 2 ? NET_DROP : NET_PASS;
+}
+
+static void test_datagrams(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	unsigned int delivered = 0;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 19);
+	CHECK(net_start(net));
+	CHECK_EQ(net_send_ud(net, 0, 1, cfg.mtu + 1), -EMSGSIZE);
+	for (int i = 0; i < 50; i++)
+		CHECK(net_send_ud(net, 0, 1, net_rand(net) % (cfg.mtu + 1)) >=
+		      0);
+	CHECK(net_send_ud(net, 0, 1, 0) >= 0);
+	net_run(net, 1 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st);
+	CHECK_EQ(st.ud_tx, net->nmsgs);
+	CHECK_EQ(st.ctx_created, 0);		/* no context, no handshake */
+	net_stats(net, 1, &st);
+	CHECK_EQ(st.ud_rx, net->nmsgs);
+	CHECK_EQ(st.acks_tx, 0);		/* and no acknowledgement */
+	net_free(net);
+
+	/* Lost datagrams stay lost; the sender still hears "sent". */
+	net = net_new(2, &cfg, 20);
+	net->filter = drop_half;
+	CHECK(net_start(net));
+	for (int i = 0; i < 100; i++)
+		CHECK(net_send_ud(net, 0, 1, 100) >= 0);
+	net_run(net, 10 * MS);
+	for (unsigned int i = 0; i < net->nmsgs; i++) {
+		CHECK_EQ(net->msgs[i].done_status, WREN_TP_OK);
+		CHECK(net->msgs[i].delivered <= 1);
+		delivered += net->msgs[i].delivered;
+	}
+	CHECK(delivered > 20 && delivered < 80);
+	net_stats(net, 0, &st);
+	CHECK_EQ(st.retx[WREN_TP_RETX_TIMEOUT] + st.retx[WREN_TP_RETX_FAST], 0);
+
+	/* A target that refuses drops it and counts. */
+	net->filter = NULL;
+	net->node[1].refuse = WREN_TP_BAD_DEST_QP;
+	CHECK(net_send_ud(net, 0, 1, 10) >= 0);
+	net_run(net, 1 * MS);
+	net_stats(net, 1, &st);
+	CHECK_EQ(st.drops[WREN_TP_DROP_REFUSED], 1);
+	net_free(net);
+}
+
 static void test_max_msgs(void)
 {
 	struct wren_tp_config cfg;
@@ -718,6 +775,7 @@ static const struct tap_test tests[] = {
 	{ "a target that forgot the session: reconnect", test_target_forgets },
 	{ "bad input: errors, not crashes", test_bad_input },
 	{ "message slots are bounded", test_max_msgs },
+	{ "unreliable datagrams: once or never, no context", test_datagrams },
 };
 
 int main(void)

@@ -42,6 +42,7 @@ enum wren_wire_type {
 	WREN_WIRE_CONNECT_ACK		= 5,	/* session id for a CONNECT */
 	WREN_WIRE_CLOSE			= 6,	/* the initiator is done */
 	WREN_WIRE_GRANT			= 7,	/* permission to push bytes */
+	WREN_WIRE_UD			= 8,	/* an unreliable datagram */
 };
 
 #define WREN_WIRE_VER_TYPE_VERSION	GENMASK(7, 4)
@@ -128,7 +129,9 @@ enum wren_wire_opcode {
  * @imm: immediate data of WREN_WIRE_OP_SEND_IMM, opaque
  *
  * Every packet of a message carries this header, so any of them can be
- * placed on its own whatever the order of arrival.
+ * placed on its own whatever the order of arrival.  A UD packet carries
+ * it too, for a message of one packet (@msn and @offset zero); it has no
+ * context, sequence or acknowledgement.
  */
 struct wren_wire_data {
 	__be32 msn;
