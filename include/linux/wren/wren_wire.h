@@ -131,7 +131,7 @@ enum wren_wire_opcode {
  * Every packet of a message carries this header, so any of them can be
  * placed on its own whatever the order of arrival.  A UD packet carries
  * it too, for a message of one packet (@msn and @offset zero); it has no
- * context, sequence or acknowledgement.
+ * context, sequence or acknowledgment.
  */
 struct wren_wire_data {
 	__be32 msn;
