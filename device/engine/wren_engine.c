@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "wren_internal.h"
+#include "wren_tp.h"
 
 void wren_config_defaults(struct wren_config *cfg)
 {
@@ -83,7 +84,7 @@ int wren_engine_init(struct wren_engine *e, const struct wren_config *cfg,
 	e->pd_used = calloc(cfg->max_pd, 1);
 	e->keep_alive_timer = ops->timer_new(opaque, keep_alive_expired, e);
 	if (!e->eqs || !e->pd_used || !e->keep_alive_timer ||
-	    wren_objects_init(e)) {
+	    wren_objects_init(e) || wren_engine_wire_start(e)) {
 		wren_engine_fini(e);
 		return -1;
 	}
@@ -95,6 +96,7 @@ void wren_engine_fini(struct wren_engine *e)
 {
 	if (e->keep_alive_timer)
 		e->ops->timer_free(e->keep_alive_timer);
+	wren_engine_wire_stop(e);
 	wren_objects_fini(e);
 	free(e->eqs);
 	free(e->pd_used);
@@ -115,6 +117,11 @@ void wren_engine_reset(struct wren_engine *e)
 	wren_aeq_reset(e);
 	wren_eq_reset(e);
 	memset(e->pd_used, 0, e->cfg.max_pd);
+	/* The transport forgets its contexts too, and nothing is stale. */
+	if (e->tp) {
+		wren_engine_wire_stop(e);
+		wren_engine_wire_start(e);
+	}
 	wren_objects_reset(e);
 	/* The model has nothing to wait for: it is ready at once. */
 	e->dev_sts = WREN_DEV_STS_READY;
@@ -292,4 +299,41 @@ void wren_db_write(struct wren_engine *e, uint64_t offset, uint32_t value,
 		   unsigned int size)
 {
 	wren_db_ring(e, offset, value, size);
+}
+
+/*
+ * The adapter's wire: a transport, if the host gives the engine one (an
+ * env with tx_kick and random); a host without one has no data path.
+ */
+int wren_engine_wire_start(struct wren_engine *e)
+{
+	struct wren_tp_config tc;
+
+	if (!e->ops->tx_kick || !e->ops->random)
+		return 0;
+	wren_tp_config_defaults(&tc);
+	tc.ipv4 = e->cfg.ipv4;
+	memcpy(tc.mac, e->cfg.mac, sizeof(tc.mac));
+	tc.mtu = e->cfg.mtu;
+	tc.max_msgs = 4 * e->cfg.max_qp_depth;
+	e->tp = wren_tp_create(&tc, e->ops, e->opaque, &wren_qp_ulp_ops, e);
+	return e->tp ? 0 : -1;
+}
+
+void wren_engine_wire_stop(struct wren_engine *e)
+{
+	wren_tp_destroy(e->tp);
+	e->tp = NULL;
+}
+
+size_t wren_engine_tx_pull(struct wren_engine *e, void *frame, size_t cap)
+{
+	return e->tp ? wren_tp_tx_pull(e->tp, frame, cap) : 0;
+}
+
+void wren_engine_rx_frame(struct wren_engine *e, const void *frame,
+			  size_t len)
+{
+	if (e->tp && wren_engine_enabled(e))
+		wren_tp_rx(e->tp, frame, len);
 }

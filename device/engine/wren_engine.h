@@ -89,6 +89,30 @@ struct wren_qp {
 	uint64_t rq_base;
 	uint16_t sq_pi, sq_ci;	/* producer from the doorbell, consumer */
 	uint16_t rq_pi, rq_ci;
+	uint16_t sq_fetch;	/* next send entry to read */
+	bool sq_blocked;	/* the transport was full */
+	uint16_t gen;		/* tells stale transport callbacks apart */
+	struct wren_swqe *sq_shadow;	/* per send slot while in flight */
+	struct wren_rwqe *rq_shadow;	/* per receive slot while in use */
+};
+
+/* What the device keeps of a send entry it has taken. */
+struct wren_swqe {
+	struct wren_sq_wqe wqe;
+	uint32_t len;
+	bool posted;
+	bool done;
+};
+
+/* ... and of a receive entry a message is being placed into. */
+struct wren_rwqe {
+	struct wren_rq_wqe wqe;
+	uint32_t len;		/* of the message */
+	uint32_t src_qpn;
+	uint32_t src_ipv4;
+	uint32_t imm;
+	uint8_t opcode;
+	bool failed;		/* a write into it was refused */
 };
 
 struct wren_ah {
@@ -166,6 +190,7 @@ struct wren_engine {
 	struct wren_ah *ahs;
 	struct wren_mr *mrs;
 	struct wren_db_slot **db_slots;	/* per page, allocated on use */
+	struct wren_tp *tp;	/* the wire, if the host has one */
 
 	struct wren_engine_stats stats;
 };
@@ -186,6 +211,10 @@ uint32_t wren_reg_read(struct wren_engine *e, uint64_t offset, unsigned int size
 void wren_reg_write(struct wren_engine *e, uint64_t offset, uint32_t value,
 		    unsigned int size);
 uint32_t wren_db_read(struct wren_engine *e, uint64_t offset, unsigned int size);
+/* The wire (hosts whose env has tx_kick and random). */
+size_t wren_engine_tx_pull(struct wren_engine *e, void *frame, size_t cap);
+void wren_engine_rx_frame(struct wren_engine *e, const void *frame,
+			  size_t len);
 void wren_db_write(struct wren_engine *e, uint64_t offset, uint32_t value,
 		   unsigned int size);
 

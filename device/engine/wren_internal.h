@@ -37,6 +37,13 @@ void wren_db_ring(struct wren_engine *e, uint64_t offset, uint32_t value,
 		  unsigned int size);
 
 int wren_cq_post(struct wren_engine *e, uint32_t cqn, struct wren_cqe *cqe);
+
+struct wren_tp_ulp_ops;
+extern const struct wren_tp_ulp_ops wren_qp_ulp_ops;
+void wren_sq_process(struct wren_engine *e, struct wren_qp *qp);
+void wren_qp_flush(struct wren_engine *e, struct wren_qp *qp);
+int wren_engine_wire_start(struct wren_engine *e);
+void wren_engine_wire_stop(struct wren_engine *e);
 int wren_mr_walk(struct wren_engine *e, uint32_t pdn, uint32_t key,
 		 uint64_t va, uint64_t len, uint8_t need,
 		 int (*fn)(void *arg, uint64_t addr, uint32_t len), void *arg);

@@ -65,15 +65,32 @@ int wren_objects_init(struct wren_engine *e)
 	       e->mrs && e->db_slots ? 0 : -1;
 }
 
+static void qp_free_shadows(struct wren_qp *qp)
+{
+	free(qp->sq_shadow);
+	free(qp->rq_shadow);
+	qp->sq_shadow = NULL;
+	qp->rq_shadow = NULL;
+}
+
 /* Forget every object, as a function-level reset does. */
 void wren_objects_reset(struct wren_engine *e)
 {
 	const struct wren_config *c = &e->cfg;
 
+	for (uint32_t i = 0; i < c->max_qp; i++)
+		qp_free_shadows(&e->qps[i]);
+
 	memset(e->eq_refs, 0, e->max_eq * sizeof(*e->eq_refs));
 	memset(e->pd_refs, 0, c->max_pd * sizeof(*e->pd_refs));
 	memset(e->cqs, 0, c->max_cq * sizeof(*e->cqs));
-	memset(e->qps, 0, c->max_qp * sizeof(*e->qps));
+	for (uint32_t i = 0; i < c->max_qp; i++) {
+		/* Generations survive, so leftovers stay stale. */
+		uint16_t gen = e->qps[i].gen + 1;
+
+		memset(&e->qps[i], 0, sizeof(e->qps[i]));
+		e->qps[i].gen = gen;
+	}
 	memset(e->ahs, 0, c->max_ah * sizeof(*e->ahs));
 	memset(e->mrs, 0, c->max_mr * sizeof(*e->mrs));
 	for (uint32_t i = 0; i < c->db_page_count; i++) {
@@ -84,6 +101,9 @@ void wren_objects_reset(struct wren_engine *e)
 
 void wren_objects_fini(struct wren_engine *e)
 {
+	if (e->qps)
+		for (uint32_t i = 0; i < e->cfg.max_qp; i++)
+			qp_free_shadows(&e->qps[i]);
 	if (e->db_slots)
 		for (uint32_t i = 0; i < e->cfg.db_page_count; i++)
 			free(e->db_slots[i]);
@@ -189,6 +209,8 @@ static void sq_rq_doorbell(struct wren_engine *e, uint64_t offset,
 		return;
 	}
 	*pi = value;
+	if (sq)
+		wren_sq_process(e, qp);
 }
 
 static void cq_doorbell(struct wren_engine *e, uint64_t offset,
@@ -313,7 +335,7 @@ int wren_create_qp(struct wren_engine *e, const void *payload,
 	enum wren_db_kind kinds[2] = { WREN_DB_SQ, WREN_DB_RQ };
 	uint8_t rd_only = WREN_QP_FLAG_ORDERED | WREN_QP_FLAG_HANDSHAKE;
 	struct wren_qp *qp;
-	uint16_t slots[2];
+	uint16_t slots[2], gen;
 	uint32_t i;
 
 	if (!RSVD(st, c, struct wren_cmd_create_qp, rsvd))
@@ -345,7 +367,17 @@ int wren_create_qp(struct wren_engine *e, const void *payload,
 	    !db_alloc(e, page, 2, kinds, i + WREN_QPN_FIRST, slots))
 		return fail(st, WREN_STATUS_NO_RESOURCES);
 	qp = &e->qps[i];
+	gen = qp->gen + 1;
 	memset(qp, 0, sizeof(*qp));
+	qp->gen = gen;
+	qp->sq_shadow = calloc(1U << c->sq_log_depth, sizeof(*qp->sq_shadow));
+	qp->rq_shadow = calloc(1U << c->rq_log_depth, sizeof(*qp->rq_shadow));
+	if (!qp->sq_shadow || !qp->rq_shadow) {
+		qp_free_shadows(qp);
+		db_free(e, page, slots[0]);
+		db_free(e, page, slots[1]);
+		return fail(st, WREN_STATUS_NO_RESOURCES);
+	}
 	qp->in_use = true;
 	qp->type = c->type;
 	qp->state = WREN_QPS_RESET;
@@ -415,10 +447,18 @@ int wren_modify_qp(struct wren_engine *e, const void *payload,
 	if (mask & WREN_QP_ATTR_QKEY)
 		qp->qkey = wren_le32(c->qkey);
 	if (to == WREN_QPS_RESET) {
-		qp->sq_pi = qp->sq_ci = qp->rq_pi = qp->rq_ci = 0;
+		/* Discarded without completions, as in the verbs. */
+		qp->sq_pi = qp->sq_ci = qp->sq_fetch = 0;
+		qp->rq_pi = qp->rq_ci = 0;
+		qp->sq_blocked = false;
 		qp->qkey = 0;
+		qp->gen++;
 	}
 	qp->state = to;
+	if (to == WREN_QPS_ERR)
+		wren_qp_flush(e, qp);
+	else if (to == WREN_QPS_RTS)
+		wren_sq_process(e, qp);
 	return 0;
 }
 
@@ -440,6 +480,7 @@ int wren_destroy_qp(struct wren_engine *e, uint32_t qpn,
 		   struct wren_cmd_status *st)
 {
 	struct wren_qp *qp = qp_get(e, qpn);
+	uint16_t gen;
 
 	if (!qp)
 		return fail(st, WREN_STATUS_NOT_FOUND);
@@ -448,7 +489,10 @@ int wren_destroy_qp(struct wren_engine *e, uint32_t qpn,
 	e->pd_refs[qp->pdn]--;
 	e->cqs[qp->send_cq].refs--;
 	e->cqs[qp->recv_cq].refs--;
+	qp_free_shadows(qp);
+	gen = qp->gen + 1;
 	memset(qp, 0, sizeof(*qp));
+	qp->gen = gen;
 	return 0;
 }
 

@@ -986,6 +986,28 @@ static void test_objects(void)
 	make_handle(&cmd, WREN_ADMIN_DEALLOC_PD, 0, pdn);
 	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_STATE);
 
+	/* Doorbells (in RESET, nothing is sent): the owner's, no lapping. */
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 0);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 0);
+	wren_db_write(&h.e, sq_db, 32, 4);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 0);
+	wren_db_write(&h.e, sq_db, 33, 4);	/* 33 ahead of 32 entries */
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 1);
+	wren_db_write(&h.e, cq_db, 1, 4);	/* past the producer */
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 2);
+	wren_db_write(&h.e, cq_db, WREN_CQ_DB_ARM, 4);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 2);
+	wren_db_write(&h.e, (2 << WREN_DB_PAGE_SHIFT) + (sq_db & 0xfff), 1, 4);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 1);
+	wren_db_write(&h.e, sq_db + 1, 1, 4);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 2);
+	wren_db_write(&h.e, rq_db, 1, 2);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 3);
+
+	/* RESET forgets what was rung. */
+	CHECK_EQ(modify(&h, qpn, WREN_QP_ATTR_STATE, WREN_QPS_RESET, 0),
+		 WREN_STATUS_SUCCESS);
+
 	/* State machine: RESET -> INIT (Q_Key) -> RTR -> RTS, no skipping. */
 	CHECK_EQ(modify(&h, qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
 		 WREN_STATUS_BAD_PARAM);
@@ -1004,24 +1026,6 @@ static void test_objects(void)
 	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	CHECK_EQ(wren_le32(cqe.result[0]), WREN_QPS_RTS);
 	CHECK_EQ(wren_le32(cqe.result[1]), 0x1234);
-
-	/* Doorbells: only the owner's registers, no lapping. */
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 0);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 0);
-	wren_db_write(&h.e, sq_db, 32, 4);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 0);
-	wren_db_write(&h.e, sq_db, 33, 4);	/* 33 ahead of 32 entries */
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 1);
-	wren_db_write(&h.e, cq_db, 1, 4);	/* past the producer */
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 2);
-	wren_db_write(&h.e, cq_db, WREN_CQ_DB_ARM, 4);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 2);
-	wren_db_write(&h.e, (2 << WREN_DB_PAGE_SHIFT) + (sq_db & 0xfff), 1, 4);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 1);
-	wren_db_write(&h.e, sq_db + 1, 1, 4);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 2);
-	wren_db_write(&h.e, rq_db, 1, 2);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 3);
 
 	/* Destroy in order; the doorbells die with their queues. */
 	make_handle(&cmd, WREN_ADMIN_DESTROY_QP, 0, qpn);
@@ -1280,6 +1284,242 @@ static void test_cq_post(void)
 	h_fini(&h);
 }
 
+/* ------------------------------------------------------------------ */
+/* Two adapters, one wire                                               */
+/* ------------------------------------------------------------------ */
+
+#define DATA		(FAKE_MEM_BASE + 0xd0000)	/* 16 pages */
+#define DATA_IOVA	0x500000000000ULL
+
+struct adapter {
+	struct harness h;
+	uint32_t pdn, cqn, qpn, key, ah;
+	uint64_t sq_db, rq_db, cq_db;
+	uint16_t sq_pi, rq_pi;
+	uint32_t cq_ci;
+};
+
+static void adapter_up(struct adapter *a, int n, uint8_t type)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+
+	h_init(&a->h);
+	a->h.cfg.ipv4 = htobe32(0xc6120001 + n);
+	a->h.cfg.mac[5] = n;
+	h_start(&a->h);
+	h_enable(&a->h, 4, 3);
+	a->pdn = alloc_pd_ok(&a->h);
+	for (uint32_t i = 0; i < 16; i++)
+		pbl_set(&a->h, PBL, i, DATA + i * 4096ULL);
+	a->key = reg_mr_ok(&a->h, a->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+			   WREN_MR_ACCESS_LOCAL_WRITE);
+	make_cq(&cmd, 1);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	a->cqn = wren_le32(cqe.result[0]);
+	a->cq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	make_qp(&cmd, a->pdn, a->cqn, 1, type);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	a->qpn = wren_le32(cqe.result[0]);
+	a->sq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	a->rq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[2]);
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
+			WREN_QPS_INIT, 0x11111111), WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
+		 WREN_STATUS_SUCCESS);
+}
+
+static void adapter_ah(struct adapter *a, const struct adapter *to)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_create_ah *ac = (void *)cmd.payload;
+
+	make_cmd(&cmd, WREN_ADMIN_CREATE_AH, 0);
+	ac->pdn = wren_to_le32(a->pdn);
+	ac->ipv4 = to->h.cfg.ipv4;
+	memcpy(ac->mac, to->h.cfg.mac, 6);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	a->ah = wren_le32(cqe.result[0]);
+}
+
+/* Post a send of @len bytes at data offset @off to @qpn; lkey @key. */
+static void post_send(struct adapter *a, uint32_t qpn, uint32_t off,
+		      uint32_t len, uint32_t key, uint32_t imm)
+{
+	struct wren_sq_wqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.opcode = WREN_WQE_SEND_IMM;
+	w.flags = WREN_WQE_F_SIGNALED;
+	w.num_sge = 1;
+	w.imm = htobe32(imm);
+	w.ah = wren_to_le32(a->ah);
+	w.remote_qpn = wren_to_le32(qpn);
+	w.remote_qkey = wren_to_le32(0x11111111);
+	w.sge[0].addr = wren_to_le64(DATA_IOVA + off);
+	w.sge[0].length = wren_to_le32(len);
+	w.sge[0].lkey = wren_to_le32(key);
+	memcpy(fake_env_ptr(&a->h.env, SQ_RING + (a->sq_pi & 31) * sizeof(w),
+			    sizeof(w)), &w, sizeof(w));
+	a->sq_pi++;
+	wren_db_write(&a->h.e, a->sq_db, a->sq_pi, 4);
+}
+
+static void post_recv(struct adapter *a, uint32_t off, uint32_t len)
+{
+	struct wren_rq_wqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.num_sge = 1;
+	w.sge[0].addr = wren_to_le64(DATA_IOVA + off);
+	w.sge[0].length = wren_to_le32(len);
+	w.sge[0].lkey = wren_to_le32(a->key);
+	memcpy(fake_env_ptr(&a->h.env, RQ_RING + (a->rq_pi & 31) * sizeof(w),
+			    sizeof(w)), &w, sizeof(w));
+	a->rq_pi++;
+	wren_db_write(&a->h.e, a->rq_db, a->rq_pi, 4);
+}
+
+/* Carry frames both ways and let time pass until the wire is quiet. */
+static void pump(struct adapter *a, struct adapter *b)
+{
+	static uint8_t frame[16384];
+	int quiet = 0;
+
+	while (quiet < 200) {
+		size_t len;
+		bool moved = false;
+
+		while ((len = wren_engine_tx_pull(&a->h.e, frame,
+						  sizeof(frame)))) {
+			wren_engine_rx_frame(&b->h.e, frame, len);
+			moved = true;
+		}
+		while ((len = wren_engine_tx_pull(&b->h.e, frame,
+						  sizeof(frame)))) {
+			wren_engine_rx_frame(&a->h.e, frame, len);
+			moved = true;
+		}
+		fake_env_advance(&a->h.env, 1000);
+		fake_env_advance(&b->h.env, 1000);
+		quiet = moved ? 0 : quiet + 1;
+	}
+}
+
+/* The next completion of @a's CQ, if any; consumes it. */
+static bool poll_cq(struct adapter *a, struct wren_cqe *out)
+{
+	const struct wren_cqe *c =
+		fake_env_ptr(&a->h.env, CQ_RING + (a->cq_ci & 63) * sizeof(*c),
+			     sizeof(*c));
+
+	if ((c->flags & WREN_CQE_F_PHASE) != lap_phase(a->cq_ci, 6))
+		return false;
+	*out = *c;
+	a->cq_ci++;
+	wren_db_write(&a->h.e, a->cq_db, a->cq_ci, 4);
+	return true;
+}
+
+static void two_adapters(uint8_t type)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	uint32_t len = type == WREN_QPT_UD ? 1000 : 20000;
+	uint32_t grh = type == WREN_QPT_UD ? WREN_GRH_LEN : 0;
+	uint8_t *src, *dst;
+	struct wren_cqe c;
+
+	adapter_up(a, 0, type);
+	adapter_up(b, 1, type);
+	adapter_ah(a, b);
+	src = fake_env_ptr(&a->h.env, DATA, 16 * 4096);
+	dst = fake_env_ptr(&b->h.env, DATA, 16 * 4096);
+	for (uint32_t i = 0; i < 16 * 4096; i++)
+		src[i] = i * 13 + 1;
+
+	/* Two messages, two receives, across page boundaries. */
+	post_recv(b, 100, len + grh);
+	post_recv(b, 30000, len + grh);
+	post_send(a, b->qpn, 50, len, a->key, 0x1234);
+	post_send(a, b->qpn, 4000, len, a->key, 0x5678);
+	pump(a, b);
+	for (int i = 0; i < 2; i++) {
+		CHECK(poll_cq(a, &c));
+		CHECK_EQ(c.opcode, WREN_CQE_OP_SEND);
+		CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+		CHECK(poll_cq(b, &c));
+		CHECK_EQ(c.opcode, WREN_CQE_OP_RECV);
+		CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+		CHECK_EQ(wren_le32(c.byte_len), len + grh);
+		CHECK_EQ(wren_le32(c.src_qpn), a->qpn);
+		CHECK_EQ(c.src_ipv4, a->h.cfg.ipv4);
+		CHECK(c.flags & WREN_CQE_F_IMM);
+		CHECK_EQ(!!(c.flags & WREN_CQE_F_GRH), !!grh);
+	}
+	CHECK(!memcmp(dst + 100 + grh, src + 50, len));
+	CHECK(!memcmp(dst + 30000 + grh, src + 4000, len));
+	if (grh)
+		CHECK_EQ(dst[100], 0x60);	/* an IPv6-form GRH */
+
+	/* No receive posted: RNR for RD; a UD datagram is just dropped. */
+	post_send(a, b->qpn, 0, 10, a->key, 1);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, type == WREN_QPT_RD ? WREN_CQE_RNR :
+						  WREN_CQE_SUCCESS);
+	CHECK(!poll_cq(b, &c));
+
+	/* No such QP at the other end. */
+	post_send(a, b->qpn + 5, 0, 10, a->key, 1);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, type == WREN_QPT_RD ? WREN_CQE_BAD_DEST_QP :
+						  WREN_CQE_SUCCESS);
+
+	/* A receive too short: RD refuses it, UD completes it in error. */
+	post_recv(b, 0, 10 + grh);
+	post_send(a, b->qpn, 0, 11, a->key, 1);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, type == WREN_QPT_RD ? WREN_CQE_REMOTE_TOO_LONG :
+						  WREN_CQE_SUCCESS);
+	if (type == WREN_QPT_UD) {
+		CHECK(poll_cq(b, &c));
+		CHECK_EQ(c.status, WREN_CQE_LOC_LEN_ERR);
+	} else {
+		CHECK(!poll_cq(b, &c));
+	}
+
+	/* A bad lkey is a local error: the QP fails, later sends flush. */
+	post_send(a, b->qpn, 0, 10, a->key ^ 1, 1);
+	post_send(a, b->qpn, 0, 10, a->key, 1);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_LOC_PROT_ERR);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);
+	CHECK(!poll_cq(a, &c));
+	CHECK_EQ(fake_env_total_warnings(&a->h.env) -
+		 a->h.env.warnings[WREN_WRN_ADMIN_REJECTED], 0);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
+static void test_rd_between_adapters(void)
+{
+	two_adapters(WREN_QPT_RD);
+}
+
+static void test_ud_between_adapters(void)
+{
+	two_adapters(WREN_QPT_UD);
+}
+
 static const struct tap_test tests[] = {
 	{ "reset, ready, enable handshake", test_reset_handshake },
 	{ "bad queue configuration is fatal", test_bad_queue_cfg },
@@ -1297,6 +1537,8 @@ static const struct tap_test tests[] = {
 	{ "AH and MR: fields, keys, references, reset", test_ah_mr },
 	{ "MR access: pages, key, PD, rights, bounds, two levels", test_mr_access },
 	{ "CQ: phase, arming, solicited, overrun", test_cq_post },
+	{ "RD messages between two adapters, and their errors", test_rd_between_adapters },
+	{ "UD datagrams between two adapters, and their errors", test_ud_between_adapters },
 };
 
 int main(void)
