@@ -4,7 +4,9 @@
  *
  * PCI and QOM glue only; the adapter's logic is in engine/ (the same code
  * the network simulator runs).  This file gives the engine guest memory
- * (pci_dma_*), MSI-X, QEMU timers and trace events.
+ * (pci_dma_*), MSI-X, QEMU timers, a wire (the "netdev" property) and
+ * trace events.  Without a netdev the wire is unplugged: frames are
+ * dropped, and reliable messages fail as unreachable.
  */
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
@@ -27,6 +29,8 @@
 OBJECT_DECLARE_SIMPLE_TYPE(WrenState, WREN)
 
 #define WREN_PCIE_CAP_OFFSET 0xe0
+#define WREN_TX_FRAME_MAX (9216 + 256)
+#define WREN_TX_BUDGET 64  /* frames per bottom half, then the guest runs */
 
 struct WrenState {
     PCIDevice parent_obj;
@@ -37,6 +41,12 @@ struct WrenState {
 
     struct wren_engine engine;
     bool engine_ready;
+
+    NICConf conf;
+    NICState *nic;
+    QEMUBH *tx_bh;
+    bool tx_waiting;            /* the peer holds a frame of ours */
+    uint8_t tx_frame[WREN_TX_FRAME_MAX];
 
     /* Properties */
     MACAddr mac;
@@ -147,6 +157,72 @@ static void wren_env_warn(void *opaque, enum wren_wrn what, uint64_t a,
     }
 }
 
+static void wren_tx_flush(WrenState *s);
+
+static void wren_tx_sent(NetClientState *nc, ssize_t len)
+{
+    WrenState *s = qemu_get_nic_opaque(nc);
+
+    s->tx_waiting = false;
+    wren_tx_flush(s);
+}
+
+/* Pull frames from the engine while the wire takes them. */
+static void wren_tx_flush(WrenState *s)
+{
+    unsigned int budget = WREN_TX_BUDGET;
+    size_t len;
+
+    while (!s->tx_waiting && budget) {
+        len = wren_engine_tx_pull(&s->engine, s->tx_frame,
+                                  sizeof(s->tx_frame));
+        if (!len) {
+            return;
+        }
+        budget--;
+        trace_wren_tx_frame(len, s->nic != NULL);
+        if (s->nic && !qemu_send_packet_async(qemu_get_queue(s->nic),
+                                               s->tx_frame, len,
+                                               wren_tx_sent)) {
+            s->tx_waiting = true;
+        }
+    }
+    if (!budget) {
+        qemu_bh_schedule(s->tx_bh);
+    }
+}
+
+static void wren_tx_bh(void *opaque)
+{
+    wren_tx_flush(opaque);
+}
+
+static void wren_env_tx_kick(void *opaque)
+{
+    qemu_bh_schedule(WREN(opaque)->tx_bh);
+}
+
+static uint32_t wren_env_random(void *opaque)
+{
+    return g_random_int();
+}
+
+static ssize_t wren_net_receive(NetClientState *nc, const uint8_t *buf,
+                                size_t size)
+{
+    WrenState *s = qemu_get_nic_opaque(nc);
+
+    trace_wren_rx_frame(size);
+    wren_engine_rx_frame(&s->engine, buf, size);
+    return size;
+}
+
+static NetClientInfo wren_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .receive = wren_net_receive,
+};
+
 static const struct wren_env_ops wren_env_ops = {
     .dma_read = wren_env_dma_read,
     .dma_write = wren_env_dma_write,
@@ -157,6 +233,8 @@ static const struct wren_env_ops wren_env_ops = {
     .timer_cancel = wren_env_timer_cancel,
     .timer_free = wren_env_timer_free,
     .warn = wren_env_warn,
+    .tx_kick = wren_env_tx_kick,
+    .random = wren_env_random,
 };
 
 static uint64_t wren_regs_read(void *opaque, hwaddr addr, unsigned size)
@@ -297,16 +375,24 @@ static void wren_realize(PCIDevice *pci, Error **errp)
         error_setg(errp, "wren: failed to initialize the PCIe capability");
         goto err_msix;
     }
+    s->tx_bh = qemu_bh_new(wren_tx_bh, s);
     if (wren_engine_init(&s->engine, &cfg, &wren_env_ops, s)) {
         error_setg(errp, "wren: out of memory");
-        goto err_pcie;
+        goto err_bh;
     }
     s->engine_ready = true;
+    if (s->conf.peers.ncs[0]) {
+        memcpy(s->conf.macaddr.a, s->mac.a, sizeof(s->conf.macaddr.a));
+        s->nic = qemu_new_nic(&wren_net_info, &s->conf,
+                              object_get_typename(OBJECT(s)),
+                              DEVICE(s)->id, s);
+    }
     mac = qemu_mac_strdup_printf(s->mac.a);
     trace_wren_realize(mac, cfg.mtu, cfg.msix_vectors);
     return;
 
-err_pcie:
+err_bh:
+    qemu_bh_delete(s->tx_bh);
     pcie_cap_exit(pci);
 err_msix:
     msix_unuse_all_vectors(pci);
@@ -317,10 +403,15 @@ static void wren_exit(PCIDevice *pci)
 {
     WrenState *s = WREN(pci);
 
+    if (s->nic) {
+        qemu_del_nic(s->nic);
+        s->nic = NULL;
+    }
     if (s->engine_ready) {
         wren_engine_fini(&s->engine);
         s->engine_ready = false;
     }
+    qemu_bh_delete(s->tx_bh);
     pcie_cap_exit(pci);
     msix_unuse_all_vectors(pci);
     msix_uninit(pci, &s->bar0, &s->bar0);
@@ -338,6 +429,7 @@ static void wren_qdev_reset(DeviceState *dev)
 
 static Property wren_properties[] = {
     DEFINE_PROP_MACADDR("mac", WrenState, mac),
+    DEFINE_PROP_NETDEV("netdev", WrenState, conf.peers),
     DEFINE_PROP_STRING("ipv4", WrenState, ipv4),
     DEFINE_PROP_STRING("serial", WrenState, serial),
     DEFINE_PROP_UINT32("mtu", WrenState, mtu, 4096),
