@@ -7,35 +7,16 @@
  *   selftest NETSIM DETERMINISM.ini
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "tap_ok.h"
 #include "net.h"
 #include "run.h"
 #include "scenario.h"
 
-static int tests, failed;
-
-static void ok(bool cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tests++;
-	if (!cond)
-		failed++;
-	printf("%s %d - ", cond ? "ok" : "not ok", tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
 
 /* Build a config from key=value strings; NULL-terminated. */
 static int cfg_from(struct cfg *c, struct kvlist *merged, const char **kv)
@@ -310,7 +291,6 @@ int main(int argc, char **argv)
 	test_scenario_errors();
 	test_determinism(argv[2]);
 	test_cli(argv[1], argv[2]);
-	printf("1..%d\n", tests);
-	printf("%d passed, %d failed\n", tests - failed, failed);
-	return failed ? 1 : 0;
+	printf("1..%d\n", tap_tests);
+	return tap_done();
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The simulator's only source of randomness: xoshiro256** seeded through
- * splitmix64.  Every stream derives from the run's seed, so a seed names
- * one run exactly.
+ * The tools' source of randomness (tools/netsim, tools/fabric):
+ * xoshiro256** seeded through splitmix64.  Every stream derives from a
+ * seed and a stream number, so a seed names one run exactly and one
+ * stream's draws never shift another's.
  */
-#ifndef NETSIM_RNG_H
-#define NETSIM_RNG_H
+#ifndef WREN_TOOLS_RNG_H
+#define WREN_TOOLS_RNG_H
 
 #include <stdint.h>
 
@@ -28,7 +29,7 @@ static inline uint64_t mix64(uint64_t x)
 	return splitmix64(&x);
 }
 
-/* Stream @stream of @seed: hosts get one each, the network another. */
+/* Stream @stream of @seed. */
 static inline void rng_seed(struct rng *r, uint64_t seed, uint64_t stream)
 {
 	uint64_t x = seed ^ mix64(stream + 0x5752);
@@ -79,4 +80,4 @@ static inline uint32_t rng_below(struct rng *r, uint32_t n)
 	return (uint32_t)(((rng_next(r) >> 32) * n) >> 32);
 }
 
-#endif /* NETSIM_RNG_H */
+#endif /* WREN_TOOLS_RNG_H */
