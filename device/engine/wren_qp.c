@@ -73,6 +73,38 @@ static void complete(struct wren_engine *e, uint32_t cqn,
 	wren_cq_post(e, cqn, &cqe);
 }
 
+/*
+ * Copy @len bytes between @buf and the buffer an SGE list describes, from
+ * byte @off of it; into it with @to_sgl (which needs local write access).
+ */
+static int sgl_copy(struct wren_engine *e, uint32_t pdn,
+		    const struct wren_sge *sge, unsigned int n, uint32_t off,
+		    uint8_t *buf, uint32_t len, bool to_sgl)
+{
+	for (unsigned int i = 0; i < n && len; i++) {
+		uint32_t sl = wren_le32(sge[i].length), piece, key;
+		uint64_t va;
+		int rc;
+
+		if (off >= sl) {
+			off -= sl;
+			continue;
+		}
+		piece = min_t64(sl - off, len);
+		key = wren_le32(sge[i].lkey);
+		va = wren_le64(sge[i].addr) + off;
+		rc = to_sgl ? wren_mr_write(e, pdn, key, va, buf, piece,
+					    WREN_MR_ACCESS_LOCAL_WRITE) :
+			      wren_mr_read(e, pdn, key, va, buf, piece);
+		if (rc)
+			return -1;
+		buf += piece;
+		len -= piece;
+		off = 0;
+	}
+	return len ? -1 : 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Flushing                                                             */
 /* ------------------------------------------------------------------ */
@@ -258,23 +290,7 @@ static int sq_gather(struct wren_engine *e, const struct wren_qp *qp,
 		memcpy(buf, w->inline_data + off, len);
 		return 0;
 	}
-	for (unsigned int i = 0; i < w->num_sge && len; i++) {
-		const struct wren_sge *s = &w->sge[i];
-		uint32_t n = wren_le32(s->length), piece;
-
-		if (off >= n) {
-			off -= n;
-			continue;
-		}
-		piece = min_t64(n - off, len);
-		if (wren_mr_read(e, qp->pdn, wren_le32(s->lkey),
-				 wren_le64(s->addr) + off, buf, piece))
-			return -1;
-		buf += piece;
-		len -= piece;
-		off = 0;
-	}
-	return len ? -1 : 0;
+	return sgl_copy(e, qp->pdn, w->sge, w->num_sge, off, buf, len, false);
 }
 
 static int tx_read(void *ulp, uint64_t cookie, uint32_t off, void *buf,
@@ -337,29 +353,13 @@ static void tx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 /* Receive                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Write @len bytes at @off of receive entry @rw's buffer. */
+/* Write @len bytes at @off of receive entry @w's buffer. */
 static int rq_scatter(struct wren_engine *e, const struct wren_qp *qp,
 		      const struct wren_rq_wqe *w, uint32_t off,
 		      const uint8_t *buf, uint32_t len)
 {
-	for (unsigned int i = 0; i < w->num_sge && len; i++) {
-		const struct wren_sge *s = &w->sge[i];
-		uint32_t n = wren_le32(s->length), piece;
-
-		if (off >= n) {
-			off -= n;
-			continue;
-		}
-		piece = min_t64(n - off, len);
-		if (wren_mr_write(e, qp->pdn, wren_le32(s->lkey),
-				  wren_le64(s->addr) + off, buf, piece,
-				  WREN_MR_ACCESS_LOCAL_WRITE))
-			return -1;
-		buf += piece;
-		len -= piece;
-		off = 0;
-	}
-	return len ? -1 : 0;
+	return sgl_copy(e, qp->pdn, w->sge, w->num_sge, off, (uint8_t *)buf,
+			len, true);
 }
 
 /* The GRH of a UD receive: IPv6 form, IPv4-mapped GIDs, as on RoCE. */
