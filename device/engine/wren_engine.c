@@ -96,6 +96,8 @@ void wren_engine_fini(struct wren_engine *e)
 {
 	if (e->keep_alive_timer)
 		e->ops->timer_free(e->keep_alive_timer);
+	/* Objects first, as in a reset, then the transport. */
+	wren_objects_reset(e);
 	wren_engine_wire_stop(e);
 	wren_objects_fini(e);
 	free(e->eqs);
@@ -117,12 +119,15 @@ void wren_engine_reset(struct wren_engine *e)
 	wren_aeq_reset(e);
 	wren_eq_reset(e);
 	memset(e->pd_used, 0, e->cfg.max_pd);
-	/* The transport forgets its contexts too, and nothing is stale. */
+	/*
+	 * Objects first: what the transport still holds then belongs to no
+	 * QP, so tearing it down writes nothing to the host.
+	 */
+	wren_objects_reset(e);
 	if (e->tp) {
 		wren_engine_wire_stop(e);
 		wren_engine_wire_start(e);
 	}
-	wren_objects_reset(e);
 	/* The model has nothing to wait for: it is ready at once. */
 	e->dev_sts = WREN_DEV_STS_READY;
 }

@@ -112,6 +112,7 @@ struct wren_rwqe {
 	uint32_t src_ipv4;
 	uint32_t imm;
 	uint8_t opcode;
+	bool busy;		/* a message is being placed into it */
 	bool failed;		/* a write into it was refused */
 };
 

@@ -78,22 +78,26 @@ void wren_objects_reset(struct wren_engine *e)
 {
 	const struct wren_config *c = &e->cfg;
 
-	for (uint32_t i = 0; i < c->max_qp; i++)
-		qp_free_shadows(&e->qps[i]);
-
-	memset(e->eq_refs, 0, e->max_eq * sizeof(*e->eq_refs));
-	memset(e->pd_refs, 0, c->max_pd * sizeof(*e->pd_refs));
-	memset(e->cqs, 0, c->max_cq * sizeof(*e->cqs));
-	for (uint32_t i = 0; i < c->max_qp; i++) {
+	/* Also after a partial wren_objects_init(): some tables NULL. */
+	for (uint32_t i = 0; e->qps && i < c->max_qp; i++) {
 		/* Generations survive, so leftovers stay stale. */
 		uint16_t gen = e->qps[i].gen + 1;
 
+		qp_free_shadows(&e->qps[i]);
 		memset(&e->qps[i], 0, sizeof(e->qps[i]));
 		e->qps[i].gen = gen;
 	}
-	memset(e->ahs, 0, c->max_ah * sizeof(*e->ahs));
-	memset(e->mrs, 0, c->max_mr * sizeof(*e->mrs));
-	for (uint32_t i = 0; i < c->db_page_count; i++) {
+	if (e->eq_refs)
+		memset(e->eq_refs, 0, e->max_eq * sizeof(*e->eq_refs));
+	if (e->pd_refs)
+		memset(e->pd_refs, 0, c->max_pd * sizeof(*e->pd_refs));
+	if (e->cqs)
+		memset(e->cqs, 0, c->max_cq * sizeof(*e->cqs));
+	if (e->ahs)
+		memset(e->ahs, 0, c->max_ah * sizeof(*e->ahs));
+	if (e->mrs)
+		memset(e->mrs, 0, c->max_mr * sizeof(*e->mrs));
+	for (uint32_t i = 0; e->db_slots && i < c->db_page_count; i++) {
 		free(e->db_slots[i]);
 		e->db_slots[i] = NULL;
 	}
@@ -101,12 +105,7 @@ void wren_objects_reset(struct wren_engine *e)
 
 void wren_objects_fini(struct wren_engine *e)
 {
-	if (e->qps)
-		for (uint32_t i = 0; i < e->cfg.max_qp; i++)
-			qp_free_shadows(&e->qps[i]);
-	if (e->db_slots)
-		for (uint32_t i = 0; i < e->cfg.db_page_count; i++)
-			free(e->db_slots[i]);
+	wren_objects_reset(e);
 	free(e->db_slots);
 	free(e->eq_refs);
 	free(e->pd_refs);
@@ -452,6 +451,8 @@ int wren_modify_qp(struct wren_engine *e, const void *payload,
 		qp->rq_pi = qp->rq_ci = 0;
 		qp->sq_blocked = false;
 		qp->qkey = 0;
+		memset(qp->rq_shadow, 0, (1U << qp->rq_log_depth) *
+		       sizeof(*qp->rq_shadow));
 		qp->gen++;
 	}
 	qp->state = to;

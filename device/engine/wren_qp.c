@@ -128,6 +128,8 @@ void wren_qp_flush(struct wren_engine *e, struct wren_qp *qp)
 	qp->sq_blocked = false;
 	memset(qp->sq_shadow, 0, depth(qp->sq_log_depth) *
 	       sizeof(*qp->sq_shadow));
+	memset(qp->rq_shadow, 0, depth(qp->rq_log_depth) *
+	       sizeof(*qp->rq_shadow));
 	qp->gen++;
 }
 
@@ -400,6 +402,12 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 	mask = depth(qp->rq_log_depth) - 1;
 	slot = qp->rq_ci & mask;
 	rw = &qp->rq_shadow[slot];
+	/*
+	 * A driver that posts past entries still being filled gets no
+	 * receive for now rather than two messages in one buffer.
+	 */
+	if (rw->busy)
+		return WREN_TP_RNR;
 	at = qp->rq_base + (uint64_t)slot * sizeof(rw->wqe);
 	memset(rw, 0, sizeof(*rw));
 	if (e->ops->dma_read(e->opaque, at, &rw->wqe, sizeof(rw->wqe))) {
@@ -430,6 +438,7 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 		return WREN_TP_TOO_LONG;
 	}
 	qp->rq_ci++;
+	rw->busy = true;
 	rw->len = m->len;
 	rw->src_qpn = m->src_qpn;
 	rw->src_ipv4 = peer->ipv4;
@@ -475,6 +484,7 @@ static void rx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 	if (!qp)
 		return;
 	rw = &qp->rq_shadow[slot];
+	qp->rq_shadow[slot].busy = false;
 	ud = qp->type == WREN_QPT_UD;
 	memset(&cqe, 0, sizeof(cqe));
 	cqe.wqe_index = wren_to_le16(slot);

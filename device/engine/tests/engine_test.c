@@ -1510,6 +1510,31 @@ static void two_adapters(uint8_t type)
 	free(b);
 }
 
+static void test_reset_in_flight(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	const uint8_t *ring;
+	bool clean = true;
+
+	adapter_up(a, 0, WREN_QPT_RD);
+	adapter_up(b, 1, WREN_QPT_RD);
+	adapter_ah(a, b);
+	/* A message in the transport, then a reset: nothing may land. */
+	post_send(a, b->qpn, 0, 20000, a->key, 1);
+	memset(fake_env_ptr(&a->h.env, CQ_RING, 4096), 0, 4096);
+	reg_w(&a->h, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET);
+	pump(a, b);
+	ring = fake_env_ptr(&a->h.env, CQ_RING, 4096);
+	for (unsigned int i = 0; i < 4096; i++)
+		clean &= !ring[i];
+	CHECK(clean);
+	CHECK_EQ(a->h.env.warnings[WREN_WRN_DMA], 0);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
 static void test_rd_between_adapters(void)
 {
 	two_adapters(WREN_QPT_RD);
@@ -1539,6 +1564,7 @@ static const struct tap_test tests[] = {
 	{ "CQ: phase, arming, solicited, overrun", test_cq_post },
 	{ "RD messages between two adapters, and their errors", test_rd_between_adapters },
 	{ "UD datagrams between two adapters, and their errors", test_ud_between_adapters },
+	{ "a reset with messages in flight writes nothing", test_reset_in_flight },
 };
 
 int main(void)
