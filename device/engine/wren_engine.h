@@ -112,6 +112,7 @@ struct wren_rwqe {
 	uint32_t src_ipv4;
 	uint32_t imm;
 	uint8_t opcode;
+	bool solicited;
 	bool busy;		/* a message is being placed into it */
 	bool failed;		/* a write into it was refused */
 };
@@ -192,6 +193,7 @@ struct wren_engine {
 	struct wren_mr *mrs;
 	struct wren_db_slot **db_slots;	/* per page, allocated on use */
 	struct wren_tp *tp;	/* the wire, if the host has one */
+	bool sq_waiting;	/* a send queue waits for the transport */
 
 	struct wren_engine_stats stats;
 };

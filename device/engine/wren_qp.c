@@ -212,8 +212,10 @@ static int sq_post(struct wren_engine *e, struct wren_qp *qp, uint32_t slot)
 		.len = sw->len,
 		.opcode = sw->wqe.opcode == WREN_WQE_SEND_IMM ?
 			  WREN_WIRE_OP_SEND_IMM : WREN_WIRE_OP_SEND,
-		.flags = qp->flags & WREN_QP_FLAG_ORDERED ?
-			 WREN_TP_MSG_ORDERED : 0,
+		.flags = (qp->flags & WREN_QP_FLAG_ORDERED ?
+			  WREN_TP_MSG_ORDERED : 0) |
+			 (sw->wqe.flags & WREN_WQE_F_SOLICITED ?
+			  WREN_TP_MSG_SOLICITED : 0),
 		.dst_qpn = wren_le32(sw->wqe.remote_qpn),
 		.src_qpn = qp - e->qps + WREN_QPN_FIRST,
 		.qkey = wren_le32(sw->wqe.remote_qkey),
@@ -268,6 +270,7 @@ void wren_sq_process(struct wren_engine *e, struct wren_qp *qp)
 		if (rc == -ENOBUFS) {
 			/* Full: resumed when the transport finishes one. */
 			qp->sq_blocked = true;
+			e->sq_waiting = true;
 			return;
 		}
 		if (rc) {
@@ -347,8 +350,13 @@ static void tx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 		qp->sq_shadow[qp->sq_ci & mask].posted = false;
 		qp->sq_ci++;
 	}
-	if (qp->sq_blocked)
-		wren_sq_process(e, qp);
+	/* The transport has room again, for any QP that waited. */
+	if (e->sq_waiting) {
+		e->sq_waiting = false;
+		for (uint32_t i = 0; i < e->cfg.max_qp; i++)
+			if (e->qps[i].in_use && e->qps[i].sq_blocked)
+				wren_sq_process(e, &e->qps[i]);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -444,6 +452,7 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 	rw->src_ipv4 = peer->ipv4;
 	rw->imm = m->imm;
 	rw->opcode = m->opcode;
+	rw->solicited = m->flags & WREN_TP_MSG_SOLICITED;
 	if (ud) {
 		uint8_t g[WREN_GRH_LEN];
 
@@ -503,6 +512,8 @@ static void rx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 	}
 	if (ud)
 		cqe.flags |= WREN_CQE_F_GRH;
+	if (rw->solicited)
+		cqe.flags |= WREN_CQE_F_SOLICITED;
 	wren_cq_post(e, qp->recv_cq, &cqe);
 }
 

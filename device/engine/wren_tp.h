@@ -64,6 +64,7 @@ struct wren_tp_dest {
 /* wren_tp_msg.flags */
 #define WREN_TP_MSG_ORDERED	(1U << 0)	/* complete in posting order */
 #define WREN_TP_MSG_DATAGRAM	(1U << 1)	/* rx_begin: arrived as UD */
+#define WREN_TP_MSG_SOLICITED	(1U << 2)	/* the receiver wants an event */
 
 /**
  * struct wren_tp_msg - a message as the upper layer sees it

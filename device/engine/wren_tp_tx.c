@@ -451,7 +451,7 @@ int tp_tx_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
 	if (msg->len > WREN_WIRE_MAX_MSG_LEN ||
 	    (msg->opcode != WREN_WIRE_OP_SEND &&
 	     msg->opcode != WREN_WIRE_OP_SEND_IMM) ||
-	    msg->flags & ~WREN_TP_MSG_ORDERED ||
+	    msg->flags & ~(WREN_TP_MSG_ORDERED | WREN_TP_MSG_SOLICITED) ||
 	    msg->dst_qpn > WREN_WIRE_QPN_MASK ||
 	    msg->src_qpn > WREN_WIRE_QPN_MASK || !dst->ipv4 ||
 	    dst->ipv4 == tp->cfg.ipv4 ||
@@ -674,6 +674,8 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 		h.flags |= WREN_WIRE_F_ACK_REQ;
 	if (m->m.flags & WREN_TP_MSG_ORDERED)
 		mflags |= WREN_WIRE_MSG_ORDERED;
+	if (m->m.flags & WREN_TP_MSG_SOLICITED)
+		mflags |= WREN_WIRE_MSG_SOLICITED;
 	if (p->req)
 		mflags |= WREN_WIRE_MSG_GRANT_REQ;
 

@@ -17,7 +17,8 @@ int tp_ud_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
 	struct tp_ud *u;
 
 	if ((m->opcode != WREN_WIRE_OP_SEND &&
-	     m->opcode != WREN_WIRE_OP_SEND_IMM) || m->flags ||
+	     m->opcode != WREN_WIRE_OP_SEND_IMM) ||
+	    m->flags & ~WREN_TP_MSG_SOLICITED ||
 	    m->dst_qpn > WREN_WIRE_QPN_MASK ||
 	    m->src_qpn > WREN_WIRE_QPN_MASK || !dst->ipv4 ||
 	    dst->ipv4 == tp->cfg.ipv4)
@@ -64,6 +65,9 @@ size_t tp_ud_pull(struct wren_tp *tp, uint8_t *f)
 		memset(x, 0, sizeof(struct wren_wire_data));
 		tp_put32(F(x, wren_wire_data, msg_len), u.m.len);
 		*F(x, wren_wire_data, opcode) = u.m.opcode;
+		*F(x, wren_wire_data, msg_flags) =
+			u.m.flags & WREN_TP_MSG_SOLICITED ?
+			WREN_WIRE_MSG_SOLICITED : 0;
 		tp_put32(F(x, wren_wire_data, dst_qpn), u.m.dst_qpn);
 		tp_put32(F(x, wren_wire_data, src_qpn), u.m.src_qpn);
 		tp_put32(F(x, wren_wire_data, qkey), u.m.qkey);
@@ -90,7 +94,7 @@ void tp_ud_rx(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		return;
 	}
 	memcpy(peer.mac, p->src_mac, sizeof(peer.mac));
-	m.flags = WREN_TP_MSG_DATAGRAM;
+	m.flags |= WREN_TP_MSG_DATAGRAM;
 	st = tp->ulp->rx_begin(tp->ulp_opaque, &peer, &m, &cookie);
 	if (st != WREN_TP_OK) {
 		tp->stats.drops[WREN_TP_DROP_REFUSED]++;

@@ -62,8 +62,11 @@ static int parse_data(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 	p->data.offset = tp_get32(F(x, wren_wire_data, offset));
 	p->data.m.opcode = *F(x, wren_wire_data, opcode);
 	p->data.msg_flags = *F(x, wren_wire_data, msg_flags);
-	p->data.m.flags = p->data.msg_flags & WREN_WIRE_MSG_ORDERED ?
-			  WREN_TP_MSG_ORDERED : 0;
+	p->data.m.flags =
+		(p->data.msg_flags & WREN_WIRE_MSG_ORDERED ?
+		 WREN_TP_MSG_ORDERED : 0) |
+		(p->data.msg_flags & WREN_WIRE_MSG_SOLICITED ?
+		 WREN_TP_MSG_SOLICITED : 0);
 	p->data.m.dst_qpn = tp_get32(F(x, wren_wire_data, dst_qpn)) &
 			    WREN_WIRE_QPN_MASK;
 	p->data.m.src_qpn = tp_get32(F(x, wren_wire_data, src_qpn)) &
@@ -94,7 +97,8 @@ static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 	case WREN_WIRE_UD:
 		/* One packet, the whole message. */
 		if (parse_data(x, len, p) || p->data.offset || p->data.msn ||
-		    p->data.len != p->data.m.len || p->data.msg_flags)
+		    p->data.len != p->data.m.len ||
+		    p->data.msg_flags & ~WREN_WIRE_MSG_SOLICITED)
 			return -EINVAL;
 		return 0;
 	case WREN_WIRE_ACK: {

@@ -1354,6 +1354,8 @@ static void post_send(struct adapter *a, uint32_t qpn, uint32_t off,
 	memset(&w, 0, sizeof(w));
 	w.opcode = WREN_WQE_SEND_IMM;
 	w.flags = WREN_WQE_F_SIGNALED;
+	if (imm == 0x5678)
+		w.flags |= WREN_WQE_F_SOLICITED;
 	w.num_sge = 1;
 	w.imm = htobe32(imm);
 	w.ah = wren_to_le32(a->ah);
@@ -1458,6 +1460,9 @@ static void two_adapters(uint8_t type)
 		CHECK_EQ(c.src_ipv4, a->h.cfg.ipv4);
 		CHECK(c.flags & WREN_CQE_F_IMM);
 		CHECK_EQ(!!(c.flags & WREN_CQE_F_GRH), !!grh);
+		/* The second is solicited; its event reaches the receiver. */
+		CHECK_EQ(!!(c.flags & WREN_CQE_F_SOLICITED),
+			 be32toh(c.imm) == 0x5678);
 	}
 	CHECK(!memcmp(dst + 100 + grh, src + 50, len));
 	CHECK(!memcmp(dst + 30000 + grh, src + 4000, len));

@@ -111,6 +111,7 @@ enum wren_wire_opcode {
 /* wren_wire_data.msg_flags */
 #define WREN_WIRE_MSG_ORDERED		BIT(0)	/* deliver in MSN order */
 #define WREN_WIRE_MSG_GRANT_REQ		BIT(1)	/* asks for grants, no payload */
+#define WREN_WIRE_MSG_SOLICITED		BIT(2)	/* an event for the receiver */
 
 /* A message is at most 1 GiB. */
 #define WREN_WIRE_MAX_MSG_LEN		BIT(30)
