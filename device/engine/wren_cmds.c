@@ -9,33 +9,6 @@
 
 #include "wren_internal.h"
 
-#define BODY_OFFSET(type, field) \
-	(sizeof(struct wren_admin_cmd_hdr) + offsetof(type, field))
-
-static void reject(struct wren_cmd_status *st, uint8_t status, size_t offset)
-{
-	st->status = status;
-	st->ext_status = status == WREN_STATUS_BAD_PARAM ? offset + 1 : 0;
-}
-
-/* Reserved bytes must be zero: true if they are, else reject. */
-static bool zero(struct wren_cmd_status *st, const void *field, size_t len,
-		 size_t offset)
-{
-	const uint8_t *p = field;
-
-	for (size_t i = 0; i < len; i++) {
-		if (p[i]) {
-			reject(st, WREN_STATUS_BAD_PARAM, offset + i);
-			return false;
-		}
-	}
-	return true;
-}
-
-#define RSVD_OK(st, body, type, field) \
-	zero(st, (body)->field, sizeof((body)->field), BODY_OFFSET(type, field))
-
 static void fill_attr(struct wren_engine *e, struct wren_dev_attr *a)
 {
 	const struct wren_config *c = &e->cfg;
@@ -91,11 +64,11 @@ static void get_attr(struct wren_engine *e, const void *payload,
 	uint64_t addr = wren_le64(c->buf_addr);
 	struct wren_dev_attr attr;
 
-	if (!RSVD_OK(st, c, struct wren_cmd_get_attr, rsvd))
+	if (!WREN_RSVD_OK(st, c, struct wren_cmd_get_attr, rsvd))
 		return;
 	if (len < 64 || len > 4096) {
-		reject(st, WREN_STATUS_BAD_PARAM,
-		       BODY_OFFSET(struct wren_cmd_get_attr, buf_len));
+		wren_reject(st, WREN_STATUS_BAD_PARAM,
+		       WREN_BODY(struct wren_cmd_get_attr, buf_len));
 		return;
 	}
 	fill_attr(e, &attr);
@@ -103,7 +76,7 @@ static void get_attr(struct wren_engine *e, const void *payload,
 		len = sizeof(attr);
 	if (e->ops->dma_write(e->opaque, addr, &attr, len)) {
 		wren_warn(e, WREN_WRN_DMA, addr, len);
-		reject(st, WREN_STATUS_DMA_ERROR, 0);
+		wren_reject(st, WREN_STATUS_DMA_ERROR, 0);
 		return;
 	}
 	st->result[0] = sizeof(attr);
@@ -117,12 +90,12 @@ static void feature(struct wren_engine *e, const void *payload, bool set,
 	const struct wren_cmd_feature *c = payload;
 	uint32_t value = wren_le32(c->value);
 
-	if (!RSVD_OK(st, c, struct wren_cmd_feature, rsvd) ||
-	    !zero(st, &c->rsvd0, sizeof(c->rsvd0),
-		  BODY_OFFSET(struct wren_cmd_feature, rsvd0)))
+	if (!WREN_RSVD_OK(st, c, struct wren_cmd_feature, rsvd) ||
+	    !wren_rsvd_zero(st, &c->rsvd0, sizeof(c->rsvd0),
+		  WREN_BODY(struct wren_cmd_feature, rsvd0)))
 		return;
-	if (!set && !zero(st, &c->value, sizeof(c->value),
-			  BODY_OFFSET(struct wren_cmd_feature, value)))
+	if (!set && !wren_rsvd_zero(st, &c->value, sizeof(c->value),
+			  WREN_BODY(struct wren_cmd_feature, value)))
 		return;
 	switch (wren_le16(c->feature_id)) {
 	case WREN_FEATURE_KEEP_ALIVE_MS:
@@ -131,15 +104,15 @@ static void feature(struct wren_engine *e, const void *payload, bool set,
 			return;
 		}
 		if (value > WREN_KEEP_ALIVE_MAX_MS) {
-			reject(st, WREN_STATUS_BAD_PARAM,
-			       BODY_OFFSET(struct wren_cmd_feature, value));
+			wren_reject(st, WREN_STATUS_BAD_PARAM,
+			       WREN_BODY(struct wren_cmd_feature, value));
 			return;
 		}
 		wren_aeq_set_keep_alive(e, value);
 		return;
 	default:
-		reject(st, WREN_STATUS_BAD_PARAM,
-		       BODY_OFFSET(struct wren_cmd_feature, feature_id));
+		wren_reject(st, WREN_STATUS_BAD_PARAM,
+		       WREN_BODY(struct wren_cmd_feature, feature_id));
 	}
 }
 
@@ -152,34 +125,34 @@ static void create_eq(struct wren_engine *e, const void *payload,
 	struct wren_eq *eq;
 	uint32_t id;
 
-	if (!RSVD_OK(st, c, struct wren_cmd_create_eq, rsvd))
+	if (!WREN_RSVD_OK(st, c, struct wren_cmd_create_eq, rsvd))
 		return;
 	if (!base || base % WREN_QUEUE_BASE_ALIGN) {
-		reject(st, WREN_STATUS_BAD_PARAM,
-		       BODY_OFFSET(struct wren_cmd_create_eq, base_addr));
+		wren_reject(st, WREN_STATUS_BAD_PARAM,
+		       WREN_BODY(struct wren_cmd_create_eq, base_addr));
 		return;
 	}
 	if (c->log_depth < WREN_QUEUE_LOG_DEPTH_MIN ||
 	    c->log_depth > WREN_QUEUE_LOG_DEPTH_MAX ||
 	    (1U << c->log_depth) > e->cfg.max_eq_depth) {
-		reject(st, WREN_STATUS_BAD_PARAM,
-		       BODY_OFFSET(struct wren_cmd_create_eq, log_depth));
+		wren_reject(st, WREN_STATUS_BAD_PARAM,
+		       WREN_BODY(struct wren_cmd_create_eq, log_depth));
 		return;
 	}
 	if (c->flags & ~WREN_EQ_FLAG_INTR) {
-		reject(st, WREN_STATUS_BAD_PARAM,
-		       BODY_OFFSET(struct wren_cmd_create_eq, flags));
+		wren_reject(st, WREN_STATUS_BAD_PARAM,
+		       WREN_BODY(struct wren_cmd_create_eq, flags));
 		return;
 	}
 	if (vector < 1 || vector >= e->cfg.msix_vectors) {
-		reject(st, WREN_STATUS_BAD_PARAM,
-		       BODY_OFFSET(struct wren_cmd_create_eq, msix_vector));
+		wren_reject(st, WREN_STATUS_BAD_PARAM,
+		       WREN_BODY(struct wren_cmd_create_eq, msix_vector));
 		return;
 	}
 	for (id = 0; id < e->max_eq && e->eqs[id].in_use; id++)
 		;
 	if (id == e->max_eq) {
-		reject(st, WREN_STATUS_NO_RESOURCES, 0);
+		wren_reject(st, WREN_STATUS_NO_RESOURCES, 0);
 		return;
 	}
 	eq = &e->eqs[id];
@@ -199,7 +172,7 @@ static bool destroy_handle(const void *payload, struct wren_cmd_status *st,
 {
 	const struct wren_cmd_destroy_obj *c = payload;
 
-	if (!RSVD_OK(st, c, struct wren_cmd_destroy_obj, rsvd))
+	if (!WREN_RSVD_OK(st, c, struct wren_cmd_destroy_obj, rsvd))
 		return false;
 	*handle = wren_le32(c->handle);
 	return true;
@@ -213,11 +186,11 @@ static void destroy_eq(struct wren_engine *e, const void *payload,
 	if (!destroy_handle(payload, st, &id))
 		return;
 	if (id >= e->max_eq || !e->eqs[id].in_use) {
-		reject(st, WREN_STATUS_NOT_FOUND, 0);
+		wren_reject(st, WREN_STATUS_NOT_FOUND, 0);
 		return;
 	}
 	if (wren_eq_busy(e, id)) {
-		reject(st, WREN_STATUS_BAD_STATE, 0);
+		wren_reject(st, WREN_STATUS_BAD_STATE, 0);
 		return;
 	}
 	memset(&e->eqs[id], 0, sizeof(e->eqs[id]));
@@ -229,12 +202,12 @@ static void alloc_pd(struct wren_engine *e, const void *payload,
 	const struct wren_cmd_alloc_pd *c = payload;
 	uint32_t pdn;
 
-	if (!RSVD_OK(st, c, struct wren_cmd_alloc_pd, rsvd))
+	if (!WREN_RSVD_OK(st, c, struct wren_cmd_alloc_pd, rsvd))
 		return;
 	for (pdn = 0; pdn < e->cfg.max_pd && e->pd_used[pdn]; pdn++)
 		;
 	if (pdn == e->cfg.max_pd) {
-		reject(st, WREN_STATUS_NO_RESOURCES, 0);
+		wren_reject(st, WREN_STATUS_NO_RESOURCES, 0);
 		return;
 	}
 	e->pd_used[pdn] = 1;
@@ -249,11 +222,11 @@ static void dealloc_pd(struct wren_engine *e, const void *payload,
 	if (!destroy_handle(payload, st, &pdn))
 		return;
 	if (pdn >= e->cfg.max_pd || !e->pd_used[pdn]) {
-		reject(st, WREN_STATUS_NOT_FOUND, 0);
+		wren_reject(st, WREN_STATUS_NOT_FOUND, 0);
 		return;
 	}
 	if (wren_pd_busy(e, pdn)) {
-		reject(st, WREN_STATUS_BAD_STATE, 0);
+		wren_reject(st, WREN_STATUS_BAD_STATE, 0);
 		return;
 	}
 	e->pd_used[pdn] = 0;
@@ -292,11 +265,11 @@ void wren_cmd_execute(struct wren_engine *e, const struct wren_admin_cmd *cmd,
 	const void *body = cmd->payload;
 
 	if (cmd->hdr.flags & ~WREN_ADMIN_FLAG_PHASE) {
-		reject(st, WREN_STATUS_BAD_PARAM,
+		wren_reject(st, WREN_STATUS_BAD_PARAM,
 		       offsetof(struct wren_admin_cmd_hdr, flags));
 		return;
 	}
-	if (!zero(st, &cmd->hdr.rsvd, sizeof(cmd->hdr.rsvd),
+	if (!wren_rsvd_zero(st, &cmd->hdr.rsvd, sizeof(cmd->hdr.rsvd),
 		  offsetof(struct wren_admin_cmd_hdr, rsvd)))
 		return;
 
@@ -347,10 +320,10 @@ void wren_cmd_execute(struct wren_engine *e, const struct wren_admin_cmd *cmd,
 	case WREN_ADMIN_GET_STATS:
 	case WREN_ADMIN_SET_TC_TABLE:
 		/* Defined for the data path, not implemented yet. */
-		reject(st, WREN_STATUS_UNSUPPORTED, 0);
+		wren_reject(st, WREN_STATUS_UNSUPPORTED, 0);
 		break;
 	default:
-		reject(st, WREN_STATUS_BAD_OPCODE, 0);
+		wren_reject(st, WREN_STATUS_BAD_OPCODE, 0);
 		break;
 	}
 }

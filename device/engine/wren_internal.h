@@ -6,6 +6,8 @@
 #ifndef WREN_INTERNAL_H
 #define WREN_INTERNAL_H
 
+#include <stddef.h>
+
 #include "wren_compat.h"
 #include "linux/wren/wren_if.h"
 #include "wren_engine.h"
@@ -65,6 +67,37 @@ struct wren_cmd_status {
 };
 void wren_cmd_execute(struct wren_engine *e, const struct wren_admin_cmd *cmd,
 		      struct wren_cmd_status *st);
+
+/* The offset of @field of a command body, in the command. */
+#define WREN_BODY(type, field) \
+	(sizeof(struct wren_admin_cmd_hdr) + offsetof(type, field))
+
+/* Refuse a command; BAD_PARAM names the field's offset plus one. */
+static inline int wren_reject(struct wren_cmd_status *st, uint8_t status,
+			      size_t offset)
+{
+	st->status = status;
+	st->ext_status = status == WREN_STATUS_BAD_PARAM ? offset + 1 : 0;
+	return -1;
+}
+
+/* Reserved bytes must be zero: true if they are, else refuse. */
+static inline bool wren_rsvd_zero(struct wren_cmd_status *st,
+				  const void *field, size_t len, size_t offset)
+{
+	const uint8_t *p = field;
+
+	for (size_t i = 0; i < len; i++)
+		if (p[i]) {
+			wren_reject(st, WREN_STATUS_BAD_PARAM, offset + i);
+			return false;
+		}
+	return true;
+}
+
+#define WREN_RSVD_OK(st, body, type, field) \
+	wren_rsvd_zero(st, (body)->field, sizeof((body)->field), \
+		       WREN_BODY(type, field))
 
 /* Data-path object commands (wren_objects.c); each returns 0 or -1. */
 int wren_create_cq(struct wren_engine *e, const void *payload,

@@ -14,41 +14,20 @@
 
 #include "wren_internal.h"
 
-#define BODY(type, field) \
-	(sizeof(struct wren_admin_cmd_hdr) + offsetof(type, field))
-
 /* Both return -1, so that a handler can end with "return bad(...)". */
 static int bad(struct wren_cmd_status *st, size_t offset)
 {
-	st->status = WREN_STATUS_BAD_PARAM;
-	st->ext_status = offset + 1;
-	return -1;
+	return wren_reject(st, WREN_STATUS_BAD_PARAM, offset);
 }
 
 static int fail(struct wren_cmd_status *st, uint8_t status)
 {
-	st->status = status;
-	st->ext_status = 0;
-	return -1;
+	return wren_reject(st, status, 0);
 }
 
-/* Reserved bytes must be zero; the first one that is not is named. */
-static bool rsvd_ok(struct wren_cmd_status *st, const void *field, size_t len,
-		    size_t offset)
-{
-	const uint8_t *p = field;
-
-	for (size_t i = 0; i < len; i++) {
-		if (p[i]) {
-			bad(st, offset + i);
-			return false;
-		}
-	}
-	return true;
-}
-
+#define BODY(type, field)	WREN_BODY(type, field)
 #define RSVD(st, c, type, field) \
-	rsvd_ok(st, &(c)->field, sizeof((c)->field), BODY(type, field))
+	wren_rsvd_zero(st, &(c)->field, sizeof((c)->field), BODY(type, field))
 
 int wren_objects_init(struct wren_engine *e)
 {
