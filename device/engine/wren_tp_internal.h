@@ -262,7 +262,6 @@ struct tp_ctx {
 	/* Messages in posting order; msn_base: oldest not done. */
 	struct tp_msg *msgs, *msgs_tail;
 	uint32_t next_msn;
-	uint32_t nmsgs;
 };
 
 /* ------------------------------------------------------------------ */
@@ -428,7 +427,6 @@ struct wren_tp {
 	uint64_t rx_idle_ns;		/* an rx context is forgotten after */
 
 	struct tp_msg *msg_pool, *msg_free;
-	uint32_t msgs_used;
 	struct tp_msg *waiting, *waiting_tail;	/* for a context */
 	struct tp_rx_msg *rx_msg_pool, *rx_msg_free;
 

@@ -216,7 +216,6 @@ static void msg_free(struct wren_tp *tp, struct tp_msg *m)
 {
 	m->next = tp->msg_free;
 	tp->msg_free = m;
-	tp->msgs_used--;
 }
 
 static void msg_unlink(struct tp_ctx *c, struct tp_msg *m)
@@ -230,7 +229,6 @@ static void msg_unlink(struct tp_ctx *c, struct tp_msg *m)
 	*pm = m->next;
 	if (c->msgs_tail == m)
 		c->msgs_tail = prev;
-	c->nmsgs--;
 }
 
 /*
@@ -366,7 +364,6 @@ static struct tp_ctx *ctx_get(struct wren_tp *tp, const struct wren_tp_dest *d)
 	c->mode = d->mode;
 	c->answered = false;
 	c->msgs = c->msgs_tail = NULL;
-	c->nmsgs = 0;
 	c->srtt_hint = 0;
 	c->cwnd_hint = 0;
 	c->base_rtt_ns = 0;
@@ -403,7 +400,6 @@ static void ctx_fail(struct wren_tp *tp, struct tp_ctx *c)
 
 	/* Off the context first: tx_done may post to the same target. */
 	c->msgs = c->msgs_tail = NULL;
-	c->nmsgs = 0;
 	tp->stats.ctx_failed++;
 	ctx_free(tp, c);
 	finish_detached(tp, list, st);
@@ -419,7 +415,6 @@ static void ctx_enqueue(struct wren_tp *tp, struct tp_ctx *c, struct tp_msg *m)
 	else
 		c->msgs = m;
 	c->msgs_tail = m;
-	c->nmsgs++;
 	if (tp_linked(&c->idle)) {
 		tp_list_del(&c->idle);
 		ctx_timer_update(tp, c);
@@ -462,7 +457,6 @@ int tp_tx_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
 	if (!m)
 		return -ENOBUFS;
 	tp->msg_free = m->next;
-	tp->msgs_used++;
 	memset(m, 0, sizeof(*m));
 	m->cookie = cookie;
 	m->m = *msg;
