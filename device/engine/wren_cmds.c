@@ -68,7 +68,7 @@ static void get_attr(struct wren_engine *e, const void *payload,
 		return;
 	if (len < 64 || len > 4096) {
 		wren_reject(st, WREN_STATUS_BAD_PARAM,
-		       WREN_BODY(struct wren_cmd_get_attr, buf_len));
+			    WREN_BODY(struct wren_cmd_get_attr, buf_len));
 		return;
 	}
 	fill_attr(e, &attr);
@@ -91,11 +91,9 @@ static void feature(struct wren_engine *e, const void *payload, bool set,
 	uint32_t value = wren_le32(c->value);
 
 	if (!WREN_RSVD_OK(st, c, struct wren_cmd_feature, rsvd) ||
-	    !wren_rsvd_zero(st, &c->rsvd0, sizeof(c->rsvd0),
-		  WREN_BODY(struct wren_cmd_feature, rsvd0)))
+	    !WREN_RSVD_OK(st, c, struct wren_cmd_feature, rsvd0))
 		return;
-	if (!set && !wren_rsvd_zero(st, &c->value, sizeof(c->value),
-			  WREN_BODY(struct wren_cmd_feature, value)))
+	if (!set && !WREN_RSVD_OK(st, c, struct wren_cmd_feature, value))
 		return;
 	switch (wren_le16(c->feature_id)) {
 	case WREN_FEATURE_KEEP_ALIVE_MS:
@@ -105,14 +103,14 @@ static void feature(struct wren_engine *e, const void *payload, bool set,
 		}
 		if (value > WREN_KEEP_ALIVE_MAX_MS) {
 			wren_reject(st, WREN_STATUS_BAD_PARAM,
-			       WREN_BODY(struct wren_cmd_feature, value));
+				    WREN_BODY(struct wren_cmd_feature, value));
 			return;
 		}
 		wren_aeq_set_keep_alive(e, value);
 		return;
 	default:
 		wren_reject(st, WREN_STATUS_BAD_PARAM,
-		       WREN_BODY(struct wren_cmd_feature, feature_id));
+			    WREN_BODY(struct wren_cmd_feature, feature_id));
 	}
 }
 
@@ -129,24 +127,24 @@ static void create_eq(struct wren_engine *e, const void *payload,
 		return;
 	if (!base || base % WREN_QUEUE_BASE_ALIGN) {
 		wren_reject(st, WREN_STATUS_BAD_PARAM,
-		       WREN_BODY(struct wren_cmd_create_eq, base_addr));
+			    WREN_BODY(struct wren_cmd_create_eq, base_addr));
 		return;
 	}
 	if (c->log_depth < WREN_QUEUE_LOG_DEPTH_MIN ||
 	    c->log_depth > WREN_QUEUE_LOG_DEPTH_MAX ||
 	    (1U << c->log_depth) > e->cfg.max_eq_depth) {
 		wren_reject(st, WREN_STATUS_BAD_PARAM,
-		       WREN_BODY(struct wren_cmd_create_eq, log_depth));
+			    WREN_BODY(struct wren_cmd_create_eq, log_depth));
 		return;
 	}
 	if (c->flags & ~WREN_EQ_FLAG_INTR) {
 		wren_reject(st, WREN_STATUS_BAD_PARAM,
-		       WREN_BODY(struct wren_cmd_create_eq, flags));
+			    WREN_BODY(struct wren_cmd_create_eq, flags));
 		return;
 	}
 	if (vector < 1 || vector >= e->cfg.msix_vectors) {
 		wren_reject(st, WREN_STATUS_BAD_PARAM,
-		       WREN_BODY(struct wren_cmd_create_eq, msix_vector));
+			    WREN_BODY(struct wren_cmd_create_eq, msix_vector));
 		return;
 	}
 	for (id = 0; id < e->max_eq && e->eqs[id].in_use; id++)
@@ -266,11 +264,11 @@ void wren_cmd_execute(struct wren_engine *e, const struct wren_admin_cmd *cmd,
 
 	if (cmd->hdr.flags & ~WREN_ADMIN_FLAG_PHASE) {
 		wren_reject(st, WREN_STATUS_BAD_PARAM,
-		       offsetof(struct wren_admin_cmd_hdr, flags));
+			    offsetof(struct wren_admin_cmd_hdr, flags));
 		return;
 	}
 	if (!wren_rsvd_zero(st, &cmd->hdr.rsvd, sizeof(cmd->hdr.rsvd),
-		  offsetof(struct wren_admin_cmd_hdr, rsvd)))
+			    offsetof(struct wren_admin_cmd_hdr, rsvd)))
 		return;
 
 	switch (cmd->hdr.opcode) {

@@ -96,7 +96,7 @@ static inline bool wren_rsvd_zero(struct wren_cmd_status *st,
 }
 
 #define WREN_RSVD_OK(st, body, type, field) \
-	wren_rsvd_zero(st, (body)->field, sizeof((body)->field), \
+	wren_rsvd_zero(st, &(body)->field, sizeof((body)->field), \
 		       WREN_BODY(type, field))
 
 /* Data-path object commands (wren_objects.c); each returns 0 or -1. */

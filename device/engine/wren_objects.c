@@ -25,10 +25,6 @@ static int fail(struct wren_cmd_status *st, uint8_t status)
 	return wren_reject(st, status, 0);
 }
 
-#define BODY(type, field)	WREN_BODY(type, field)
-#define RSVD(st, c, type, field) \
-	wren_rsvd_zero(st, &(c)->field, sizeof((c)->field), BODY(type, field))
-
 int wren_objects_init(struct wren_engine *e)
 {
 	const struct wren_config *c = &e->cfg;
@@ -249,19 +245,19 @@ int wren_create_cq(struct wren_engine *e, const void *payload,
 	uint32_t cqn;
 	uint16_t slot;
 
-	if (!RSVD(st, c, struct wren_cmd_create_cq, rsvd))
+	if (!WREN_RSVD_OK(st, c, struct wren_cmd_create_cq, rsvd))
 		return -1;
 	if (!base_ok(base))
-		return bad(st, BODY(struct wren_cmd_create_cq, base_addr));
+		return bad(st, WREN_BODY(struct wren_cmd_create_cq, base_addr));
 	if (!log_depth_ok(c->log_depth, e->cfg.max_cq_depth))
-		return bad(st, BODY(struct wren_cmd_create_cq, log_depth));
+		return bad(st, WREN_BODY(struct wren_cmd_create_cq, log_depth));
 	if (c->flags & ~WREN_CQ_FLAG_EQ)
-		return bad(st, BODY(struct wren_cmd_create_cq, flags));
+		return bad(st, WREN_BODY(struct wren_cmd_create_cq, flags));
 	if (c->flags & WREN_CQ_FLAG_EQ ?
 	    eq_id >= e->max_eq || !e->eqs[eq_id].in_use : eq_id)
-		return bad(st, BODY(struct wren_cmd_create_cq, eq_id));
+		return bad(st, WREN_BODY(struct wren_cmd_create_cq, eq_id));
 	if (page >= e->cfg.db_page_count)
-		return bad(st, BODY(struct wren_cmd_create_cq, db_page));
+		return bad(st, WREN_BODY(struct wren_cmd_create_cq, db_page));
 	for (cqn = 0; cqn < e->cfg.max_cq && e->cqs[cqn].in_use; cqn++)
 		;
 	if (cqn == e->cfg.max_cq || !db_alloc(e, page, 1, &kind, cqn, &slot))
@@ -316,29 +312,29 @@ int wren_create_qp(struct wren_engine *e, const void *payload,
 	uint16_t slots[2], gen;
 	uint32_t i;
 
-	if (!RSVD(st, c, struct wren_cmd_create_qp, rsvd))
+	if (!WREN_RSVD_OK(st, c, struct wren_cmd_create_qp, rsvd))
 		return -1;
 	if (!base_ok(wren_le64(c->sq_base)))
-		return bad(st, BODY(struct wren_cmd_create_qp, sq_base));
+		return bad(st, WREN_BODY(struct wren_cmd_create_qp, sq_base));
 	if (!base_ok(wren_le64(c->rq_base)))
-		return bad(st, BODY(struct wren_cmd_create_qp, rq_base));
+		return bad(st, WREN_BODY(struct wren_cmd_create_qp, rq_base));
 	if (!pd_valid(e, pdn))
-		return bad(st, BODY(struct wren_cmd_create_qp, pdn));
+		return bad(st, WREN_BODY(struct wren_cmd_create_qp, pdn));
 	if (!cq_valid(e, scq))
-		return bad(st, BODY(struct wren_cmd_create_qp, send_cq));
+		return bad(st, WREN_BODY(struct wren_cmd_create_qp, send_cq));
 	if (!cq_valid(e, rcq))
-		return bad(st, BODY(struct wren_cmd_create_qp, recv_cq));
+		return bad(st, WREN_BODY(struct wren_cmd_create_qp, recv_cq));
 	if (page >= e->cfg.db_page_count)
-		return bad(st, BODY(struct wren_cmd_create_qp, db_page));
+		return bad(st, WREN_BODY(struct wren_cmd_create_qp, db_page));
 	if (c->type != WREN_QPT_UD && c->type != WREN_QPT_RD)
-		return bad(st, BODY(struct wren_cmd_create_qp, type));
+		return bad(st, WREN_BODY(struct wren_cmd_create_qp, type));
 	if (!log_depth_ok(c->sq_log_depth, e->cfg.max_qp_depth))
-		return bad(st, BODY(struct wren_cmd_create_qp, sq_log_depth));
+		return bad(st, WREN_BODY(struct wren_cmd_create_qp, sq_log_depth));
 	if (!log_depth_ok(c->rq_log_depth, e->cfg.max_qp_depth))
-		return bad(st, BODY(struct wren_cmd_create_qp, rq_log_depth));
+		return bad(st, WREN_BODY(struct wren_cmd_create_qp, rq_log_depth));
 	if (c->flags & ~(rd_only | WREN_QP_FLAG_SQ_SIG_ALL) ||
 	    (c->type != WREN_QPT_RD && c->flags & rd_only))
-		return bad(st, BODY(struct wren_cmd_create_qp, flags));
+		return bad(st, WREN_BODY(struct wren_cmd_create_qp, flags));
 	for (i = 0; i < e->cfg.max_qp && e->qps[i].in_use; i++)
 		;
 	if (i == e->cfg.max_qp ||
@@ -405,23 +401,23 @@ int wren_modify_qp(struct wren_engine *e, const void *payload,
 	struct wren_qp *qp;
 	uint8_t to;
 
-	if (!RSVD(st, c, struct wren_cmd_modify_qp, rsvd0) ||
-	    !RSVD(st, c, struct wren_cmd_modify_qp, rsvd))
+	if (!WREN_RSVD_OK(st, c, struct wren_cmd_modify_qp, rsvd0) ||
+	    !WREN_RSVD_OK(st, c, struct wren_cmd_modify_qp, rsvd))
 		return -1;
 	qp = qp_get(e, wren_le32(c->qpn));
 	if (!qp)
 		return fail(st, WREN_STATUS_NOT_FOUND);
 	if (!mask || mask & ~(WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY))
-		return bad(st, BODY(struct wren_cmd_modify_qp, attr_mask));
+		return bad(st, WREN_BODY(struct wren_cmd_modify_qp, attr_mask));
 	to = mask & WREN_QP_ATTR_STATE ? c->state : qp->state;
 	if (!(mask & WREN_QP_ATTR_STATE) && c->state)
-		return bad(st, BODY(struct wren_cmd_modify_qp, state));
+		return bad(st, WREN_BODY(struct wren_cmd_modify_qp, state));
 	if (mask & WREN_QP_ATTR_STATE && !transition_ok(qp->state, to))
-		return bad(st, BODY(struct wren_cmd_modify_qp, state));
+		return bad(st, WREN_BODY(struct wren_cmd_modify_qp, state));
 	/* The Q_Key is set on the way up, not in RESET or ERR. */
 	if (mask & WREN_QP_ATTR_QKEY ?
 	    to == WREN_QPS_RESET || to == WREN_QPS_ERR : c->qkey)
-		return bad(st, BODY(struct wren_cmd_modify_qp, qkey));
+		return bad(st, WREN_BODY(struct wren_cmd_modify_qp, qkey));
 	if (mask & WREN_QP_ATTR_QKEY)
 		qp->qkey = wren_le32(c->qkey);
 	if (to == WREN_QPS_RESET) {
@@ -489,16 +485,16 @@ int wren_create_ah(struct wren_engine *e, const void *payload,
 	struct wren_ah *ah;
 	uint32_t n;
 
-	if (!RSVD(st, c, struct wren_cmd_create_ah, rsvd0) ||
-	    !RSVD(st, c, struct wren_cmd_create_ah, rsvd))
+	if (!WREN_RSVD_OK(st, c, struct wren_cmd_create_ah, rsvd0) ||
+	    !WREN_RSVD_OK(st, c, struct wren_cmd_create_ah, rsvd))
 		return -1;
 	if (!pd_valid(e, pdn))
-		return bad(st, BODY(struct wren_cmd_create_ah, pdn));
+		return bad(st, WREN_BODY(struct wren_cmd_create_ah, pdn));
 	/* A unicast host: not 0/8, loopback, multicast or broadcast. */
 	if (!(ip >> 24) || ip >> 24 == 127 || ip >> 28 >= 0xe)
-		return bad(st, BODY(struct wren_cmd_create_ah, ipv4));
+		return bad(st, WREN_BODY(struct wren_cmd_create_ah, ipv4));
 	if (c->mac[0] & 1)
-		return bad(st, BODY(struct wren_cmd_create_ah, mac));
+		return bad(st, WREN_BODY(struct wren_cmd_create_ah, mac));
 	for (n = 0; n < e->cfg.max_ah && e->ahs[n].in_use; n++)
 		;
 	if (n == e->cfg.max_ah)
@@ -540,28 +536,28 @@ int wren_reg_mr(struct wren_engine *e, const void *payload,
 	struct wren_mr *mr;
 	uint32_t n;
 
-	if (!RSVD(st, c, struct wren_cmd_reg_mr, rsvd0) ||
-	    !RSVD(st, c, struct wren_cmd_reg_mr, rsvd))
+	if (!WREN_RSVD_OK(st, c, struct wren_cmd_reg_mr, rsvd0) ||
+	    !WREN_RSVD_OK(st, c, struct wren_cmd_reg_mr, rsvd))
 		return -1;
 	if (!pd_valid(e, pdn))
-		return bad(st, BODY(struct wren_cmd_reg_mr, pdn));
+		return bad(st, WREN_BODY(struct wren_cmd_reg_mr, pdn));
 	if (c->page_shift >= 64 ||
 	    !(e->cfg.page_size_cap & (1ULL << c->page_shift)))
-		return bad(st, BODY(struct wren_cmd_reg_mr, page_shift));
+		return bad(st, WREN_BODY(struct wren_cmd_reg_mr, page_shift));
 	if (!len || len > e->cfg.max_mr_size || iova + len < iova)
-		return bad(st, BODY(struct wren_cmd_reg_mr, length));
+		return bad(st, WREN_BODY(struct wren_cmd_reg_mr, length));
 	/* The pages must cover the region exactly. */
 	if (!npages || npages > WREN_PBL_PER_PAGE * WREN_PBL_PER_PAGE ||
 	    ((iova + len - 1) >> c->page_shift) - (iova >> c->page_shift) + 1 !=
 	    npages)
-		return bad(st, BODY(struct wren_cmd_reg_mr, npages));
+		return bad(st, WREN_BODY(struct wren_cmd_reg_mr, npages));
 	if (!pbl || pbl % 8)
-		return bad(st, BODY(struct wren_cmd_reg_mr, pbl_addr));
+		return bad(st, WREN_BODY(struct wren_cmd_reg_mr, pbl_addr));
 	/* Remote writes need local write access too, as in the verbs. */
 	if (c->access & ~access_all ||
 	    (c->access & WREN_MR_ACCESS_REMOTE_WRITE &&
 	     !(c->access & WREN_MR_ACCESS_LOCAL_WRITE)))
-		return bad(st, BODY(struct wren_cmd_reg_mr, access));
+		return bad(st, WREN_BODY(struct wren_cmd_reg_mr, access));
 	for (n = 0; n < e->cfg.max_mr && e->mrs[n].in_use; n++)
 		;
 	if (n == e->cfg.max_mr || n > 0xffffff)
