@@ -363,18 +363,6 @@ void wren_tp_rx(struct wren_tp *tp, const void *frame, size_t len)
 	}
 }
 
-int wren_tp_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
-		 const struct wren_tp_msg *msg, uint64_t cookie)
-{
-	return tp_tx_send(tp, dst, msg, cookie);
-}
-
-int wren_tp_send_ud(struct wren_tp *tp, const struct wren_tp_dest *dst,
-		    const struct wren_tp_msg *msg, uint64_t cookie)
-{
-	return tp_ud_send(tp, dst, msg, cookie);
-}
-
 void wren_tp_get_stats(const struct wren_tp *tp, struct wren_tp_stats *st)
 {
 	*st = tp->stats;

@@ -463,14 +463,10 @@ size_t tp_build(const struct wren_tp *tp, uint8_t *f, const struct tp_tx_pkt *h,
 uint8_t *tp_ext(uint8_t *f);
 
 /* wren_tp_ud.c: unreliable datagrams. */
-int tp_ud_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
-	       const struct wren_tp_msg *m, uint64_t cookie);
 size_t tp_ud_pull(struct wren_tp *tp, uint8_t *f);
 void tp_ud_rx(struct wren_tp *tp, const struct tp_rx_pkt *p);
 
 /* wren_tp_tx.c: the initiator. */
-int tp_tx_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
-	       const struct wren_tp_msg *m, uint64_t cookie);
 size_t tp_tx_pull_ctx(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f);
 void tp_tx_ack(struct wren_tp *tp, const struct tp_rx_pkt *p);
 void tp_tx_nack(struct wren_tp *tp, const struct tp_rx_pkt *p);

@@ -438,8 +438,8 @@ static void serve_waiting(struct wren_tp *tp)
 	}
 }
 
-int tp_tx_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
-	       const struct wren_tp_msg *msg, uint64_t cookie)
+int wren_tp_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
+		 const struct wren_tp_msg *msg, uint64_t cookie)
 {
 	struct tp_msg *m;
 

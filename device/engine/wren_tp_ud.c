@@ -11,8 +11,8 @@
 
 #include "wren_tp_internal.h"
 
-int tp_ud_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
-	       const struct wren_tp_msg *m, uint64_t cookie)
+int wren_tp_send_ud(struct wren_tp *tp, const struct wren_tp_dest *dst,
+		    const struct wren_tp_msg *m, uint64_t cookie)
 {
 	struct tp_ud *u;
 
