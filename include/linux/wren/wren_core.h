@@ -110,4 +110,127 @@ phys_addr_t wren_db_page_phys(struct wren_dev *wdev, u32 index);
 int wren_cmd_alloc_pd(struct wren_dev *wdev, u32 *pdn);
 int wren_cmd_dealloc_pd(struct wren_dev *wdev, u32 pdn);
 
+/**
+ * struct wren_cq_params - what CREATE_CQ needs
+ * @base: DMA address of the ring, 4 KiB aligned, physically contiguous
+ * @log_depth: log2 of its entries
+ * @comp_vector: completion vector (an index below num_comp_vectors) whose
+ *	event queue hears of its armed completions
+ * @db_page: doorbell page of its doorbell
+ */
+struct wren_cq_params {
+	dma_addr_t base;
+	u8 log_depth;
+	u32 comp_vector;
+	u32 db_page;
+};
+
+/**
+ * struct wren_qp_params - what CREATE_QP needs
+ * @sq_base: DMA address of the send ring, 4 KiB aligned, contiguous
+ * @rq_base: the same for the receive ring
+ * @pdn: protection domain
+ * @send_cq: CQ number of its send completions
+ * @recv_cq: CQ number of its receive completions
+ * @db_page: doorbell page of its doorbells
+ * @type: WREN_QPT_UD or WREN_QPT_RD
+ * @sq_log_depth: log2 of the send ring's entries
+ * @rq_log_depth: log2 of the receive ring's entries
+ * @flags: WREN_QP_FLAG_*
+ */
+struct wren_qp_params {
+	dma_addr_t sq_base;
+	dma_addr_t rq_base;
+	u32 pdn;
+	u32 send_cq;
+	u32 recv_cq;
+	u32 db_page;
+	u8 type;
+	u8 sq_log_depth;
+	u8 rq_log_depth;
+	u8 flags;
+};
+
+/**
+ * struct wren_qp_handles - what CREATE_QP returns
+ * @qpn: the QP number
+ * @sq_db_offset: byte offset of the send doorbell in the doorbell page
+ * @rq_db_offset: byte offset of the receive doorbell
+ */
+struct wren_qp_handles {
+	u32 qpn;
+	u32 sq_db_offset;
+	u32 rq_db_offset;
+};
+
+/**
+ * struct wren_qp_state - what QUERY_QP returns
+ * @state: WREN_QPS_*
+ * @qkey: the Q_Key
+ * @sq_ci: the send queue's consumer index
+ * @rq_ci: the receive queue's consumer index
+ */
+struct wren_qp_state {
+	u8 state;
+	u32 qkey;
+	u16 sq_ci;
+	u16 rq_ci;
+};
+
+/**
+ * struct wren_mr_params - what REG_MR needs
+ * @iova: the region's first address in work requests
+ * @length: its bytes
+ * @pbl: DMA address of its page list (one or two levels, see wren_if.h);
+ *	it must stay in place until the region is deregistered
+ * @pdn: protection domain
+ * @npages: pages in the region
+ * @page_shift: log2 of the page size
+ * @access: WREN_MR_ACCESS_*
+ * @key_tag: the low 8 bits of the key
+ */
+struct wren_mr_params {
+	u64 iova;
+	u64 length;
+	dma_addr_t pbl;
+	u32 pdn;
+	u32 npages;
+	u8 page_shift;
+	u8 access;
+	u8 key_tag;
+};
+
+int wren_cmd_create_cq(struct wren_dev *wdev, const struct wren_cq_params *p,
+		       u32 *cqn, u32 *db_offset);
+int wren_cmd_destroy_cq(struct wren_dev *wdev, u32 cqn);
+int wren_cmd_create_qp(struct wren_dev *wdev, const struct wren_qp_params *p,
+		       struct wren_qp_handles *h);
+int wren_cmd_modify_qp(struct wren_dev *wdev, u32 qpn, u32 attr_mask,
+		       u8 state, u32 qkey);
+int wren_cmd_query_qp(struct wren_dev *wdev, u32 qpn, struct wren_qp_state *q);
+int wren_cmd_destroy_qp(struct wren_dev *wdev, u32 qpn);
+int wren_cmd_create_ah(struct wren_dev *wdev, u32 pdn, __be32 ipv4,
+		       const u8 *mac, u32 *ahn);
+int wren_cmd_destroy_ah(struct wren_dev *wdev, u32 ahn);
+int wren_cmd_reg_mr(struct wren_dev *wdev, const struct wren_mr_params *p,
+		    u32 *key);
+int wren_cmd_dereg_mr(struct wren_dev *wdev, u32 key);
+
+/**
+ * struct wren_event_ops - how the RDMA driver hears of its objects' events
+ * @cq_comp: an armed CQ got a completion
+ * @cq_error: a CQ overflowed and lost completions
+ *
+ * Both run in atomic context (an interrupt handler or the watchdog) under
+ * rcu_read_lock(); wren_clear_event_ops() waits for running calls.
+ */
+struct wren_event_ops {
+	void (*cq_comp)(void *priv, u32 cqn);
+	void (*cq_error)(void *priv, u32 cqn);
+};
+
+void wren_set_event_ops(struct wren_dev *wdev, const struct wren_event_ops *ops,
+			void *priv);
+void wren_clear_event_ops(struct wren_dev *wdev);
+
 #endif /* _LINUX_WREN_CORE_H */

@@ -32,6 +32,11 @@ struct wren_ib_alloc_ucontext_req {
  * @max_rq_depth: work requests per receive queue
  * @max_sge: scatter/gather entries per work request
  * @max_inline: inline data bytes per send
+ * @max_recv_sge: scatter/gather entries per receive work request
+ *	(valid with WREN_IB_UCONTEXT_RESP_DATA_PATH)
+ * @max_msg_size: largest RD message in bytes (the same)
+ * @device_caps: WREN_IB_DEVICE_CAP_* (the same)
+ * @max_cq_depth: entries per completion queue (the same)
  */
 struct wren_ib_alloc_ucontext_resp {
 	__u32 comp_mask;
@@ -41,6 +46,22 @@ struct wren_ib_alloc_ucontext_resp {
 	__u32 max_rq_depth;
 	__u32 max_sge;
 	__u32 max_inline;
+	__u32 max_recv_sge;
+	__u32 max_msg_size;
+	__u32 device_caps;
+	__u32 max_cq_depth;
+};
+
+/* wren_ib_alloc_ucontext_resp.comp_mask */
+enum {
+	WREN_IB_UCONTEXT_RESP_DATA_PATH = 1 << 0,
+};
+
+/* wren_ib_alloc_ucontext_resp.device_caps */
+enum {
+	WREN_IB_DEVICE_CAP_RD = 1 << 0,		/* RD queue pairs */
+	WREN_IB_DEVICE_CAP_RD_ORDERED = 1 << 1,	/* in-order RD delivery */
+	WREN_IB_DEVICE_CAP_RD_HANDSHAKE = 1 << 2, /* handshake establishment */
 };
 
 /**
@@ -51,6 +72,102 @@ struct wren_ib_alloc_ucontext_resp {
 struct wren_ib_alloc_pd_resp {
 	__u32 comp_mask;
 	__u32 pdn;
+};
+
+/**
+ * struct wren_ib_create_cq_req - request of create_cq (also create_cq_ex)
+ * @comp_mask: no bits defined yet, must be zero
+ * @reserved: must be zero
+ */
+struct wren_ib_create_cq_req {
+	__u32 comp_mask;
+	__u32 reserved;
+};
+
+/**
+ * struct wren_ib_create_cq_resp - response of create_cq
+ * @comp_mask: no bits defined yet
+ * @cqn: the device's CQ number
+ * @ring_mmap_key: offset to pass to mmap() for the ring of completion
+ *	entries (struct wren_cqe of <linux/wren/wren_if.h>)
+ * @ring_size: bytes to map at @ring_mmap_key
+ * @log_depth: log2 of the ring's entries
+ * @db_offset: byte offset of the CQ's doorbell in the context's doorbell
+ *	page
+ *
+ * The ring starts zeroed: the device writes phase 1 on its first lap.
+ */
+struct wren_ib_create_cq_resp {
+	__u32 comp_mask;
+	__u32 cqn;
+	__aligned_u64 ring_mmap_key;
+	__u32 ring_size;
+	__u32 log_depth;
+	__u32 db_offset;
+	__u32 reserved;
+};
+
+/* wren_ib_create_qp_req.driver_qp_type, for IB_QPT_DRIVER */
+enum wren_ib_qp_driver_type {
+	WREN_IB_QP_DRIVER_TYPE_RD = 1,
+};
+
+/* wren_ib_create_qp_req.flags; RD only */
+enum {
+	WREN_IB_QP_FLAG_ORDERED = 1 << 0,	/* receives complete in order */
+	WREN_IB_QP_FLAG_HANDSHAKE = 1 << 1,	/* handshake establishment */
+};
+
+/**
+ * struct wren_ib_create_qp_req - request of create_qp
+ * @comp_mask: no bits defined yet, must be zero
+ * @driver_qp_type: with IB_QPT_DRIVER, &enum wren_ib_qp_driver_type;
+ *	else zero
+ * @flags: WREN_IB_QP_FLAG_*, for an RD QP only
+ * @reserved: must be zero
+ */
+struct wren_ib_create_qp_req {
+	__u32 comp_mask;
+	__u32 driver_qp_type;
+	__u32 flags;
+	__u32 reserved;
+};
+
+/**
+ * struct wren_ib_create_qp_resp - response of create_qp
+ * @comp_mask: no bits defined yet
+ * @qpn: the QP number (also in the core response)
+ * @sq_mmap_key: offset to pass to mmap() for the send queue ring
+ *	(struct wren_sq_wqe entries)
+ * @rq_mmap_key: the same for the receive queue ring (struct wren_rq_wqe)
+ * @sq_ring_size: bytes to map at @sq_mmap_key
+ * @rq_ring_size: bytes to map at @rq_mmap_key
+ * @sq_log_depth: log2 of the send queue's entries
+ * @rq_log_depth: log2 of the receive queue's entries
+ * @sq_db_offset: byte offset of the send doorbell in the doorbell page
+ * @rq_db_offset: byte offset of the receive doorbell in the doorbell page
+ */
+struct wren_ib_create_qp_resp {
+	__u32 comp_mask;
+	__u32 qpn;
+	__aligned_u64 sq_mmap_key;
+	__aligned_u64 rq_mmap_key;
+	__u32 sq_ring_size;
+	__u32 rq_ring_size;
+	__u32 sq_log_depth;
+	__u32 rq_log_depth;
+	__u32 sq_db_offset;
+	__u32 rq_db_offset;
+};
+
+/**
+ * struct wren_ib_create_ah_resp - response of create_ah
+ * @comp_mask: no bits defined yet
+ * @ahn: the device's AH number, for the send work requests
+ */
+struct wren_ib_create_ah_resp {
+	__u32 comp_mask;
+	__u32 ahn;
 };
 
 #endif /* WREN_ABI_USER_H */
