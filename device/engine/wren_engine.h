@@ -100,6 +100,7 @@ struct wren_qp {
 struct wren_swqe {
 	struct wren_sq_wqe wqe;
 	uint32_t len;
+	uint8_t status;		/* enum wren_cqe_status, once done */
 	bool posted;
 	bool done;
 };

@@ -105,22 +105,65 @@ static int sgl_copy(struct wren_engine *e, uint32_t pdn,
 	return len ? -1 : 0;
 }
 
+/* Does finished send entry @sw get a completion? */
+static bool sw_completes(const struct wren_qp *qp, const struct wren_swqe *sw)
+{
+	return sw->status != WREN_CQE_SUCCESS ||
+	       sw->wqe.flags & WREN_WQE_F_SIGNALED ||
+	       qp->flags & WREN_QP_FLAG_SQ_SIG_ALL;
+}
+
+/*
+ * Hand back the send slots that are done, oldest first, with their
+ * completions: a completion therefore also tells the driver that every
+ * earlier entry, signaled or not, is finished, as the verbs promise.  An
+ * entry done early waits for the ones before it.
+ */
+static void sq_retire(struct wren_engine *e, struct wren_qp *qp)
+{
+	uint32_t mask = depth(qp->sq_log_depth) - 1;
+
+	while (qp->sq_ci != qp->sq_fetch && qp->sq_shadow[qp->sq_ci & mask].done) {
+		struct wren_swqe *sw = &qp->sq_shadow[qp->sq_ci & mask];
+
+		if (sw_completes(qp, sw))
+			complete(e, qp->send_cq, qp, qp->sq_ci & mask,
+				 WREN_CQE_OP_SEND, sw->status);
+		sw->done = false;
+		sw->posted = false;
+		qp->sq_ci++;
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Flushing                                                             */
 /* ------------------------------------------------------------------ */
 
 /*
- * Complete every send and receive entry the QP still holds with
- * WR_FLUSH_ERR, and forget what the transport still has of it.
+ * Complete every send and receive entry the QP still holds, with
+ * WR_FLUSH_ERR unless it had finished, and forget what the transport
+ * still has of it.
  */
 void wren_qp_flush(struct wren_engine *e, struct wren_qp *qp)
 {
 	uint32_t sq_mask = depth(qp->sq_log_depth) - 1;
 	uint32_t rq_mask = depth(qp->rq_log_depth) - 1;
 
-	for (; qp->sq_ci != qp->sq_pi; qp->sq_ci++)
-		complete(e, qp->send_cq, qp, qp->sq_ci & sq_mask,
-			 WREN_CQE_OP_SEND, WREN_CQE_WR_FLUSH_ERR);
+	for (; qp->sq_ci != qp->sq_pi; qp->sq_ci++) {
+		struct wren_swqe *sw = &qp->sq_shadow[qp->sq_ci & sq_mask];
+
+		/* What finished keeps its own outcome, in order. */
+		if (!sw->done)
+			sw->status = WREN_CQE_WR_FLUSH_ERR;
+		if (sw_completes(qp, sw))
+			complete(e, qp->send_cq, qp, qp->sq_ci & sq_mask,
+				 WREN_CQE_OP_SEND, sw->status);
+	}
+	/* Receives a message was being placed into, then the untouched. */
+	for (uint32_t i = 0; i <= rq_mask; i++)
+		if (qp->rq_shadow[i].busy)
+			complete(e, qp->recv_cq, qp, i, WREN_CQE_OP_RECV,
+				 WREN_CQE_WR_FLUSH_ERR);
 	for (; qp->rq_ci != qp->rq_pi; qp->rq_ci++)
 		complete(e, qp->recv_cq, qp, qp->rq_ci & rq_mask,
 			 WREN_CQE_OP_RECV, WREN_CQE_WR_FLUSH_ERR);
@@ -228,6 +271,22 @@ static int sq_post(struct wren_engine *e, struct wren_qp *qp, uint32_t slot)
 					 wren_tp_send(e->tp, &d, &m, cookie);
 }
 
+/*
+ * The entry at sq_fetch is bad: it completes with @status after the
+ * entries before it, and the QP goes to ERR, flushing the rest.
+ */
+static void sq_fail(struct wren_engine *e, struct wren_qp *qp, uint8_t status)
+{
+	struct wren_swqe *sw;
+
+	sw = &qp->sq_shadow[qp->sq_fetch & (depth(qp->sq_log_depth) - 1)];
+	sw->posted = true;
+	sw->done = true;
+	sw->status = status;
+	qp->sq_fetch++;
+	qp_error(e, qp);
+}
+
 /* Take the send entries the doorbell announced, as far as we can. */
 void wren_sq_process(struct wren_engine *e, struct wren_qp *qp)
 {
@@ -250,20 +309,12 @@ void wren_sq_process(struct wren_engine *e, struct wren_qp *qp)
 		memset(sw, 0, sizeof(*sw));
 		if (e->ops->dma_read(e->opaque, at, &sw->wqe, sizeof(sw->wqe))) {
 			wren_warn(e, WREN_WRN_DMA, at, sizeof(sw->wqe));
-			complete(e, qp->send_cq, qp, slot, WREN_CQE_OP_SEND,
-				 WREN_CQE_LOC_DMA_ERR);
-			qp->sq_fetch++;
-			qp->sq_ci++;
-			qp_error(e, qp);
+			sq_fail(e, qp, WREN_CQE_LOC_DMA_ERR);
 			return;
 		}
 		status = sq_check(e, qp, &sw->wqe, &sw->len);
 		if (status) {
-			complete(e, qp->send_cq, qp, slot, WREN_CQE_OP_SEND,
-				 status);
-			qp->sq_fetch++;
-			qp->sq_ci++;
-			qp_error(e, qp);
+			sq_fail(e, qp, status);
 			return;
 		}
 		rc = sq_post(e, qp, slot);
@@ -274,11 +325,7 @@ void wren_sq_process(struct wren_engine *e, struct wren_qp *qp)
 			return;
 		}
 		if (rc) {
-			complete(e, qp->send_cq, qp, slot, WREN_CQE_OP_SEND,
-				 WREN_CQE_LOC_QP_OP_ERR);
-			qp->sq_fetch++;
-			qp->sq_ci++;
-			qp_error(e, qp);
+			sq_fail(e, qp, WREN_CQE_LOC_QP_OP_ERR);
 			return;
 		}
 		sw->posted = true;
@@ -331,7 +378,7 @@ static uint8_t cqe_status(enum wren_tp_status st)
 static void tx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 {
 	struct wren_engine *e = ulp;
-	uint32_t slot, mask;
+	uint32_t slot;
 	struct wren_qp *qp = qp_of(e, cookie, &slot);
 	struct wren_swqe *sw;
 
@@ -339,17 +386,8 @@ static void tx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 		return;
 	sw = &qp->sq_shadow[slot];
 	sw->done = true;
-	if (st != WREN_TP_OK || sw->wqe.flags & WREN_WQE_F_SIGNALED ||
-	    qp->flags & WREN_QP_FLAG_SQ_SIG_ALL)
-		complete(e, qp->send_cq, qp, slot, WREN_CQE_OP_SEND,
-			 cqe_status(st));
-	/* The ring slots come back in order, completions need not. */
-	mask = depth(qp->sq_log_depth) - 1;
-	while (qp->sq_ci != qp->sq_fetch && qp->sq_shadow[qp->sq_ci & mask].done) {
-		qp->sq_shadow[qp->sq_ci & mask].done = false;
-		qp->sq_shadow[qp->sq_ci & mask].posted = false;
-		qp->sq_ci++;
-	}
+	sw->status = cqe_status(st);
+	sq_retire(e, qp);
 	/* The transport has room again, for any QP that waited. */
 	if (e->sq_waiting) {
 		e->sq_waiting = false;

@@ -1540,6 +1540,50 @@ static void test_reset_in_flight(void)
 	free(b);
 }
 
+/* Send completions come in send-queue order, whatever order the
+ * messages finish in: the second waits for the first to fail. */
+static void test_send_completion_order(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct adapter *ghost = calloc(1, sizeof(*ghost));
+	uint32_t ghost_ah, b_ah;
+	struct wren_cqe c;
+	int i;
+
+	adapter_up(a, 0, WREN_QPT_RD);
+	adapter_up(b, 1, WREN_QPT_RD);
+	ghost->h.cfg.ipv4 = htobe32(0xc61200fe);	/* nobody answers */
+	adapter_ah(a, ghost);
+	ghost_ah = a->ah;
+	adapter_ah(a, b);
+	b_ah = a->ah;
+	post_recv(b, 0, 100);
+	a->ah = ghost_ah;
+	post_send(a, 77, 0, 10, a->key, 1);
+	a->ah = b_ah;
+	post_send(a, b->qpn, 0, 10, a->key, 2);
+	pump(a, b);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK(!poll_cq(a, &c));
+	for (i = 0; i < 100 && !poll_cq(a, &c); i++) {
+		fake_env_advance(&a->h.env, 10000000);
+		fake_env_advance(&b->h.env, 10000000);
+		pump(a, b);
+	}
+	CHECK_EQ(c.status, WREN_CQE_REMOTE_UNREACHABLE);
+	CHECK_EQ(wren_le16(c.wqe_index), 0);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(wren_le16(c.wqe_index), 1);
+	CHECK(!poll_cq(a, &c));
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+	free(ghost);
+}
+
 static void test_rd_between_adapters(void)
 {
 	two_adapters(WREN_QPT_RD);
@@ -1569,6 +1613,7 @@ static const struct tap_test tests[] = {
 	{ "CQ: phase, arming, solicited, overrun", test_cq_post },
 	{ "RD messages between two adapters, and their errors", test_rd_between_adapters },
 	{ "UD datagrams between two adapters, and their errors", test_ud_between_adapters },
+	{ "send completions in send-queue order", test_send_completion_order },
 	{ "a reset with messages in flight writes nothing", test_reset_in_flight },
 };
 
