@@ -32,6 +32,7 @@ void wren_config_defaults(struct wren_config *cfg)
 	cfg->max_eq_depth = 4096;
 	cfg->db_page_count = 256;
 	cfg->max_msg_size = 1U << 30;
+	cfg->time_scale = 1;
 }
 
 void wren_warn(struct wren_engine *e, enum wren_wrn what, uint64_t a, uint64_t b)
@@ -321,6 +322,21 @@ int wren_engine_wire_start(struct wren_engine *e)
 	memcpy(tc.mac, e->cfg.mac, sizeof(tc.mac));
 	tc.mtu = e->cfg.mtu;
 	tc.max_msgs = 4 * e->cfg.max_qp_depth;
+	/*
+	 * The defaults suit a data centre; an emulated host (QEMU under TCG)
+	 * answers a thousand times slower and needs every time stretched.
+	 */
+	if (e->cfg.time_scale > 1) {
+		uint64_t k = e->cfg.time_scale;
+
+		tc.init_rto_ns *= k;
+		tc.min_rto_ns *= k;
+		tc.max_rto_ns *= k;
+		tc.ack_delay_ns *= k;
+		tc.cc_target_ns *= k;
+		tc.idle_ns *= k;
+		tc.mpl_ns *= k;
+	}
 	e->tp = wren_tp_create(&tc, e->ops, e->opaque, &wren_qp_ulp_ops, e);
 	return e->tp ? 0 : -1;
 }

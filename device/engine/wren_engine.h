@@ -37,6 +37,7 @@ struct wren_config {
 	uint32_t max_eq_depth;
 	uint32_t db_page_count;
 	uint32_t max_msg_size;
+	uint32_t time_scale;		/* transport timers x this (>= 1) */
 };
 
 /* A ring the device writes and the driver consumes (ACQ, AEQ, EQs). */

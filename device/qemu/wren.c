@@ -55,6 +55,7 @@ struct WrenState {
     uint32_t mtu;
     uint32_t speed;
     uint32_t vectors;
+    uint32_t time_scale;
     uint8_t fault_drop_opcode;
 };
 
@@ -320,6 +321,12 @@ static bool wren_config_from_props(WrenState *s, struct wren_config *cfg,
         return false;
     }
     cfg->msix_vectors = s->vectors;
+    if (s->time_scale < 1 || s->time_scale > 10000) {
+        error_setg(errp, "wren: time-scale %u is out of range (1 to 10000)",
+                   s->time_scale);
+        return false;
+    }
+    cfg->time_scale = s->time_scale;
     if (s->serial) {
         if (strlen(s->serial) > WREN_SERIAL_LEN) {
             error_setg(errp, "wren: serial is longer than %d characters",
@@ -435,6 +442,7 @@ static Property wren_properties[] = {
     DEFINE_PROP_UINT32("mtu", WrenState, mtu, 4096),
     DEFINE_PROP_UINT32("speed", WrenState, speed, 100000),
     DEFINE_PROP_UINT32("vectors", WrenState, vectors, 8),
+    DEFINE_PROP_UINT32("time-scale", WrenState, time_scale, 1),
     DEFINE_PROP_UINT8("x-fault-drop-opcode", WrenState, fault_drop_opcode, 0),
     DEFINE_PROP_END_OF_LIST(),
 };

@@ -61,6 +61,39 @@ wren_pci_addr() {
 		xargs basename
 }
 
+# lan_up: bring up the virtio-net NIC of scripts/vm --lan as
+# 10.0.0.I+1/24, I being this guest's index.
+lan_up() {
+	local i=${WREN_GUEST_INDEX:-0} mac d dev= tries=50
+
+	mac=52:54:00:4c:41:0$i
+	modprobe virtio_net 2>/dev/null
+	while [ -z "$dev" ] && [ $tries -gt 0 ]; do
+		for d in /sys/class/net/*; do
+			[ "$(cat "$d/address" 2>/dev/null)" = "$mac" ] && dev=${d##*/}
+		done
+		[ -n "$dev" ] || sleep 0.1
+		tries=$((tries - 1))
+	done
+	[ -n "$dev" ] || { echo "lan_up: no NIC with MAC $mac" >&2; return 1; }
+	ip link set lo up &&
+		ip addr add "10.0.0.$((i + 1))/24" dev "$dev" &&
+		ip link set "$dev" up
+}
+
+# retry TRIES COMMAND...: run COMMAND until it succeeds, a second apart;
+# for a client whose server, in another guest, may not listen yet.
+retry() {
+	local tries=$1
+
+	shift
+	while ! "$@"; do
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || return 1
+		sleep 1
+	done
+}
+
 finish() {
 	if [ "$failures" -eq 0 ]; then
 		echo "all checks passed"
