@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "wren_internal.h"
+#include "wren_tp.h"
 
 static void fill_attr(struct wren_engine *e, struct wren_dev_attr *a)
 {
@@ -80,6 +81,82 @@ static void get_attr(struct wren_engine *e, const void *payload,
 		return;
 	}
 	st->result[0] = sizeof(attr);
+}
+
+/* The transport's counters in the order of enum wren_dev_stat. */
+static void fill_stats(const struct wren_engine *e, uint64_t *v)
+{
+	struct wren_tp_stats t;
+
+	memset(&t, 0, sizeof(t));
+	if (e->tp)
+		wren_tp_get_stats(e->tp, &t);
+	v[WREN_STAT_TX_PKTS] = t.tx_pkts;
+	v[WREN_STAT_TX_BYTES] = t.tx_bytes;
+	v[WREN_STAT_RX_PKTS] = t.rx_pkts;
+	v[WREN_STAT_RX_BYTES] = t.rx_bytes;
+	v[WREN_STAT_TX_DATA_PKTS] = t.tx_data_pkts;
+	v[WREN_STAT_RX_DATA_PKTS] = t.rx_data_pkts;
+	v[WREN_STAT_RETX_TIMEOUT] = t.retx[WREN_TP_RETX_TIMEOUT];
+	v[WREN_STAT_RETX_FAST] = t.retx[WREN_TP_RETX_FAST];
+	v[WREN_STAT_RETX_NACK] = t.retx[WREN_TP_RETX_NACK];
+	v[WREN_STAT_RETX_RECONNECT] = t.retx[WREN_TP_RETX_RECONNECT];
+	v[WREN_STAT_SPURIOUS_RETX] = t.spurious_retx;
+	v[WREN_STAT_OOO_PKTS] = t.ooo_pkts;
+	v[WREN_STAT_DUP_PKTS] = t.drops[WREN_TP_DROP_DUPLICATE];
+	v[WREN_STAT_RX_DROPS] = 0;
+	for (int i = 0; i < WREN_TP_DROP_COUNT; i++)
+		if (i != WREN_TP_DROP_DUPLICATE)
+			v[WREN_STAT_RX_DROPS] += t.drops[i];
+	v[WREN_STAT_ACKS_TX] = t.acks_tx;
+	v[WREN_STAT_ACKS_RX] = t.acks_rx;
+	v[WREN_STAT_NACKS_TX] = t.nacks_tx;
+	v[WREN_STAT_NACKS_RX] = t.nacks_rx;
+	v[WREN_STAT_ECN_CE] = t.ecn_ce;
+	v[WREN_STAT_CTX_CREATED] = t.ctx_created;
+	v[WREN_STAT_CTX_EVICTED] = t.ctx_evicted;
+	v[WREN_STAT_CTX_REESTABLISHED] = t.ctx_reestablished;
+	v[WREN_STAT_CTX_FAILED] = t.ctx_failed;
+	v[WREN_STAT_PATH_CHANGES] = t.path_changes;
+	v[WREN_STAT_GRANTS_TX] = t.grants_tx;
+	v[WREN_STAT_GRANTS_RX] = t.grants_rx;
+	v[WREN_STAT_CC_DECREASES] = t.cc_decreases;
+	v[WREN_STAT_MSGS_TX] = t.msgs_tx;
+	v[WREN_STAT_MSGS_RX] = t.msgs_rx;
+	v[WREN_STAT_UD_TX] = t.ud_tx;
+	v[WREN_STAT_UD_RX] = t.ud_rx;
+	v[WREN_STAT_MSG_ERRORS] = 0;
+	for (int i = 0; i < WREN_TP_STATUS_COUNT; i++)
+		if (i != WREN_TP_OK)
+			v[WREN_STAT_MSG_ERRORS] += t.msg_errors[i];
+}
+
+static void get_stats(struct wren_engine *e, const void *payload,
+		      struct wren_cmd_status *st)
+{
+	const struct wren_cmd_get_stats *c = payload;
+	uint32_t len = wren_le32(c->buf_len);
+	uint64_t addr = wren_le64(c->buf_addr);
+	uint64_t v[WREN_STAT_COUNT];
+
+	if (!WREN_RSVD_OK(st, c, struct wren_cmd_get_stats, rsvd))
+		return;
+	if (len < 8 || len > 4096 || len % 8) {
+		wren_reject(st, WREN_STATUS_BAD_PARAM,
+			    WREN_BODY(struct wren_cmd_get_stats, buf_len));
+		return;
+	}
+	fill_stats(e, v);
+	for (int i = 0; i < WREN_STAT_COUNT; i++)
+		v[i] = wren_to_le64(v[i]);
+	if (len > sizeof(v))
+		len = sizeof(v);
+	if (e->ops->dma_write(e->opaque, addr, v, len)) {
+		wren_warn(e, WREN_WRN_DMA, addr, len);
+		wren_reject(st, WREN_STATUS_DMA_ERROR, 0);
+		return;
+	}
+	st->result[0] = WREN_STAT_COUNT;
 }
 
 #define WREN_KEEP_ALIVE_MAX_MS	3600000
@@ -316,6 +393,8 @@ void wren_cmd_execute(struct wren_engine *e, const struct wren_admin_cmd *cmd,
 		by_handle(e, cmd->hdr.opcode, body, st);
 		break;
 	case WREN_ADMIN_GET_STATS:
+		get_stats(e, body, st);
+		break;
 	case WREN_ADMIN_SET_TC_TABLE:
 		/* Defined for the data path, not implemented yet. */
 		wren_reject(st, WREN_STATUS_UNSUPPORTED, 0);

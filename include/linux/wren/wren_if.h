@@ -277,6 +277,61 @@ struct wren_cmd_get_attr {
 };
 
 /**
+ * struct wren_cmd_get_stats - WREN_ADMIN_GET_STATS
+ * @buf_addr: DMA address of a buffer for an array of __le64 counters,
+ *	indexed by &enum wren_dev_stat
+ * @buf_len: its length in bytes, a multiple of 8, at least 8 and at most
+ *	4096; the device writes min(buf_len, 8 * WREN_STAT_COUNT) bytes and
+ *	returns its number of counters in result[0]
+ * @rsvd: zero
+ *
+ * Counters are free running from the device's reset; they describe the
+ * transport (see Documentation/transport.rst) as a whole.
+ */
+struct wren_cmd_get_stats {
+	__le64 buf_addr;
+	__le32 buf_len;
+	__le32 rsvd[11];
+};
+
+/* The device's counters: the index of each in GET_STATS's array. */
+enum wren_dev_stat {
+	WREN_STAT_TX_PKTS,		/* Wren frames sent */
+	WREN_STAT_TX_BYTES,		/* their bytes */
+	WREN_STAT_RX_PKTS,		/* Wren frames received */
+	WREN_STAT_RX_BYTES,		/* their bytes */
+	WREN_STAT_TX_DATA_PKTS,		/* DATA packets sent, first or again */
+	WREN_STAT_RX_DATA_PKTS,		/* DATA packets received */
+	WREN_STAT_RETX_TIMEOUT,		/* resent: a sub-flow timer expired */
+	WREN_STAT_RETX_FAST,		/* resent: later packets were acked */
+	WREN_STAT_RETX_NACK,		/* resent: the target saw it trimmed */
+	WREN_STAT_RETX_RECONNECT,	/* resent in a new incarnation */
+	WREN_STAT_SPURIOUS_RETX,	/* resent though the target had it */
+	WREN_STAT_OOO_PKTS,		/* DATA beyond the receive base */
+	WREN_STAT_DUP_PKTS,		/* DATA already received, dropped */
+	WREN_STAT_RX_DROPS,		/* other frames dropped (see transport) */
+	WREN_STAT_ACKS_TX,
+	WREN_STAT_ACKS_RX,
+	WREN_STAT_NACKS_TX,
+	WREN_STAT_NACKS_RX,
+	WREN_STAT_ECN_CE,		/* packets that arrived marked */
+	WREN_STAT_CTX_CREATED,		/* sending transport contexts */
+	WREN_STAT_CTX_EVICTED,		/* ... evicted when idle */
+	WREN_STAT_CTX_REESTABLISHED,	/* ... re-established */
+	WREN_STAT_CTX_FAILED,		/* ... whose destination gave no answer */
+	WREN_STAT_PATH_CHANGES,		/* sub-flows moved to another path */
+	WREN_STAT_GRANTS_TX,
+	WREN_STAT_GRANTS_RX,
+	WREN_STAT_CC_DECREASES,		/* congestion window cuts */
+	WREN_STAT_MSGS_TX,		/* RD messages delivered, as sender */
+	WREN_STAT_MSGS_RX,		/* RD messages delivered, as target */
+	WREN_STAT_UD_TX,		/* UD datagrams sent */
+	WREN_STAT_UD_RX,		/* UD datagrams received */
+	WREN_STAT_MSG_ERRORS,		/* RD messages that failed */
+	WREN_STAT_COUNT
+};
+
+/**
  * struct wren_dev_attr - device attributes written by GET_ATTR
  * @spec_version: same encoding as WREN_REG_VERSION
  * @fw_version: firmware version: major [31:24], minor [23:16], patch [15:0]
@@ -807,6 +862,7 @@ static_assert(sizeof(struct wren_admin_cmd) == WREN_ADMIN_CMD_SIZE);
 static_assert(sizeof(struct wren_admin_cqe) == 32);
 static_assert(sizeof(struct wren_cmd_get_attr) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_feature) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(sizeof(struct wren_cmd_get_stats) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_create_eq) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_destroy_obj) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_alloc_pd) == WREN_ADMIN_CMD_PAYLOAD);
