@@ -164,13 +164,13 @@ struct wren_qp_handles {
 };
 
 /**
- * struct wren_qp_state - what QUERY_QP returns
+ * struct wren_qp_query - what QUERY_QP returns
  * @state: WREN_QPS_*
  * @qkey: the Q_Key
  * @sq_ci: the send queue's consumer index
  * @rq_ci: the receive queue's consumer index
  */
-struct wren_qp_state {
+struct wren_qp_query {
 	u8 state;
 	u32 qkey;
 	u16 sq_ci;
@@ -207,7 +207,7 @@ int wren_cmd_create_qp(struct wren_dev *wdev, const struct wren_qp_params *p,
 		       struct wren_qp_handles *h);
 int wren_cmd_modify_qp(struct wren_dev *wdev, u32 qpn, u32 attr_mask,
 		       u8 state, u32 qkey);
-int wren_cmd_query_qp(struct wren_dev *wdev, u32 qpn, struct wren_qp_state *q);
+int wren_cmd_query_qp(struct wren_dev *wdev, u32 qpn, struct wren_qp_query *q);
 int wren_cmd_destroy_qp(struct wren_dev *wdev, u32 qpn);
 int wren_cmd_create_ah(struct wren_dev *wdev, u32 pdn, __be32 ipv4,
 		       const u8 *mac, u32 *ahn);
@@ -215,6 +215,7 @@ int wren_cmd_destroy_ah(struct wren_dev *wdev, u32 ahn);
 int wren_cmd_reg_mr(struct wren_dev *wdev, const struct wren_mr_params *p,
 		    u32 *key);
 int wren_cmd_dereg_mr(struct wren_dev *wdev, u32 key);
+int wren_cmd_get_stats(struct wren_dev *wdev, u64 *vals, unsigned int n);
 
 /**
  * struct wren_event_ops - how the RDMA driver hears of its objects' events

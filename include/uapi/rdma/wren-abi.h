@@ -94,6 +94,7 @@ struct wren_ib_create_cq_req {
  * @log_depth: log2 of the ring's entries
  * @db_offset: byte offset of the CQ's doorbell in the context's doorbell
  *	page
+ * @reserved: zero
  *
  * The ring starts zeroed: the device writes phase 1 on its first lap.
  */

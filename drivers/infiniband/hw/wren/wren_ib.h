@@ -5,7 +5,11 @@
 #ifndef _WREN_IB_H
 #define _WREN_IB_H
 
+#include <linux/dma-direction.h>
+#include <linux/mutex.h>
 #include <linux/wren/wren_core.h>
+#include <linux/wren/wren_if.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/wren-abi.h>
 
@@ -15,12 +19,16 @@
  * @wdev: the core device it sits on
  * @pdev: the PCI function, for its ids
  * @caps: the device's attributes
+ * @cqs: the CQs by CQ number, for the event callbacks (read under RCU)
+ * @mr_key_tag: the last key tag given to a memory region
  */
 struct wren_ib_dev {
 	struct ib_device ibdev;
 	struct wren_dev *wdev;
 	struct pci_dev *pdev;
 	const struct wren_caps *caps;
+	struct xarray cqs;
+	atomic_t mr_key_tag;
 };
 
 /**
@@ -36,13 +44,47 @@ struct wren_ib_ucontext {
 };
 
 /**
+ * enum wren_ib_mmap_type - what an mmap entry maps
+ * @WREN_IB_MMAP_IO: a doorbell page of the device, mapped uncached
+ * @WREN_IB_MMAP_DMA: kernel pages the device reaches by DMA (a ring)
+ */
+enum wren_ib_mmap_type {
+	WREN_IB_MMAP_IO,
+	WREN_IB_MMAP_DMA,
+};
+
+/**
  * struct wren_ib_mmap_entry - something a user context may mmap
  * @rdma_entry: the ib_core entry (offset and length)
- * @address: bus address of what is mapped
+ * @type: what it maps
+ * @address: %WREN_IB_MMAP_IO: the bus address of the page
+ * @cpu_addr: %WREN_IB_MMAP_DMA: the kernel address of the pages, which
+ *	the entry owns: they are freed with it, once nothing can map them
+ *	any more (a mapping holds its own references to the pages)
+ * @size: %WREN_IB_MMAP_DMA: bytes at @cpu_addr, a multiple of PAGE_SIZE
  */
 struct wren_ib_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
+	enum wren_ib_mmap_type type;
 	phys_addr_t address;
+	void *cpu_addr;
+	size_t size;
+};
+
+/**
+ * struct wren_ib_ring - a queue ring in kernel memory, mapped by the user
+ * @entry: its mmap entry, which owns the pages
+ * @dma: its DMA address
+ * @size: its bytes, a multiple of PAGE_SIZE
+ * @dir: the direction of its DMA mapping
+ * @mmap_key: the offset the user passes to mmap()
+ */
+struct wren_ib_ring {
+	struct wren_ib_mmap_entry *entry;
+	dma_addr_t dma;
+	size_t size;
+	enum dma_data_direction dir;
+	u64 mmap_key;
 };
 
 /**
@@ -55,13 +97,93 @@ struct wren_ib_pd {
 	u32 pdn;
 };
 
-/* Completion queues and queue pairs come with the data path. */
+/**
+ * struct wren_ib_cq - a completion queue
+ * @ibcq: the ib_core CQ
+ * @ring: its ring of &struct wren_cqe
+ * @cqn: the device's CQ number
+ * @log_depth: log2 of the ring's entries
+ */
 struct wren_ib_cq {
 	struct ib_cq ibcq;
+	struct wren_ib_ring ring;
+	u32 cqn;
+	u8 log_depth;
 };
 
+/**
+ * struct wren_ib_qp - a queue pair
+ * @ibqp: the ib_core QP
+ * @sq: its send ring of &struct wren_sq_wqe
+ * @rq: its receive ring of &struct wren_rq_wqe
+ * @lock: serialises modify_qp and query_qp, protects what follows
+ * @state: the state the last modify_qp set (the device may have moved
+ *	the QP to the error state since)
+ * @qkey: the Q_Key the last modify_qp set
+ * @sq_psn: the send PSN the last modify_qp set, for query_qp only
+ * @cap: the capacities reported at creation
+ * @sq_sig_type: whether every send completes
+ */
 struct wren_ib_qp {
 	struct ib_qp ibqp;
+	struct wren_ib_ring sq;
+	struct wren_ib_ring rq;
+	struct mutex lock;	/* serialises modify and query */
+	enum ib_qp_state state;
+	u32 qkey;
+	u32 sq_psn;
+	struct ib_qp_cap cap;
+	enum ib_sig_type sq_sig_type;
+};
+
+/**
+ * struct wren_ib_ah - an address handle
+ * @ibah: the ib_core AH
+ * @ahn: the device's AH number
+ */
+struct wren_ib_ah {
+	struct ib_ah ibah;
+	u32 ahn;
+};
+
+/**
+ * struct wren_ib_pbl_page - one second-level page of a page list
+ * @buf: its %WREN_PBL_PER_PAGE entries
+ * @dma: its DMA address
+ */
+struct wren_ib_pbl_page {
+	__le64 *buf;
+	dma_addr_t dma;
+};
+
+/**
+ * struct wren_ib_pbl - the page list of a memory region, as the device
+ * reads it
+ * @l1: the first level: the region's page addresses, or with @pages the
+ *	addresses of the second-level pages
+ * @l1_dma: its DMA address
+ * @l1_size: its bytes
+ * @pages: the second-level pages, or NULL for a one-level list
+ * @npages: the number of @pages
+ */
+struct wren_ib_pbl {
+	__le64 *l1;
+	dma_addr_t l1_dma;
+	size_t l1_size;
+	struct wren_ib_pbl_page *pages;
+	u32 npages;
+};
+
+/**
+ * struct wren_ib_mr - a memory region
+ * @ibmr: the ib_core MR
+ * @umem: the pinned user memory
+ * @pbl: its page list
+ */
+struct wren_ib_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+	struct wren_ib_pbl pbl;
 };
 
 static inline struct wren_ib_dev *to_wren_ib_dev(struct ib_device *ibdev)
@@ -78,6 +200,63 @@ to_wren_ib_ucontext(struct ib_ucontext *ibucontext)
 static inline struct wren_ib_pd *to_wren_ib_pd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct wren_ib_pd, ibpd);
+}
+
+static inline struct wren_ib_cq *to_wren_ib_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct wren_ib_cq, ibcq);
+}
+
+static inline struct wren_ib_qp *to_wren_ib_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct wren_ib_qp, ibqp);
+}
+
+static inline struct wren_ib_ah *to_wren_ib_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct wren_ib_ah, ibah);
+}
+
+static inline struct wren_ib_mr *to_wren_ib_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct wren_ib_mr, ibmr);
+}
+
+/**
+ * wren_ib_copy_req() - read a verb's request from user space
+ * @udata: the verb's udata
+ * @req: the request, zeroed by the caller; may be NULL if @size is 0
+ * @size: its size, 0 for a verb whose udata must carry nothing
+ *
+ * A shorter request is read as far as it goes, the rest of @req staying
+ * zero; a longer one is accepted if its extra bytes are zero.  The
+ * caller then checks the request's comp_mask and reserved fields.
+ *
+ * Return: 0, -EOPNOTSUPP for non-zero bytes beyond @size, or -EFAULT.
+ */
+static inline int wren_ib_copy_req(struct ib_udata *udata, void *req,
+				   size_t size)
+{
+	if (udata->inlen > size &&
+	    !ib_is_udata_cleared(udata, size, udata->inlen - size))
+		return -EOPNOTSUPP;
+	if (!size)
+		return 0;
+	return ib_copy_from_udata(req, udata, min(size, udata->inlen));
+}
+
+/**
+ * wren_ib_copy_resp() - write a verb's response to user space
+ * @udata: the verb's udata
+ * @resp: the response
+ * @size: its size; a shorter user buffer gets the start of it
+ *
+ * Return: 0 or -EFAULT.
+ */
+static inline int wren_ib_copy_resp(struct ib_udata *udata, void *resp,
+				    size_t size)
+{
+	return ib_copy_to_udata(udata, resp, min(size, udata->outlen));
 }
 
 /* wren_ib_verbs.c */
@@ -99,12 +278,15 @@ int wren_ib_alloc_ucontext(struct ib_ucontext *ibucontext,
 void wren_ib_dealloc_ucontext(struct ib_ucontext *ibucontext);
 int wren_ib_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
 void wren_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
+int wren_ib_ring_alloc(struct wren_ib_ucontext *uctx, struct wren_ib_ring *ring,
+		       size_t bytes, enum dma_data_direction dir);
+void wren_ib_ring_free(struct wren_ib_dev *dev, struct wren_ib_ring *ring);
 
 /* wren_ib_pd.c */
 int wren_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int wren_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
-/* wren_ib_unsupported.c */
+/* wren_ib_cq.c */
 #ifdef HAVE_CREATE_CQ_ATTRS
 int wren_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct uverbs_attr_bundle *attrs);
@@ -113,21 +295,32 @@ int wren_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 #endif
 int wren_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int wren_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
-int wren_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+extern const struct wren_event_ops wren_ib_event_ops;
+
+/* wren_ib_qp.c */
 int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		      struct ib_udata *udata);
 int wren_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		      int attr_mask, struct ib_udata *udata);
+int wren_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		     int attr_mask, struct ib_qp_init_attr *init_attr);
 int wren_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-int wren_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		      const struct ib_send_wr **bad_wr);
-int wren_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		      const struct ib_recv_wr **bad_wr);
-struct ib_mr *wren_ib_get_dma_mr(struct ib_pd *ibpd, int access);
+
+/* wren_ib_ah.c */
+int wren_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		      struct ib_udata *udata);
+int wren_ib_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* wren_ib_mr.c */
 struct ib_mr *wren_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 virt_addr, int access,
 				  struct ib_udata *udata);
 int wren_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* wren_ib_stats.c */
+struct rdma_hw_stats *wren_ib_alloc_hw_port_stats(struct ib_device *ibdev,
+						  u32 port);
+int wren_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			 u32 port, int index);
 
 #endif /* _WREN_IB_H */

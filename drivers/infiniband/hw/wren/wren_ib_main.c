@@ -2,6 +2,11 @@
 /*
  * Wren RDMA driver: binds to the core driver's "wren.rdma" auxiliary
  * device and registers "wren_%d" with ib_core.
+ *
+ * The data path is in user space: the driver creates the objects and
+ * maps their rings and doorbells, and offers none of the kernel verbs
+ * that post, poll or arm (nor DMA MRs), so ib_core registers it as a
+ * device for user space only, not as a kernel verbs provider.
  */
 #include <linux/auxiliary_bus.h>
 #include <linux/module.h>
@@ -14,32 +19,33 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = WREN_IB_UVERBS_ABI_VERSION,
 
+	.alloc_hw_port_stats = wren_ib_alloc_hw_port_stats,
 	.alloc_pd = wren_ib_alloc_pd,
 	.alloc_ucontext = wren_ib_alloc_ucontext,
 	.create_cq = wren_ib_create_cq,
 	.create_qp = wren_ib_create_qp,
+	.create_user_ah = wren_ib_create_ah,
 	.dealloc_pd = wren_ib_dealloc_pd,
 	.dealloc_ucontext = wren_ib_dealloc_ucontext,
 	.dereg_mr = wren_ib_dereg_mr,
+	.destroy_ah = wren_ib_destroy_ah,
 	.destroy_cq = wren_ib_destroy_cq,
 	.destroy_qp = wren_ib_destroy_qp,
 	.get_dev_fw_str = wren_ib_get_dev_fw_str,
-	.get_dma_mr = wren_ib_get_dma_mr,
+	.get_hw_stats = wren_ib_get_hw_stats,
 	.get_link_layer = wren_ib_get_link_layer,
 	.get_port_immutable = wren_ib_get_port_immutable,
 	.mmap = wren_ib_mmap,
 	.mmap_free = wren_ib_mmap_free,
 	.modify_qp = wren_ib_modify_qp,
-	.poll_cq = wren_ib_poll_cq,
-	.post_recv = wren_ib_post_recv,
-	.post_send = wren_ib_post_send,
 	.query_device = wren_ib_query_device,
 	.query_gid = wren_ib_query_gid,
 	.query_pkey = wren_ib_query_pkey,
 	.query_port = wren_ib_query_port,
+	.query_qp = wren_ib_query_qp,
 	.reg_user_mr = wren_ib_reg_user_mr,
-	.req_notify_cq = wren_ib_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, wren_ib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, wren_ib_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, wren_ib_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, wren_ib_qp, ibqp),
@@ -55,9 +61,8 @@ static int wren_ib_probe(struct auxiliary_device *adev,
 
 	/* A doorbell page must be exactly one CPU page to be mapped alone. */
 	if (wren_get_caps(aux->wdev)->db_page_size != PAGE_SIZE) {
-		dev_err(&adev->dev, "doorbell pages of %u bytes need PAGE_SIZE %u\n",
-			wren_get_caps(aux->wdev)->db_page_size,
-			wren_get_caps(aux->wdev)->db_page_size);
+		dev_err(&adev->dev, "doorbell pages of %u bytes cannot be mapped with PAGE_SIZE %lu\n",
+			wren_get_caps(aux->wdev)->db_page_size, PAGE_SIZE);
 		return -EOPNOTSUPP;
 	}
 	dev = ib_alloc_device(wren_ib_dev, ibdev);
@@ -73,23 +78,34 @@ static int wren_ib_probe(struct auxiliary_device *adev,
 	dev->ibdev.num_comp_vectors = max(dev->caps->num_comp_vectors, 1U);
 	dev->ibdev.dev.parent = &adev->dev;
 	ib_set_device_ops(&dev->ibdev, &wren_ib_dev_ops);
+	xa_init(&dev->cqs);
+	/* Events name CQs, which exist only once the device is registered. */
+	wren_set_event_ops(dev->wdev, &wren_ib_event_ops, dev);
 
 	err = ib_register_device(&dev->ibdev, "wren_%d",
 				 wren_dma_dev(dev->wdev));
 	if (err) {
 		dev_err(&adev->dev, "ib_register_device failed: %d\n", err);
-		ib_dealloc_device(&dev->ibdev);
-		return err;
+		goto err_clear_event_ops;
 	}
 	auxiliary_set_drvdata(adev, dev);
 	return 0;
+
+err_clear_event_ops:
+	wren_clear_event_ops(dev->wdev);
+	xa_destroy(&dev->cqs);
+	ib_dealloc_device(&dev->ibdev);
+	return err;
 }
 
 static void wren_ib_remove(struct auxiliary_device *adev)
 {
 	struct wren_ib_dev *dev = auxiliary_get_drvdata(adev);
 
+	/* Destroys every user object, so every CQ has left the xarray. */
 	ib_unregister_device(&dev->ibdev);
+	wren_clear_event_ops(dev->wdev);
+	xa_destroy(&dev->cqs);
 	ib_dealloc_device(&dev->ibdev);
 }
 

@@ -8,6 +8,7 @@
 #include <linux/completion.h>
 #include <linux/idr.h>
 #include <linux/pci.h>
+#include <linux/rcupdate.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -105,6 +106,8 @@ struct wren_eq {
  * @aeq_events: async events received
  * @aeq_warnings: warning events received
  * @link_changes: link change events received
+ * @cq_errors: CQ error (overrun) events received
+ * @eqe_unknown: event queue entries of an unknown type, on any EQ
  */
 struct wren_stats {
 	u64 admin_cmds;
@@ -116,6 +119,18 @@ struct wren_stats {
 	u64 aeq_events;
 	u64 aeq_warnings;
 	u64 link_changes;
+	u64 cq_errors;
+	atomic64_t eqe_unknown;
+};
+
+/**
+ * struct wren_event_sink - the driver that hears of its objects' events
+ * @ops: its callbacks
+ * @priv: their first argument
+ */
+struct wren_event_sink {
+	const struct wren_event_ops *ops;
+	void *priv;
 };
 
 /**
@@ -139,6 +154,9 @@ struct wren_stats {
  * @keep_alive_missed: watchdog runs without a keep-alive
  * @watchdog: keep-alive watchdog and async event polling
  * @aux: the RDMA auxiliary device
+ * @sink: storage for the event callbacks, published through @events
+ * @events: &sink while a driver listens to events, else NULL; read under
+ *	rcu_read_lock() by the event handlers
  * @debugfs: this device's debugfs directory
  * @stats: counters
  */
@@ -162,6 +180,8 @@ struct wren_dev {
 	unsigned int keep_alive_missed;
 	struct delayed_work watchdog;
 	struct wren_aux_dev *aux;
+	struct wren_event_sink sink;
+	struct wren_event_sink __rcu *events;
 	struct dentry *debugfs;
 	struct wren_stats stats;
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Wren async events: keep-alive, fatal errors, warnings, link changes;
- * and the watchdog that checks
+ * Wren async events: keep-alive, fatal errors, warnings, link changes,
+ * CQ errors (passed on to the RDMA driver); and the watchdog that checks
  * keep-alives (and polls the queue when there is no interrupt).
  */
 #include <linux/dma-mapping.h>
@@ -54,6 +54,20 @@ void wren_aeq_destroy(struct wren_dev *wdev)
 			  wdev->aeq_dma);
 }
 
+static void wren_aeq_cq_error(struct wren_dev *wdev, u32 cqn)
+{
+	struct wren_event_sink *sink;
+
+	wdev->stats.cq_errors++;
+	dev_warn_ratelimited(&wdev->pdev->dev,
+			     "CQ %u overrun: completions were lost\n", cqn);
+	rcu_read_lock();
+	sink = rcu_dereference(wdev->events);
+	if (sink)
+		sink->ops->cq_error(sink->priv, cqn);
+	rcu_read_unlock();
+}
+
 static void wren_aeq_handle(struct wren_dev *wdev,
 			    const struct wren_aeq_entry *ev)
 {
@@ -78,6 +92,9 @@ static void wren_aeq_handle(struct wren_dev *wdev,
 	case WREN_AEQ_LINK_CHANGE:
 		wdev->stats.link_changes++;
 		dev_info(dev, "link %s\n", data ? "up" : "down");
+		break;
+	case WREN_AEQ_CQ_ERROR:
+		wren_aeq_cq_error(wdev, le32_to_cpu(ev->info));
 		break;
 	default:
 		dev_warn_ratelimited(dev, "unknown async event type %u\n",

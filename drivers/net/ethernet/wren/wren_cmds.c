@@ -174,3 +174,347 @@ int wren_cmd_dealloc_pd(struct wren_dev *wdev, u32 pdn)
 	return wren_cmd_destroy(wdev, WREN_ADMIN_DEALLOC_PD, pdn);
 }
 EXPORT_SYMBOL_NS_GPL(wren_cmd_dealloc_pd, WREN);
+
+/* A doorbell register the device picked must be a register of the page. */
+static bool wren_db_offset_ok(u32 offset)
+{
+	return offset < WREN_DB_PAGE_SIZE && IS_ALIGNED(offset, sizeof(u32));
+}
+
+/**
+ * wren_cmd_create_cq() - create a completion queue
+ * @wdev: the device
+ * @p: its ring, depth, completion vector and doorbell page
+ * @cqn: the CQ number, on success
+ * @db_offset: the byte offset of its doorbell in @p->db_page, on success
+ *
+ * With event queues, the CQ reports its armed completions to the event
+ * queue of @p->comp_vector; without them (no MSI-X) it reports none.
+ *
+ * Return: 0, -EINVAL for a completion vector out of range or a parameter
+ * the device refused, -ENOMEM if the device has no CQ left, -EPROTO if
+ * the device answered with a doorbell outside the page, or another
+ * negative errno.
+ */
+int wren_cmd_create_cq(struct wren_dev *wdev, const struct wren_cq_params *p,
+		       u32 *cqn, u32 *db_offset)
+{
+	struct wren_cmd_create_cq cmd = {
+		.base_addr = cpu_to_le64(p->base),
+		.log_depth = p->log_depth,
+		.db_page = cpu_to_le32(p->db_page),
+	};
+	struct wren_admin_cqe cqe;
+	u32 handle, offset;
+	int err;
+
+	if (wdev->num_eqs) {
+		if (p->comp_vector >= wdev->caps.num_comp_vectors)
+			return -EINVAL;
+		cmd.flags = WREN_CQ_FLAG_EQ;
+		cmd.eq_id = cpu_to_le16(wdev->eqs[p->comp_vector % wdev->num_eqs].id);
+	}
+	err = wren_admin_exec(wdev, WREN_ADMIN_CREATE_CQ, &cmd, sizeof(cmd),
+			      &cqe);
+	if (err)
+		return err;
+	handle = le32_to_cpu(cqe.result[0]);
+	offset = le32_to_cpu(cqe.result[1]);
+	if (!wren_db_offset_ok(offset)) {
+		dev_err_ratelimited(&wdev->pdev->dev,
+				    "CQ %u: doorbell offset %#x outside its page\n",
+				    handle, offset);
+		wren_cmd_destroy(wdev, WREN_ADMIN_DESTROY_CQ, handle);
+		return -EPROTO;
+	}
+	*cqn = handle;
+	*db_offset = offset;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_create_cq, WREN);
+
+/**
+ * wren_cmd_destroy_cq() - destroy a completion queue
+ * @wdev: the device
+ * @cqn: the CQ number
+ *
+ * Once it returns 0 the device writes neither the CQ's ring nor events
+ * naming it; events it wrote before may still be delivered.
+ *
+ * Return: 0, -EINVAL while a QP uses the CQ, -ENOENT for an unknown
+ * number, or another negative errno.
+ */
+int wren_cmd_destroy_cq(struct wren_dev *wdev, u32 cqn)
+{
+	return wren_cmd_destroy(wdev, WREN_ADMIN_DESTROY_CQ, cqn);
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_destroy_cq, WREN);
+
+/**
+ * wren_cmd_create_qp() - create a queue pair, in the RESET state
+ * @wdev: the device
+ * @p: its type, rings, depths, CQs, protection domain and doorbell page
+ * @h: its number and doorbell offsets, on success
+ *
+ * Return: 0, -EINVAL for a parameter the device refused, -ENOMEM if the
+ * device has no QP (or doorbell register) left, -EPROTO if the device
+ * answered with a doorbell outside the page, or another negative errno.
+ */
+int wren_cmd_create_qp(struct wren_dev *wdev, const struct wren_qp_params *p,
+		       struct wren_qp_handles *h)
+{
+	struct wren_cmd_create_qp cmd = {
+		.sq_base = cpu_to_le64(p->sq_base),
+		.rq_base = cpu_to_le64(p->rq_base),
+		.pdn = cpu_to_le32(p->pdn),
+		.send_cq = cpu_to_le32(p->send_cq),
+		.recv_cq = cpu_to_le32(p->recv_cq),
+		.db_page = cpu_to_le32(p->db_page),
+		.type = p->type,
+		.sq_log_depth = p->sq_log_depth,
+		.rq_log_depth = p->rq_log_depth,
+		.flags = p->flags,
+	};
+	struct wren_admin_cqe cqe;
+	u32 qpn, sq_offset, rq_offset;
+	int err;
+
+	err = wren_admin_exec(wdev, WREN_ADMIN_CREATE_QP, &cmd, sizeof(cmd),
+			      &cqe);
+	if (err)
+		return err;
+	qpn = le32_to_cpu(cqe.result[0]);
+	sq_offset = le32_to_cpu(cqe.result[1]);
+	rq_offset = le32_to_cpu(cqe.result[2]);
+	if (!wren_db_offset_ok(sq_offset) || !wren_db_offset_ok(rq_offset)) {
+		dev_err_ratelimited(&wdev->pdev->dev,
+				    "QP %u: doorbell offsets %#x, %#x outside their page\n",
+				    qpn, sq_offset, rq_offset);
+		wren_cmd_destroy(wdev, WREN_ADMIN_DESTROY_QP, qpn);
+		return -EPROTO;
+	}
+	h->qpn = qpn;
+	h->sq_db_offset = sq_offset;
+	h->rq_db_offset = rq_offset;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_create_qp, WREN);
+
+/**
+ * wren_cmd_modify_qp() - change a queue pair's state or Q_Key
+ * @wdev: the device
+ * @qpn: the QP number
+ * @attr_mask: WREN_QP_ATTR_*, naming which of @state and @qkey apply
+ * @state: the new state, &enum wren_qp_state
+ * @qkey: the new Q_Key
+ *
+ * Return: 0, -EINVAL for a transition or value the device refused,
+ * -ENOENT for an unknown number, or another negative errno.
+ */
+int wren_cmd_modify_qp(struct wren_dev *wdev, u32 qpn, u32 attr_mask,
+		       u8 state, u32 qkey)
+{
+	struct wren_cmd_modify_qp cmd = {
+		.qpn = cpu_to_le32(qpn),
+		.attr_mask = cpu_to_le32(attr_mask),
+	};
+
+	if (attr_mask & WREN_QP_ATTR_STATE)
+		cmd.state = state;
+	if (attr_mask & WREN_QP_ATTR_QKEY)
+		cmd.qkey = cpu_to_le32(qkey);
+	return wren_admin_exec(wdev, WREN_ADMIN_MODIFY_QP, &cmd, sizeof(cmd),
+			       NULL);
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_modify_qp, WREN);
+
+/**
+ * wren_cmd_query_qp() - read a queue pair's state, Q_Key and indices
+ * @wdev: the device
+ * @qpn: the QP number
+ * @q: filled in on success
+ *
+ * Return: 0, -ENOENT for an unknown number, -EPROTO if the device
+ * answered with a state the interface does not define, or another
+ * negative errno.
+ */
+int wren_cmd_query_qp(struct wren_dev *wdev, u32 qpn, struct wren_qp_query *q)
+{
+	struct wren_cmd_destroy_obj cmd = { .handle = cpu_to_le32(qpn) };
+	struct wren_admin_cqe cqe;
+	u32 state;
+	int err;
+
+	err = wren_admin_exec(wdev, WREN_ADMIN_QUERY_QP, &cmd, sizeof(cmd),
+			      &cqe);
+	if (err)
+		return err;
+	state = le32_to_cpu(cqe.result[0]);
+	if (state > WREN_QPS_ERR) {
+		dev_err_ratelimited(&wdev->pdev->dev,
+				    "QP %u: device reported state %u\n", qpn,
+				    state);
+		return -EPROTO;
+	}
+	q->state = state;
+	q->qkey = le32_to_cpu(cqe.result[1]);
+	q->sq_ci = le32_to_cpu(cqe.result[2]);
+	q->rq_ci = le32_to_cpu(cqe.result[3]);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_query_qp, WREN);
+
+/**
+ * wren_cmd_destroy_qp() - destroy a queue pair
+ * @wdev: the device
+ * @qpn: the QP number
+ *
+ * Once it returns 0 the device touches neither of the QP's rings; their
+ * entries are discarded without completions.
+ *
+ * Return: 0, -ENOENT for an unknown number, or another negative errno.
+ */
+int wren_cmd_destroy_qp(struct wren_dev *wdev, u32 qpn)
+{
+	return wren_cmd_destroy(wdev, WREN_ADMIN_DESTROY_QP, qpn);
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_destroy_qp, WREN);
+
+/**
+ * wren_cmd_create_ah() - create an address handle
+ * @wdev: the device
+ * @pdn: its protection domain
+ * @ipv4: the destination adapter's IPv4 address, network byte order
+ * @mac: the next hop's Ethernet address, %ETH_ALEN bytes
+ * @ahn: the AH number, on success
+ *
+ * Return: 0, -EINVAL for an address the device refused (not a unicast
+ * host, or a multicast MAC address), -ENOMEM if the device has no AH
+ * left, or another negative errno.
+ */
+int wren_cmd_create_ah(struct wren_dev *wdev, u32 pdn, __be32 ipv4,
+		       const u8 *mac, u32 *ahn)
+{
+	struct wren_cmd_create_ah cmd = {
+		.pdn = cpu_to_le32(pdn),
+		.ipv4 = ipv4,
+	};
+	struct wren_admin_cqe cqe;
+	int err;
+
+	memcpy(cmd.mac, mac, ETH_ALEN);
+	err = wren_admin_exec(wdev, WREN_ADMIN_CREATE_AH, &cmd, sizeof(cmd),
+			      &cqe);
+	if (!err)
+		*ahn = le32_to_cpu(cqe.result[0]);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_create_ah, WREN);
+
+/**
+ * wren_cmd_destroy_ah() - destroy an address handle
+ * @wdev: the device
+ * @ahn: the AH number
+ *
+ * Return: 0, -ENOENT for an unknown number, or another negative errno.
+ */
+int wren_cmd_destroy_ah(struct wren_dev *wdev, u32 ahn)
+{
+	return wren_cmd_destroy(wdev, WREN_ADMIN_DESTROY_AH, ahn);
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_destroy_ah, WREN);
+
+/**
+ * wren_cmd_reg_mr() - register a memory region
+ * @wdev: the device
+ * @p: its addresses, page list, protection domain and access rights
+ * @key: its key, used as both lkey and rkey, on success
+ *
+ * The page list has one level of at most %WREN_PBL_PER_PAGE entries, or
+ * two: an array of the DMA addresses of 4 KiB pages each holding
+ * %WREN_PBL_PER_PAGE entries.  Every entry is the __le64 DMA address of
+ * one page of the region, in the region's page size; the pages must
+ * cover the region exactly.  The list must stay in place until
+ * wren_cmd_dereg_mr() returns 0.
+ *
+ * Return: 0, -EINVAL for a parameter the device refused, -ENOMEM if the
+ * device has no MR left, or another negative errno.
+ */
+int wren_cmd_reg_mr(struct wren_dev *wdev, const struct wren_mr_params *p,
+		    u32 *key)
+{
+	struct wren_cmd_reg_mr cmd = {
+		.iova = cpu_to_le64(p->iova),
+		.length = cpu_to_le64(p->length),
+		.pbl_addr = cpu_to_le64(p->pbl),
+		.pdn = cpu_to_le32(p->pdn),
+		.npages = cpu_to_le32(p->npages),
+		.page_shift = p->page_shift,
+		.access = p->access,
+		.key_tag = p->key_tag,
+	};
+	struct wren_admin_cqe cqe;
+	int err;
+
+	err = wren_admin_exec(wdev, WREN_ADMIN_REG_MR, &cmd, sizeof(cmd), &cqe);
+	if (!err)
+		*key = le32_to_cpu(cqe.result[0]);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_reg_mr, WREN);
+
+/**
+ * wren_cmd_dereg_mr() - deregister a memory region
+ * @wdev: the device
+ * @key: its key
+ *
+ * Once it returns 0 the device reads neither the region nor its page
+ * list.
+ *
+ * Return: 0, -ENOENT for an unknown or stale key, or another negative
+ * errno.
+ */
+int wren_cmd_dereg_mr(struct wren_dev *wdev, u32 key)
+{
+	return wren_cmd_destroy(wdev, WREN_ADMIN_DEREG_MR, key);
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_dereg_mr, WREN);
+
+/**
+ * wren_cmd_get_stats() - read the device's counters
+ * @wdev: the device
+ * @vals: filled with the counters, in the order of &enum wren_dev_stat
+ * @n: entries of @vals, 1 to 512
+ *
+ * Return: the number of counters read (at most @n; fewer if the device
+ * has fewer), or a negative errno.
+ */
+int wren_cmd_get_stats(struct wren_dev *wdev, u64 *vals, unsigned int n)
+{
+	struct device *dev = &wdev->pdev->dev;
+	struct wren_cmd_get_stats cmd = {};
+	struct wren_admin_cqe cqe;
+	unsigned int i, count;
+	dma_addr_t dma;
+	__le64 *buf;
+	int err;
+
+	if (!n || n > PAGE_SIZE / sizeof(*buf))
+		return -EINVAL;
+	buf = dma_alloc_coherent(dev, n * sizeof(*buf), &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	cmd.buf_addr = cpu_to_le64(dma);
+	cmd.buf_len = cpu_to_le32(n * sizeof(*buf));
+	err = wren_admin_exec(wdev, WREN_ADMIN_GET_STATS, &cmd, sizeof(cmd),
+			      &cqe);
+	if (!err) {
+		count = min(n, le32_to_cpu(cqe.result[0]));
+		for (i = 0; i < count; i++)
+			vals[i] = le64_to_cpu(buf[i]);
+		err = count;
+	}
+	dma_free_coherent(dev, n * sizeof(*buf), buf, dma);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_get_stats, WREN);

@@ -9,13 +9,12 @@
 
 static struct dentry *wren_debugfs_root;
 
-static int wren_keep_alives_get(void *data, u64 *val)
+static int wren_atomic64_get(void *data, u64 *val)
 {
 	*val = atomic64_read(data);
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(wren_keep_alives_fops, wren_keep_alives_get, NULL,
-			 "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(wren_atomic64_fops, wren_atomic64_get, NULL, "%llu\n");
 
 /**
  * wren_debugfs_init() - create the driver's debugfs directory
@@ -49,11 +48,14 @@ void wren_debugfs_add(struct wren_dev *wdev)
 	debugfs_create_u64("admin_timeouts", 0400, d, &s->admin_timeouts);
 	debugfs_create_u64("admin_stale_completions", 0400, d, &s->admin_stale);
 	debugfs_create_file_unsafe("keep_alives", 0400, d, &s->keep_alives,
-				   &wren_keep_alives_fops);
+				   &wren_atomic64_fops);
 	debugfs_create_u64("keep_alive_lost", 0400, d, &s->keep_alive_lost);
 	debugfs_create_u64("async_events", 0400, d, &s->aeq_events);
 	debugfs_create_u64("async_warnings", 0400, d, &s->aeq_warnings);
 	debugfs_create_u64("link_changes", 0400, d, &s->link_changes);
+	debugfs_create_u64("cq_errors", 0400, d, &s->cq_errors);
+	debugfs_create_file_unsafe("unknown_eq_events", 0400, d,
+				   &s->eqe_unknown, &wren_atomic64_fops);
 }
 
 /**

@@ -3,11 +3,51 @@
  * Wren interrupts and event queues: MSI-X vector 0 serves the admin
  * completion queue and the async event queue; every other vector has an
  * event queue of its own, on which the device announces completions.
+ * The driver of the RDMA auxiliary device hears of them through the
+ * callbacks it set with wren_set_event_ops().
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 
 #include "wren.h"
+
+/**
+ * wren_set_event_ops() - start delivering the device's object events
+ * @wdev: the device
+ * @ops: the callbacks, both set; they must stay valid until
+ *	wren_clear_event_ops() returns
+ * @priv: their first argument
+ *
+ * For the driver bound to the RDMA auxiliary device, from its probe: one
+ * listener at a time.  The callbacks run in atomic context under
+ * rcu_read_lock(), see &struct wren_event_ops.
+ */
+void wren_set_event_ops(struct wren_dev *wdev, const struct wren_event_ops *ops,
+			void *priv)
+{
+	if (WARN_ON_ONCE(rcu_access_pointer(wdev->events)))
+		return;
+	wdev->sink.ops = ops;
+	wdev->sink.priv = priv;
+	rcu_assign_pointer(wdev->events, &wdev->sink);
+}
+EXPORT_SYMBOL_NS_GPL(wren_set_event_ops, WREN);
+
+/**
+ * wren_clear_event_ops() - stop delivering the device's object events
+ * @wdev: the device
+ *
+ * Sleeps until every call of the callbacks that had started has
+ * returned: none runs once this returns.
+ */
+void wren_clear_event_ops(struct wren_dev *wdev)
+{
+	RCU_INIT_POINTER(wdev->events, NULL);
+	synchronize_rcu();
+	wdev->sink.ops = NULL;
+	wdev->sink.priv = NULL;
+}
+EXPORT_SYMBOL_NS_GPL(wren_clear_event_ops, WREN);
 
 static irqreturn_t wren_mgmt_irq(int irq, void *data)
 {
@@ -80,22 +120,45 @@ static void wren_eq_arm(struct wren_eq *eq)
 		FIELD_PREP(WREN_EQ_DB_HEAD, eq->head) | WREN_EQ_DB_ARM);
 }
 
+static void wren_eq_dispatch(struct wren_eq *eq, const struct wren_eqe *eqe,
+			     const struct wren_event_sink *sink)
+{
+	struct wren_dev *wdev = eq->wdev;
+
+	switch (eqe->type) {
+	case WREN_EQE_COMPLETION:
+		if (sink)
+			sink->ops->cq_comp(sink->priv, le32_to_cpu(eqe->handle));
+		break;
+	default:
+		atomic64_inc(&wdev->stats.eqe_unknown);
+		dev_warn_ratelimited(&wdev->pdev->dev,
+				     "EQ %u: unknown event type %u (handle %u)\n",
+				     eq->id, eqe->type, le32_to_cpu(eqe->handle));
+		break;
+	}
+}
+
 static irqreturn_t wren_eq_irq(int irq, void *data)
 {
 	struct wren_eq *eq = data;
 	u32 mask = wren_eq_depth() - 1;
+	struct wren_event_sink *sink;
 	struct wren_eqe *eqe;
 
+	rcu_read_lock();
+	sink = rcu_dereference(eq->wdev->events);
 	for (;;) {
 		eqe = &eq->ring[eq->head & mask];
 		if ((READ_ONCE(eqe->flags) & WREN_EQE_FLAG_PHASE) !=
 		    wren_ring_phase(eq->head, WREN_EQ_LOG_DEPTH))
 			break;
 		dma_rmb();
-		/* No completion queues yet: nothing to notify. */
+		wren_eq_dispatch(eq, eqe, sink);
 		eq->events++;
 		eq->head = (eq->head + 1) & WREN_EQ_DB_HEAD;
 	}
+	rcu_read_unlock();
 	wren_eq_arm(eq);
 	return IRQ_HANDLED;
 }

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Wren RDMA driver: address handles, for user space only.  The fabric
+ * routes by IPv4 address: an AH names the destination adapter by the
+ * IPv4 address in its IPv4-mapped GID.
+ */
+#include <linux/etherdevice.h>
+#include <linux/in.h>
+#include <net/ipv6.h>
+
+#include "wren_ib.h"
+
+/* A unicast host address, as the device requires. */
+static bool wren_ib_ipv4_unicast(__be32 addr)
+{
+	return !ipv4_is_zeronet(addr) && !ipv4_is_loopback(addr) &&
+	       !ipv4_is_multicast(addr) && !ipv4_is_lbcast(addr) &&
+	       (ntohl(addr) & 0xf0000000) != 0xf0000000;
+}
+
+/**
+ * wren_ib_create_ah() - create an address handle for user space
+ * @ibah: the AH, allocated by ib_core
+ * @init_attr: its attributes: a GRH whose destination GID is IPv4-mapped
+ *	(::ffff:a.b.c.d, a unicast address); sleepable creation only
+ * @udata: carries no request; &struct wren_ib_create_ah_resp out
+ *
+ * The next hop's MAC address is not known here and the fabric does not
+ * need it: the device gets a zero one.
+ *
+ * Return: 0, -EOPNOTSUPP for a kernel or atomic creation or a request in
+ * @udata, -EINVAL without a GRH or with a destination that is not an
+ * IPv4-mapped unicast address, -ENOMEM, or another negative errno.
+ */
+int wren_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		      struct ib_udata *udata)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibah->device);
+	struct rdma_ah_attr *ah_attr = init_attr->ah_attr;
+	struct wren_ib_pd *pd = to_wren_ib_pd(ibah->pd);
+	struct wren_ib_ah *ah = to_wren_ib_ah(ibah);
+	struct wren_ib_create_ah_resp resp = {};
+	const struct ib_global_route *grh;
+	const struct in6_addr *dgid;
+	u8 mac[ETH_ALEN];
+	__be32 ipv4;
+	int err;
+
+	if (!udata || !(init_attr->flags & RDMA_CREATE_AH_SLEEPABLE)) {
+		ibdev_dbg(&dev->ibdev, "create_ah: only sleepable user AHs\n");
+		return -EOPNOTSUPP;
+	}
+	err = wren_ib_copy_req(udata, NULL, 0);
+	if (err)
+		return err;
+	if (!(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH)) {
+		ibdev_dbg(&dev->ibdev, "create_ah: no GRH\n");
+		return -EINVAL;
+	}
+	grh = rdma_ah_read_grh(ah_attr);
+	dgid = (const struct in6_addr *)grh->dgid.raw;
+	if (!ipv6_addr_v4mapped(dgid)) {
+		ibdev_dbg(&dev->ibdev, "create_ah: GID %pI6 is not IPv4-mapped\n",
+			  dgid);
+		return -EINVAL;
+	}
+	ipv4 = dgid->s6_addr32[3];
+	if (!wren_ib_ipv4_unicast(ipv4)) {
+		ibdev_dbg(&dev->ibdev, "create_ah: %pI4 is not a unicast address\n",
+			  &ipv4);
+		return -EINVAL;
+	}
+
+	eth_zero_addr(mac);
+	err = wren_cmd_create_ah(dev->wdev, pd->pdn, ipv4, mac, &ah->ahn);
+	if (err) {
+		ibdev_err_ratelimited(&dev->ibdev,
+				      "create AH to %pI4 on PD %u failed: %d\n",
+				      &ipv4, pd->pdn, err);
+		return err;
+	}
+	resp.ahn = ah->ahn;
+	err = wren_ib_copy_resp(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_destroy_ah;
+	ibdev_dbg(&dev->ibdev, "AH %u: %pI4\n", ah->ahn, &ipv4);
+	return 0;
+
+err_destroy_ah:
+	wren_cmd_destroy_ah(dev->wdev, ah->ahn);
+	return err;
+}
+
+/**
+ * wren_ib_destroy_ah() - destroy an address handle
+ * @ibah: the AH
+ * @flags: must include %RDMA_DESTROY_AH_SLEEPABLE, as for every user AH
+ *
+ * Should the device fail to destroy it, the failure is logged and
+ * ib_core's object goes all the same.
+ *
+ * Return: 0, or -EOPNOTSUPP in atomic context.
+ */
+int wren_ib_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibah->device);
+	struct wren_ib_ah *ah = to_wren_ib_ah(ibah);
+	int err;
+
+	if (!(flags & RDMA_DESTROY_AH_SLEEPABLE)) {
+		ibdev_dbg(&dev->ibdev, "destroy_ah %u: not sleepable\n",
+			  ah->ahn);
+		return -EOPNOTSUPP;
+	}
+	err = wren_cmd_destroy_ah(dev->wdev, ah->ahn);
+	if (err)
+		ibdev_err_ratelimited(&dev->ibdev, "destroy AH %u failed: %d\n",
+				      ah->ahn, err);
+	return 0;
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Wren RDMA driver: completion queues, for user space only.  The ring is
+ * kernel memory the user maps; the user polls it and arms the CQ through
+ * its doorbell page.  The core driver reports armed completions and
+ * overruns by CQ number; the CQs are found in an xarray under RCU.
+ */
+#include <linux/log2.h>
+#include <linux/rcupdate.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "wren_ib.h"
+
+static void wren_ib_cq_comp(void *priv, u32 cqn)
+{
+	struct wren_ib_dev *dev = priv;
+	struct wren_ib_cq *cq;
+
+	cq = xa_load(&dev->cqs, cqn);
+	if (!cq) {
+		ibdev_dbg_ratelimited(&dev->ibdev, "event for unknown CQ %u\n",
+				      cqn);
+		return;
+	}
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+static void wren_ib_cq_error(void *priv, u32 cqn)
+{
+	struct wren_ib_dev *dev = priv;
+	struct ib_event event = {
+		.device = &dev->ibdev,
+		.event = IB_EVENT_CQ_ERR,
+	};
+	struct wren_ib_cq *cq;
+
+	cq = xa_load(&dev->cqs, cqn);
+	if (!cq) {
+		ibdev_dbg_ratelimited(&dev->ibdev, "error for unknown CQ %u\n",
+				      cqn);
+		return;
+	}
+	event.element.cq = &cq->ibcq;
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
+}
+
+/* Called by the core driver in atomic context, under rcu_read_lock(). */
+const struct wren_event_ops wren_ib_event_ops = {
+	.cq_comp = wren_ib_cq_comp,
+	.cq_error = wren_ib_cq_error,
+};
+
+/*
+ * Stop the events from reaching the CQ: no callback that could still see
+ * it runs once this returns.  Done before the device frees the number.
+ */
+static void wren_ib_cq_unpublish(struct wren_ib_dev *dev, struct wren_ib_cq *cq)
+{
+	xa_erase(&dev->cqs, cq->cqn);
+	synchronize_rcu();
+}
+
+/* Destroy the CQ on the device; if that fails, it may still write the ring. */
+static int wren_ib_cq_destroy_hw(struct wren_ib_dev *dev, struct wren_ib_cq *cq)
+{
+	int err;
+
+	err = wren_cmd_destroy_cq(dev->wdev, cq->cqn);
+	if (err)
+		ibdev_err_ratelimited(&dev->ibdev,
+				      "destroy CQ %u failed: %d, leaking its ring\n",
+				      cq->cqn, err);
+	return err;
+}
+
+/**
+ * wren_ib_create_user_cq() - create a completion queue for user space
+ * @ibcq: the CQ, allocated by ib_core
+ * @attr: its depth (rounded up to a power of two, at least
+ *	2^%WREN_QUEUE_LOG_DEPTH_MIN) and completion vector; no flags
+ * @udata: &struct wren_ib_create_cq_req in, &struct wren_ib_create_cq_resp
+ *	out; NULL for a kernel CQ
+ *
+ * Return: 0, -EOPNOTSUPP for a kernel CQ, a creation flag or an unknown
+ * comp_mask bit, -EINVAL for a non-zero reserved field or a depth beyond
+ * the device's, -ENOMEM, or another negative errno.
+ */
+static int wren_ib_create_user_cq(struct ib_cq *ibcq,
+				  const struct ib_cq_init_attr *attr,
+				  struct ib_udata *udata)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibcq->device);
+	struct wren_ib_cq *cq = to_wren_ib_cq(ibcq);
+	struct wren_ib_create_cq_resp resp = {};
+	struct wren_ib_create_cq_req req = {};
+	struct wren_cq_params params = {};
+	struct wren_ib_ucontext *uctx;
+	unsigned long depth;
+	u32 db_offset;
+	int err;
+
+	if (!udata) {
+		ibdev_dbg(&dev->ibdev, "create_cq: no kernel CQs\n");
+		return -EOPNOTSUPP;
+	}
+	if (attr->flags) {
+		ibdev_dbg(&dev->ibdev, "create_cq: flags %#x unsupported\n",
+			  attr->flags);
+		return -EOPNOTSUPP;
+	}
+	err = wren_ib_copy_req(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (req.comp_mask) {
+		ibdev_dbg(&dev->ibdev, "create_cq: comp_mask %#x unsupported\n",
+			  req.comp_mask);
+		return -EOPNOTSUPP;
+	}
+	if (req.reserved)
+		return -EINVAL;
+	if (attr->cqe > dev->caps->max_cq_depth) {
+		ibdev_dbg(&dev->ibdev, "create_cq: %u entries, at most %u\n",
+			  attr->cqe, dev->caps->max_cq_depth);
+		return -EINVAL;
+	}
+	depth = roundup_pow_of_two(max(attr->cqe,
+				       1U << WREN_QUEUE_LOG_DEPTH_MIN));
+	if (depth > dev->caps->max_cq_depth) {
+		ibdev_dbg(&dev->ibdev, "create_cq: %u entries round up to %lu, at most %u\n",
+			  attr->cqe, depth, dev->caps->max_cq_depth);
+		return -EINVAL;
+	}
+	cq->log_depth = ilog2(depth);
+
+	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
+					 ibucontext);
+	err = wren_ib_ring_alloc(uctx, &cq->ring, depth * sizeof(struct wren_cqe),
+				 DMA_FROM_DEVICE);
+	if (err)
+		return err;
+	params.base = cq->ring.dma;
+	params.log_depth = cq->log_depth;
+	params.comp_vector = attr->comp_vector;
+	params.db_page = uctx->db_page;
+	err = wren_cmd_create_cq(dev->wdev, &params, &cq->cqn, &db_offset);
+	if (err) {
+		ibdev_err_ratelimited(&dev->ibdev,
+				      "create CQ of %lu entries, vector %u failed: %d\n",
+				      depth, attr->comp_vector, err);
+		goto err_free_ring;
+	}
+	err = xa_insert(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
+	if (err)
+		goto err_destroy_cq;
+
+	resp.cqn = cq->cqn;
+	resp.ring_mmap_key = cq->ring.mmap_key;
+	resp.ring_size = cq->ring.size;
+	resp.log_depth = cq->log_depth;
+	resp.db_offset = db_offset;
+	err = wren_ib_copy_resp(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_unpublish_cq;
+	ibcq->cqe = depth;
+	ibdev_dbg(&dev->ibdev, "CQ %u: %lu entries, vector %u\n", cq->cqn, depth,
+		  attr->comp_vector);
+	return 0;
+
+err_unpublish_cq:
+	wren_ib_cq_unpublish(dev, cq);
+err_destroy_cq:
+	if (wren_ib_cq_destroy_hw(dev, cq))
+		return err;
+err_free_ring:
+	wren_ib_ring_free(dev, &cq->ring);
+	return err;
+}
+
+#ifdef HAVE_CREATE_CQ_ATTRS
+/* ib_core's create_cq: the udata is in the bundle, which a kernel CQ lacks. */
+int wren_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct uverbs_attr_bundle *attrs)
+{
+	return wren_ib_create_user_cq(ibcq, attr,
+				      attrs ? &attrs->driver_udata : NULL);
+}
+#else
+/* ib_core's create_cq: no udata for a kernel CQ. */
+int wren_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata)
+{
+	return wren_ib_create_user_cq(ibcq, attr, udata);
+}
+#endif
+
+/**
+ * wren_ib_destroy_cq() - destroy a completion queue
+ * @ibcq: the CQ, which no QP uses any more
+ * @udata: unused
+ *
+ * No event reaches the CQ once this returns.  Should the device fail to
+ * destroy it, the failure is logged and the ring, which the device may
+ * still write, is leaked; ib_core's object goes all the same.
+ *
+ * Return: 0.
+ */
+int wren_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibcq->device);
+	struct wren_ib_cq *cq = to_wren_ib_cq(ibcq);
+
+	wren_ib_cq_unpublish(dev, cq);
+	if (!wren_ib_cq_destroy_hw(dev, cq))
+		wren_ib_ring_free(dev, &cq->ring);
+	return 0;
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Wren RDMA driver: memory regions of user memory.  The memory is pinned
+ * and described to the device by a page list in DMA-coherent memory, in
+ * the largest page size the device and the memory's layout allow: one
+ * level of up to WREN_PBL_PER_PAGE pages, or two levels whose second
+ * level is 4 KiB pages of WREN_PBL_PER_PAGE entries each.
+ */
+#include <linux/dma-mapping.h>
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
+
+#include "wren_ib.h"
+
+/* The access rights the device knows; the optional ones are ignored. */
+#define WREN_IB_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ)
+
+/* Bytes of a second-level page of the page list. */
+#define WREN_IB_PBL_PAGE_SIZE	(WREN_PBL_PER_PAGE * sizeof(__le64))
+
+static u8 wren_ib_mr_access(int access)
+{
+	u8 wren_access = 0;
+
+	if (access & IB_ACCESS_LOCAL_WRITE)
+		wren_access |= WREN_MR_ACCESS_LOCAL_WRITE;
+	if (access & IB_ACCESS_REMOTE_WRITE)
+		wren_access |= WREN_MR_ACCESS_REMOTE_WRITE;
+	if (access & IB_ACCESS_REMOTE_READ)
+		wren_access |= WREN_MR_ACCESS_REMOTE_READ;
+	return wren_access;
+}
+
+static void wren_ib_pbl_free(struct wren_ib_dev *dev, struct wren_ib_pbl *pbl)
+{
+	struct device *dma_dev = wren_dma_dev(dev->wdev);
+	u32 n;
+
+	for (n = 0; n < pbl->npages; n++)
+		if (pbl->pages[n].buf)
+			dma_free_coherent(dma_dev, WREN_IB_PBL_PAGE_SIZE,
+					  pbl->pages[n].buf, pbl->pages[n].dma);
+	kfree(pbl->pages);
+	dma_free_coherent(dma_dev, pbl->l1_size, pbl->l1, pbl->l1_dma);
+}
+
+/* The page list of @npages pages of @pgsz bytes of @umem. */
+static int wren_ib_pbl_alloc(struct wren_ib_dev *dev, struct wren_ib_pbl *pbl,
+			     struct ib_umem *umem, unsigned long pgsz,
+			     u32 npages)
+{
+	struct device *dma_dev = wren_dma_dev(dev->wdev);
+	struct ib_block_iter biter;
+	u32 entries, i = 0, n;
+
+	/* One level, or a first level naming the second-level pages. */
+	entries = npages;
+	if (npages > WREN_PBL_PER_PAGE) {
+		entries = DIV_ROUND_UP(npages, WREN_PBL_PER_PAGE);
+		pbl->pages = kcalloc(entries, sizeof(*pbl->pages), GFP_KERNEL);
+		if (!pbl->pages)
+			return -ENOMEM;
+	}
+	pbl->l1_size = entries * sizeof(__le64);
+	pbl->l1 = dma_alloc_coherent(dma_dev, pbl->l1_size, &pbl->l1_dma,
+				     GFP_KERNEL);
+	if (!pbl->l1)
+		goto err_free_pages;
+	if (pbl->pages) {
+		/* Counted as allocated from now on, for wren_ib_pbl_free(). */
+		pbl->npages = entries;
+		for (n = 0; n < entries; n++) {
+			pbl->pages[n].buf = dma_alloc_coherent(dma_dev,
+							       WREN_IB_PBL_PAGE_SIZE,
+							       &pbl->pages[n].dma,
+							       GFP_KERNEL);
+			if (!pbl->pages[n].buf)
+				goto err_free_pbl;
+			pbl->l1[n] = cpu_to_le64(pbl->pages[n].dma);
+		}
+	}
+
+	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
+		__le64 addr = cpu_to_le64(rdma_block_iter_dma_address(&biter));
+
+		if (i == npages)
+			break;
+		if (pbl->pages)
+			pbl->pages[i / WREN_PBL_PER_PAGE].buf[i % WREN_PBL_PER_PAGE] = addr;
+		else
+			pbl->l1[i] = addr;
+		i++;
+	}
+	return 0;
+
+err_free_pbl:
+	wren_ib_pbl_free(dev, pbl);
+	return -ENOMEM;
+err_free_pages:
+	kfree(pbl->pages);
+	return -ENOMEM;
+}
+
+/**
+ * wren_ib_reg_user_mr() - register user memory
+ * @ibpd: its protection domain
+ * @start: the memory's user address
+ * @length: its bytes, at most the device's max_mr_size
+ * @virt_addr: the address of its first byte in work requests (the IOVA)
+ * @access: %IB_ACCESS_LOCAL_WRITE, %IB_ACCESS_REMOTE_WRITE,
+ *	%IB_ACCESS_REMOTE_READ; optional access flags are ignored
+ * @udata: carries no request and gets no response
+ *
+ * The key is both the lkey and the rkey.
+ *
+ * Return: the MR, or ERR_PTR() of -EOPNOTSUPP for another access flag
+ * (atomics, memory window binding, zero-based, on-demand paging) or a
+ * request in @udata, -EINVAL for a length of 0 or beyond the device's or
+ * memory no page size of the device fits, -ENOMEM, or another negative
+ * errno.
+ */
+struct ib_mr *wren_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 virt_addr, int access,
+				  struct ib_udata *udata)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibpd->device);
+	struct wren_ib_pd *pd = to_wren_ib_pd(ibpd);
+	struct wren_mr_params params = {};
+	struct wren_ib_mr *mr;
+	unsigned long pgsz;
+	size_t npages;
+	u32 key;
+	int err;
+
+	if (udata) {
+		err = wren_ib_copy_req(udata, NULL, 0);
+		if (err)
+			return ERR_PTR(err);
+	}
+	if (access & ~(WREN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL)) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: access %#x unsupported\n",
+			  access & ~(WREN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL));
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!length || length > dev->caps->max_mr_size) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: %llu bytes, at most %llu\n",
+			  length, dev->caps->max_mr_size);
+		return ERR_PTR(-EINVAL);
+	}
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		ibdev_dbg(&dev->ibdev, "reg_mr: pinning %llu bytes failed: %d\n",
+			  length, err);
+		goto err_free_mr;
+	}
+	pgsz = ib_umem_find_best_pgsz(mr->umem, dev->caps->page_size_cap,
+				      virt_addr);
+	if (!pgsz) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: no page size fits IOVA %#llx\n",
+			  virt_addr);
+		err = -EINVAL;
+		goto err_release_umem;
+	}
+	npages = ib_umem_num_dma_blocks(mr->umem, pgsz);
+	if (npages > WREN_PBL_PER_PAGE * WREN_PBL_PER_PAGE) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: %zu pages of %lu bytes, at most %u\n",
+			  npages, pgsz, WREN_PBL_PER_PAGE * WREN_PBL_PER_PAGE);
+		err = -EINVAL;
+		goto err_release_umem;
+	}
+	err = wren_ib_pbl_alloc(dev, &mr->pbl, mr->umem, pgsz, npages);
+	if (err)
+		goto err_release_umem;
+
+	params.iova = virt_addr;
+	params.length = length;
+	params.pbl = mr->pbl.l1_dma;
+	params.pdn = pd->pdn;
+	params.npages = npages;
+	params.page_shift = __ffs(pgsz);
+	params.access = wren_ib_mr_access(access);
+	params.key_tag = atomic_inc_return(&dev->mr_key_tag);
+	err = wren_cmd_reg_mr(dev->wdev, &params, &key);
+	if (err) {
+		ibdev_err_ratelimited(&dev->ibdev,
+				      "register MR of %llu bytes on PD %u failed: %d\n",
+				      length, pd->pdn, err);
+		goto err_free_pbl;
+	}
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	ibdev_dbg(&dev->ibdev, "MR %#x: %llu bytes at %#llx, %zu pages of %lu bytes\n",
+		  key, length, virt_addr, npages, pgsz);
+	return &mr->ibmr;
+
+err_free_pbl:
+	wren_ib_pbl_free(dev, &mr->pbl);
+err_release_umem:
+	ib_umem_release(mr->umem);
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/**
+ * wren_ib_dereg_mr() - deregister a memory region
+ * @ibmr: the MR
+ * @udata: unused
+ *
+ * Should the device fail to deregister it, the failure is logged and the
+ * memory stays pinned and its page list in place, since the device may
+ * still use them; ib_core's view of the MR goes all the same.
+ *
+ * Return: 0.
+ */
+int wren_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibmr->device);
+	struct wren_ib_mr *mr = to_wren_ib_mr(ibmr);
+	int err;
+
+	err = wren_cmd_dereg_mr(dev->wdev, ibmr->lkey);
+	if (err) {
+		ibdev_err_ratelimited(&dev->ibdev,
+				      "deregister MR %#x failed: %d, leaking its memory\n",
+				      ibmr->lkey, err);
+		return 0;
+	}
+	wren_ib_pbl_free(dev, &mr->pbl);
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	return 0;
+}

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Wren RDMA driver: queue pairs, for user space only.  Two types: UD, and
+ * the reliable datagram (RD), created as IB_QPT_DRIVER.  Both are
+ * datagram QPs: their states and attributes are those of UD, and each
+ * send names its destination (AH, QP number, Q_Key).  The send and
+ * receive rings are kernel memory the user maps.
+ */
+#include <linux/log2.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "wren_ib.h"
+
+/* What modify_qp accepts; the rest of the verbs' attributes has no use. */
+#define WREN_IB_MODIFY_QP_MASK	(IB_QP_STATE | IB_QP_CUR_STATE | \
+				 IB_QP_PKEY_INDEX | IB_QP_PORT | \
+				 IB_QP_QKEY | IB_QP_SQ_PSN)
+
+static int wren_ib_qps_to_wren(enum ib_qp_state state, u8 *wren_state)
+{
+	switch (state) {
+	case IB_QPS_RESET:
+		*wren_state = WREN_QPS_RESET;
+		return 0;
+	case IB_QPS_INIT:
+		*wren_state = WREN_QPS_INIT;
+		return 0;
+	case IB_QPS_RTR:
+		*wren_state = WREN_QPS_RTR;
+		return 0;
+	case IB_QPS_RTS:
+		*wren_state = WREN_QPS_RTS;
+		return 0;
+	case IB_QPS_ERR:
+		*wren_state = WREN_QPS_ERR;
+		return 0;
+	default:
+		/* No SQD or SQE: a send error moves the QP to ERR. */
+		return -EOPNOTSUPP;
+	}
+}
+
+static enum ib_qp_state wren_ib_qps_from_wren(u8 state)
+{
+	switch (state) {
+	case WREN_QPS_INIT:
+		return IB_QPS_INIT;
+	case WREN_QPS_RTR:
+		return IB_QPS_RTR;
+	case WREN_QPS_RTS:
+		return IB_QPS_RTS;
+	case WREN_QPS_ERR:
+		return IB_QPS_ERR;
+	default:
+		return IB_QPS_RESET;
+	}
+}
+
+/* The device's QP type and flags for a verbs QP type and the request. */
+static int wren_ib_qp_type(struct wren_ib_dev *dev,
+			   const struct ib_qp_init_attr *init_attr,
+			   const struct wren_ib_create_qp_req *req,
+			   struct wren_qp_params *params)
+{
+	u32 rd_flags = WREN_IB_QP_FLAG_ORDERED | WREN_IB_QP_FLAG_HANDSHAKE;
+
+	switch (init_attr->qp_type) {
+	case IB_QPT_UD:
+		if (req->driver_qp_type || req->flags) {
+			ibdev_dbg(&dev->ibdev,
+				  "create_qp: UD with driver type %u, flags %#x\n",
+				  req->driver_qp_type, req->flags);
+			return -EINVAL;
+		}
+		params->type = WREN_QPT_UD;
+		return 0;
+	case IB_QPT_DRIVER:
+		if (req->driver_qp_type != WREN_IB_QP_DRIVER_TYPE_RD) {
+			ibdev_dbg(&dev->ibdev,
+				  "create_qp: driver QP type %u unsupported\n",
+				  req->driver_qp_type);
+			return req->driver_qp_type ? -EOPNOTSUPP : -EINVAL;
+		}
+		if (req->flags & ~rd_flags) {
+			ibdev_dbg(&dev->ibdev,
+				  "create_qp: RD flags %#x unsupported\n",
+				  req->flags);
+			return -EOPNOTSUPP;
+		}
+		params->type = WREN_QPT_RD;
+		if (req->flags & WREN_IB_QP_FLAG_ORDERED)
+			params->flags |= WREN_QP_FLAG_ORDERED;
+		if (req->flags & WREN_IB_QP_FLAG_HANDSHAKE)
+			params->flags |= WREN_QP_FLAG_HANDSHAKE;
+		return 0;
+	default:
+		ibdev_dbg(&dev->ibdev, "create_qp: QP type %d unsupported\n",
+			  init_attr->qp_type);
+		return -EOPNOTSUPP;
+	}
+}
+
+/* log2 of a queue's depth for @wr work requests, or -EINVAL. */
+static int wren_ib_queue_log_depth(struct wren_ib_dev *dev, u32 wr,
+				   const char *which)
+{
+	u32 max = dev->caps->max_qp_depth;
+	unsigned long depth;
+
+	depth = roundup_pow_of_two(max(wr, 1U << WREN_QUEUE_LOG_DEPTH_MIN));
+	if (wr > max || depth > max) {
+		ibdev_dbg(&dev->ibdev, "create_qp: %u %s work requests, at most %u\n",
+			  wr, which, max);
+		return -EINVAL;
+	}
+	return ilog2(depth);
+}
+
+/* Check the capacities asked for; set the depths. */
+static int wren_ib_qp_caps(struct wren_ib_dev *dev, const struct ib_qp_cap *cap,
+			   struct wren_qp_params *params)
+{
+	const struct wren_caps *c = dev->caps;
+	int log_depth;
+
+	if (cap->max_send_sge > c->max_sge ||
+	    cap->max_recv_sge > c->max_recv_sge ||
+	    cap->max_inline_data > c->max_inline) {
+		ibdev_dbg(&dev->ibdev,
+			  "create_qp: %u send SGEs, %u receive SGEs, %u inline bytes; at most %u, %u, %u\n",
+			  cap->max_send_sge, cap->max_recv_sge,
+			  cap->max_inline_data, c->max_sge, c->max_recv_sge,
+			  c->max_inline);
+		return -EINVAL;
+	}
+	log_depth = wren_ib_queue_log_depth(dev, cap->max_send_wr, "send");
+	if (log_depth < 0)
+		return log_depth;
+	params->sq_log_depth = log_depth;
+	log_depth = wren_ib_queue_log_depth(dev, cap->max_recv_wr, "receive");
+	if (log_depth < 0)
+		return log_depth;
+	params->rq_log_depth = log_depth;
+	return 0;
+}
+
+/* Destroy the QP on the device; if that fails, it may still read the rings. */
+static int wren_ib_qp_destroy_hw(struct wren_ib_dev *dev, u32 qpn)
+{
+	int err;
+
+	err = wren_cmd_destroy_qp(dev->wdev, qpn);
+	if (err)
+		ibdev_err_ratelimited(&dev->ibdev,
+				      "destroy QP %u failed: %d, leaking its rings\n",
+				      qpn, err);
+	return err;
+}
+
+/**
+ * wren_ib_create_qp() - create a UD or RD queue pair for user space
+ * @ibqp: the QP, allocated by ib_core
+ * @init_attr: %IB_QPT_UD, or %IB_QPT_DRIVER for RD; its CQs, capacities
+ *	(set to the real ones on success) and signalling type; no SRQ and
+ *	no creation flags
+ * @udata: &struct wren_ib_create_qp_req in, &struct wren_ib_create_qp_resp
+ *	out; NULL for a kernel QP
+ *
+ * Return: 0, -EOPNOTSUPP for a kernel QP, another QP type, an SRQ, a
+ * creation flag, an unknown comp_mask bit, driver QP type or RD flag,
+ * -EINVAL for a non-zero reserved field, flags on a UD QP or a capacity
+ * beyond the device's, -ENOMEM, or another negative errno.
+ */
+int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		      struct ib_udata *udata)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibqp->device);
+	struct wren_ib_qp *qp = to_wren_ib_qp(ibqp);
+	const struct wren_caps *c = dev->caps;
+	struct wren_ib_create_qp_resp resp = {};
+	struct wren_ib_create_qp_req req = {};
+	struct wren_qp_params params = {};
+	struct wren_ib_ucontext *uctx;
+	struct wren_qp_handles h;
+	int err;
+
+	if (!udata) {
+		ibdev_dbg(&dev->ibdev, "create_qp: no kernel QPs\n");
+		return -EOPNOTSUPP;
+	}
+	if (init_attr->srq || init_attr->create_flags) {
+		ibdev_dbg(&dev->ibdev, "create_qp: SRQ or creation flags %#x unsupported\n",
+			  init_attr->create_flags);
+		return -EOPNOTSUPP;
+	}
+	err = wren_ib_copy_req(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (req.comp_mask) {
+		ibdev_dbg(&dev->ibdev, "create_qp: comp_mask %#x unsupported\n",
+			  req.comp_mask);
+		return -EOPNOTSUPP;
+	}
+	if (req.reserved)
+		return -EINVAL;
+	err = wren_ib_qp_type(dev, init_attr, &req, &params);
+	if (err)
+		return err;
+	err = wren_ib_qp_caps(dev, &init_attr->cap, &params);
+	if (err)
+		return err;
+	if (!init_attr->send_cq || !init_attr->recv_cq)
+		return -EINVAL;
+	if (init_attr->sq_sig_type == IB_SIGNAL_ALL_WR)
+		params.flags |= WREN_QP_FLAG_SQ_SIG_ALL;
+
+	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
+					 ibucontext);
+	err = wren_ib_ring_alloc(uctx, &qp->sq,
+				 sizeof(struct wren_sq_wqe) << params.sq_log_depth,
+				 DMA_TO_DEVICE);
+	if (err)
+		return err;
+	err = wren_ib_ring_alloc(uctx, &qp->rq,
+				 sizeof(struct wren_rq_wqe) << params.rq_log_depth,
+				 DMA_TO_DEVICE);
+	if (err)
+		goto err_free_sq;
+	params.sq_base = qp->sq.dma;
+	params.rq_base = qp->rq.dma;
+	params.pdn = to_wren_ib_pd(ibqp->pd)->pdn;
+	params.send_cq = to_wren_ib_cq(init_attr->send_cq)->cqn;
+	params.recv_cq = to_wren_ib_cq(init_attr->recv_cq)->cqn;
+	params.db_page = uctx->db_page;
+	err = wren_cmd_create_qp(dev->wdev, &params, &h);
+	if (err) {
+		ibdev_err_ratelimited(&dev->ibdev,
+				      "create %s QP on PD %u, CQs %u/%u failed: %d\n",
+				      params.type == WREN_QPT_RD ? "RD" : "UD",
+				      params.pdn, params.send_cq,
+				      params.recv_cq, err);
+		goto err_free_rq;
+	}
+
+	ibqp->qp_num = h.qpn;
+	mutex_init(&qp->lock);
+	qp->state = IB_QPS_RESET;
+	qp->sq_sig_type = init_attr->sq_sig_type;
+	qp->cap.max_send_wr = 1U << params.sq_log_depth;
+	qp->cap.max_recv_wr = 1U << params.rq_log_depth;
+	qp->cap.max_send_sge = c->max_sge;
+	qp->cap.max_recv_sge = c->max_recv_sge;
+	qp->cap.max_inline_data = c->max_inline;
+
+	resp.qpn = h.qpn;
+	resp.sq_mmap_key = qp->sq.mmap_key;
+	resp.rq_mmap_key = qp->rq.mmap_key;
+	resp.sq_ring_size = qp->sq.size;
+	resp.rq_ring_size = qp->rq.size;
+	resp.sq_log_depth = params.sq_log_depth;
+	resp.rq_log_depth = params.rq_log_depth;
+	resp.sq_db_offset = h.sq_db_offset;
+	resp.rq_db_offset = h.rq_db_offset;
+	err = wren_ib_copy_resp(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_destroy_qp;
+	init_attr->cap = qp->cap;
+	ibdev_dbg(&dev->ibdev, "QP %u: %s, SQ %u, RQ %u, flags %#x\n", h.qpn,
+		  params.type == WREN_QPT_RD ? "RD" : "UD",
+		  qp->cap.max_send_wr, qp->cap.max_recv_wr, params.flags);
+	return 0;
+
+err_destroy_qp:
+	mutex_destroy(&qp->lock);
+	if (wren_ib_qp_destroy_hw(dev, h.qpn))
+		return err;
+err_free_rq:
+	wren_ib_ring_free(dev, &qp->rq);
+err_free_sq:
+	wren_ib_ring_free(dev, &qp->sq);
+	return err;
+}
+
+static int wren_ib_modify_qp_check(struct wren_ib_dev *dev,
+				   struct wren_ib_qp *qp,
+				   const struct ib_qp_attr *attr, int attr_mask,
+				   enum ib_qp_state cur_state,
+				   enum ib_qp_state new_state)
+{
+	u32 qpn = qp->ibqp.qp_num;
+
+	if (attr_mask & ~WREN_IB_MODIFY_QP_MASK) {
+		ibdev_dbg(&dev->ibdev, "modify_qp %u: attributes %#x unsupported\n",
+			  qpn, attr_mask & ~WREN_IB_MODIFY_QP_MASK);
+		return -EOPNOTSUPP;
+	}
+	/* RD follows UD's state diagram and attributes. */
+	if (!ib_modify_qp_is_ok(cur_state, new_state, IB_QPT_UD, attr_mask)) {
+		ibdev_dbg(&dev->ibdev,
+			  "modify_qp %u: %d to %d with attributes %#x refused\n",
+			  qpn, cur_state, new_state, attr_mask);
+		return -EINVAL;
+	}
+	if (attr_mask & IB_QP_PKEY_INDEX && attr->pkey_index) {
+		ibdev_dbg(&dev->ibdev, "modify_qp %u: P_Key index %u\n", qpn,
+			  attr->pkey_index);
+		return -EINVAL;
+	}
+	if (attr_mask & IB_QP_PORT && attr->port_num != 1) {
+		ibdev_dbg(&dev->ibdev, "modify_qp %u: port %u\n", qpn,
+			  attr->port_num);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * wren_ib_modify_qp() - change a queue pair's state and attributes
+ * @ibqp: the QP
+ * @attr: the new values
+ * @attr_mask: which apply: %IB_QP_STATE, %IB_QP_CUR_STATE,
+ *	%IB_QP_PKEY_INDEX (0), %IB_QP_PORT (1), %IB_QP_QKEY, %IB_QP_SQ_PSN
+ *	(kept for query_qp only), as UD's state diagram allows them
+ * @udata: must carry nothing
+ *
+ * Return: 0, -EOPNOTSUPP for another attribute, the SQD or SQE state or
+ * a request in @udata, -EINVAL for a transition the diagram or the
+ * device refuses or a value out of range, or another negative errno.
+ */
+int wren_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		      int attr_mask, struct ib_udata *udata)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibqp->device);
+	struct wren_ib_qp *qp = to_wren_ib_qp(ibqp);
+	enum ib_qp_state cur_state, new_state;
+	u32 wren_mask = 0;
+	u8 wren_state = 0;
+	int err;
+
+	if (udata) {
+		err = wren_ib_copy_req(udata, NULL, 0);
+		if (err) {
+			ibdev_dbg(&dev->ibdev, "modify_qp %u: unknown request\n",
+				  ibqp->qp_num);
+			return err;
+		}
+	}
+
+	mutex_lock(&qp->lock);
+	cur_state = attr_mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
+	new_state = attr_mask & IB_QP_STATE ? attr->qp_state : cur_state;
+	err = wren_ib_modify_qp_check(dev, qp, attr, attr_mask, cur_state,
+				      new_state);
+	if (err)
+		goto out_unlock;
+	if (attr_mask & IB_QP_STATE) {
+		err = wren_ib_qps_to_wren(new_state, &wren_state);
+		if (err) {
+			ibdev_dbg(&dev->ibdev, "modify_qp %u: state %d unsupported\n",
+				  ibqp->qp_num, new_state);
+			goto out_unlock;
+		}
+		wren_mask |= WREN_QP_ATTR_STATE;
+	}
+	if (attr_mask & IB_QP_QKEY)
+		wren_mask |= WREN_QP_ATTR_QKEY;
+	if (wren_mask) {
+		err = wren_cmd_modify_qp(dev->wdev, ibqp->qp_num, wren_mask,
+					 wren_state, attr->qkey);
+		if (err) {
+			ibdev_err_ratelimited(&dev->ibdev,
+					      "modify QP %u from %d to %d failed: %d\n",
+					      ibqp->qp_num, cur_state, new_state,
+					      err);
+			goto out_unlock;
+		}
+	}
+
+	qp->state = new_state;
+	if (new_state == IB_QPS_RESET) {
+		qp->qkey = 0;
+		qp->sq_psn = 0;
+	}
+	if (attr_mask & IB_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (attr_mask & IB_QP_SQ_PSN)
+		qp->sq_psn = attr->sq_psn;
+out_unlock:
+	mutex_unlock(&qp->lock);
+	return err;
+}
+
+/**
+ * wren_ib_query_qp() - a queue pair's state and attributes
+ * @ibqp: the QP
+ * @attr: filled in: the state and the Q_Key as the device has them (it
+ *	may have moved the QP to the error state), the rest as kept
+ * @attr_mask: ignored: every attribute is returned
+ * @init_attr: filled in: the type, CQs, capacities and signalling type
+ *
+ * Return: 0 or the negative errno of the device's query.
+ */
+int wren_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		     int attr_mask, struct ib_qp_init_attr *init_attr)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibqp->device);
+	struct wren_ib_qp *qp = to_wren_ib_qp(ibqp);
+	struct wren_qp_query q;
+	int err;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init_attr, 0, sizeof(*init_attr));
+
+	mutex_lock(&qp->lock);
+	err = wren_cmd_query_qp(dev->wdev, ibqp->qp_num, &q);
+	if (err) {
+		mutex_unlock(&qp->lock);
+		ibdev_err_ratelimited(&dev->ibdev, "query QP %u failed: %d\n",
+				      ibqp->qp_num, err);
+		return err;
+	}
+	qp->state = wren_ib_qps_from_wren(q.state);
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->qkey = q.qkey;
+	attr->sq_psn = qp->sq_psn;
+	attr->cap = qp->cap;
+	mutex_unlock(&qp->lock);
+	attr->port_num = 1;
+	attr->pkey_index = 0;
+
+	init_attr->qp_type = ibqp->qp_type;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->qp_context = ibqp->qp_context;
+	init_attr->cap = qp->cap;
+	init_attr->sq_sig_type = qp->sq_sig_type;
+	return 0;
+}
+
+/**
+ * wren_ib_destroy_qp() - destroy a queue pair
+ * @ibqp: the QP
+ * @udata: unused
+ *
+ * Its posted work requests are discarded without completions.  Should
+ * the device fail to destroy it, the failure is logged and the rings,
+ * which the device may still read, are leaked; ib_core's object goes all
+ * the same.
+ *
+ * Return: 0.
+ */
+int wren_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibqp->device);
+	struct wren_ib_qp *qp = to_wren_ib_qp(ibqp);
+
+	if (!wren_ib_qp_destroy_hw(dev, ibqp->qp_num)) {
+		wren_ib_ring_free(dev, &qp->rq);
+		wren_ib_ring_free(dev, &qp->sq);
+	}
+	mutex_destroy(&qp->lock);
+	return 0;
+}
