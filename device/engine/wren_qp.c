@@ -46,14 +46,6 @@ static struct wren_qp *qp_of(struct wren_engine *e, uint64_t cookie,
 	return qp;
 }
 
-static bool all_zero(const uint8_t *p, size_t n)
-{
-	while (n--)
-		if (*p++)
-			return false;
-	return true;
-}
-
 static uint32_t depth(uint8_t log_depth)
 {
 	return 1U << log_depth;
@@ -103,6 +95,20 @@ static int sgl_copy(struct wren_engine *e, uint32_t pdn,
 		off = 0;
 	}
 	return len ? -1 : 0;
+}
+
+/* The req_id of the receive entry in ring slot @slot (the slot if unreadable). */
+static uint16_t rq_req_id(struct wren_engine *e, const struct wren_qp *qp,
+			  uint32_t slot)
+{
+	uint64_t at = qp->rq_base + (uint64_t)slot * sizeof(struct wren_rq_wqe);
+	struct wren_rq_wqe w;
+
+	if (e->ops->dma_read(e->opaque, at, &w, sizeof(w))) {
+		wren_warn(e, WREN_WRN_DMA, at, sizeof(w));
+		return slot;
+	}
+	return wren_le16(w.req_id);
 }
 
 /* Does finished send entry @sw get a completion? */
@@ -159,13 +165,14 @@ void wren_qp_flush(struct wren_engine *e, struct wren_qp *qp)
 			complete(e, qp->send_cq, qp, qp->sq_ci & sq_mask,
 				 WREN_CQE_OP_SEND, sw->status);
 	}
-	/* Receives a message was being placed into, then the untouched. */
+	/* Receives a message was being placed into, then the untaken. */
 	for (uint32_t i = 0; i <= rq_mask; i++)
 		if (qp->rq_shadow[i].busy)
-			complete(e, qp->recv_cq, qp, i, WREN_CQE_OP_RECV,
-				 WREN_CQE_WR_FLUSH_ERR);
+			complete(e, qp->recv_cq, qp,
+				 wren_le16(qp->rq_shadow[i].wqe.req_id),
+				 WREN_CQE_OP_RECV, WREN_CQE_WR_FLUSH_ERR);
 	for (; qp->rq_ci != qp->rq_pi; qp->rq_ci++)
-		complete(e, qp->recv_cq, qp, qp->rq_ci & rq_mask,
+		complete(e, qp->recv_cq, qp, rq_req_id(e, qp, qp->rq_ci & rq_mask),
 			 WREN_CQE_OP_RECV, WREN_CQE_WR_FLUSH_ERR);
 	qp->sq_fetch = qp->sq_ci;
 	qp->sq_blocked = false;
@@ -431,7 +438,7 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 {
 	struct wren_engine *e = ulp;
 	bool ud = m->flags & WREN_TP_MSG_DATAGRAM;
-	uint32_t i = m->dst_qpn - WREN_QPN_FIRST, mask, slot, grh;
+	uint32_t i = m->dst_qpn - WREN_QPN_FIRST, mask, slot, shadow, grh, k;
 	struct wren_qp *qp;
 	struct wren_rwqe *rw;
 	uint64_t at, room = 0;
@@ -446,14 +453,19 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 	if (qp->rq_ci == qp->rq_pi)
 		return WREN_TP_RNR;
 	mask = depth(qp->rq_log_depth) - 1;
-	slot = qp->rq_ci & mask;
-	rw = &qp->rq_shadow[slot];
 	/*
-	 * A driver that posts past entries still being filled gets no
-	 * receive for now rather than two messages in one buffer.
+	 * The entry is copied as it is taken, into any free shadow: messages
+	 * complete in any order, and the ring slot is the driver's again at
+	 * once.  A driver with more receives in flight than the queue is
+	 * deep gets no receive for now rather than two messages in one.
 	 */
-	if (rw->busy)
+	slot = qp->rq_ci & mask;
+	for (k = 0; k <= mask && qp->rq_shadow[(slot + k) & mask].busy; k++)
+		;
+	if (k > mask)
 		return WREN_TP_RNR;
+	shadow = (slot + k) & mask;
+	rw = &qp->rq_shadow[shadow];
 	at = qp->rq_base + (uint64_t)slot * sizeof(rw->wqe);
 	memset(rw, 0, sizeof(*rw));
 	if (e->ops->dma_read(e->opaque, at, &rw->wqe, sizeof(rw->wqe))) {
@@ -465,10 +477,10 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 		return WREN_TP_REMOTE_OP_ERROR;
 	}
 	if (!rw->wqe.num_sge || rw->wqe.num_sge > WREN_RQ_MAX_SGE ||
-	    rw->wqe.rsvd1 || !all_zero(rw->wqe.rsvd0, sizeof(rw->wqe.rsvd0))) {
+	    rw->wqe.rsvd0 || rw->wqe.rsvd1 || rw->wqe.rsvd2) {
 		qp->rq_ci++;
-		complete(e, qp->recv_cq, qp, slot, WREN_CQE_OP_RECV,
-			 WREN_CQE_LOC_QP_OP_ERR);
+		complete(e, qp->recv_cq, qp, wren_le16(rw->wqe.req_id),
+			 WREN_CQE_OP_RECV, WREN_CQE_LOC_QP_OP_ERR);
 		qp_error(e, qp);
 		return WREN_TP_REMOTE_OP_ERROR;
 	}
@@ -479,8 +491,8 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 		if (!ud)
 			return WREN_TP_TOO_LONG;	/* the entry stays */
 		qp->rq_ci++;
-		complete(e, qp->recv_cq, qp, slot, WREN_CQE_OP_RECV,
-			 WREN_CQE_LOC_LEN_ERR);
+		complete(e, qp->recv_cq, qp, wren_le16(rw->wqe.req_id),
+			 WREN_CQE_OP_RECV, WREN_CQE_LOC_LEN_ERR);
 		return WREN_TP_TOO_LONG;
 	}
 	qp->rq_ci++;
@@ -497,7 +509,7 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 		make_grh(g, m->len, peer->ipv4, e->cfg.ipv4);
 		rw->failed = rq_scatter(e, qp, &rw->wqe, 0, g, sizeof(g)) != 0;
 	}
-	*cookie = cookie_of(e, qp, slot);
+	*cookie = cookie_of(e, qp, shadow);
 	return WREN_TP_OK;
 }
 
@@ -534,7 +546,7 @@ static void rx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 	qp->rq_shadow[slot].busy = false;
 	ud = qp->type == WREN_QPT_UD;
 	memset(&cqe, 0, sizeof(cqe));
-	cqe.wqe_index = wren_to_le16(slot);
+	cqe.wqe_index = rw->wqe.req_id;
 	cqe.opcode = WREN_CQE_OP_RECV;
 	cqe.qpn = wren_to_le32(qp - e->qps + WREN_QPN_FIRST);
 	if (rw->failed)

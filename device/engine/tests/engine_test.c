@@ -1373,6 +1373,7 @@ static void post_recv(struct adapter *a, uint32_t off, uint32_t len)
 
 	memset(&w, 0, sizeof(w));
 	w.num_sge = 1;
+	w.req_id = wren_to_le16(0x100 + a->rq_pi);	/* echoed back */
 	w.sge[0].addr = wren_to_le64(DATA_IOVA + off);
 	w.sge[0].length = wren_to_le32(len);
 	w.sge[0].lkey = wren_to_le32(a->key);
@@ -1452,6 +1453,7 @@ static void two_adapters(uint8_t type)
 		CHECK(poll_cq(b, &c));
 		CHECK_EQ(c.opcode, WREN_CQE_OP_RECV);
 		CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+		CHECK_EQ(wren_le16(c.wqe_index), 0x100 + i);
 		CHECK_EQ(wren_le32(c.byte_len), len + grh);
 		CHECK_EQ(wren_le32(c.src_qpn), a->qpn);
 		CHECK_EQ(c.src_ipv4, a->h.cfg.ipv4);

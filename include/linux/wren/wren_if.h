@@ -727,13 +727,21 @@ struct wren_sq_wqe {
  * struct wren_rq_wqe - one receive queue entry
  * @num_sge: entries of @sge in use, 1 to WREN_RQ_MAX_SGE
  * @rsvd0: zero
+ * @req_id: any value; the receive's completion returns it as wqe_index.
+ *	The device takes receive entries in ring order and copies each as it
+ *	takes it, but completes them in the order their messages become
+ *	whole: the ring slot is free again once taken, and @req_id tells the
+ *	driver which of its requests completed.
+ * @rsvd2: zero
  * @sge: where an incoming message goes; for a UD QP its first 40 bytes
  *	receive the GRH (&struct wren_cqe, WREN_CQE_F_GRH)
  * @rsvd1: zero
  */
 struct wren_rq_wqe {
 	__u8 num_sge;
-	__u8 rsvd0[7];
+	__u8 rsvd0;
+	__le16 req_id;
+	__le32 rsvd2;
 	struct wren_sge sge[WREN_RQ_MAX_SGE];
 	__le64 rsvd1;
 };
@@ -773,8 +781,8 @@ enum wren_cqe_status {
 
 /**
  * struct wren_cqe - one completion queue entry
- * @wqe_index: the index of the completed entry in its queue (modulo the
- *	queue's depth)
+ * @wqe_index: a send: the index of the completed entry in its queue
+ *	(modulo the queue's depth); a receive: the entry's @req_id
  * @opcode: &enum wren_cqe_opcode
  * @status: &enum wren_cqe_status
  * @flags: WREN_CQE_F_*
