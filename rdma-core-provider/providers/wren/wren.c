@@ -10,12 +10,17 @@
  * the MODALIAS variable of the device's uevent file, which libibverbs'
  * table matching does not read: wren_match_device() does.  Matching by
  * name ("wren_%d") would follow a rename (rdma dev set name) wrongly.
+ *
+ * The context also keeps the table that maps a QP number, all a
+ * completion names, to its QP.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <ccan/minmax.h>
 
 #include "wren.h"
 #include "verbs.h"
@@ -51,11 +56,31 @@ static bool wren_match_device(struct verbs_sysfs_dev *sysfs_dev)
 static void wren_free_context(struct ibv_context *ibvctx);
 
 static const struct verbs_context_ops wren_ctx_ops = {
+	.alloc_parent_domain = wren_alloc_parent_domain,
 	.alloc_pd = wren_alloc_pd,
+	.alloc_td = wren_alloc_td,
+	.create_ah = wren_create_ah,
+	.create_cq = wren_create_cq,
+	.create_cq_ex = wren_create_cq_ex,
+	.create_qp = wren_create_qp,
+	.create_qp_ex = wren_create_qp_ex,
 	.dealloc_pd = wren_dealloc_pd,
+	.dealloc_td = wren_dealloc_td,
+	.dereg_mr = wren_dereg_mr,
+	.destroy_ah = wren_destroy_ah,
+	.destroy_cq = wren_destroy_cq,
+	.destroy_qp = wren_destroy_qp,
+	.free_context = wren_free_context,
+	.modify_qp = wren_modify_qp,
+	.poll_cq = wren_poll_cq,
+	.post_recv = wren_post_recv,
+	.post_send = wren_post_send,
 	.query_device_ex = wren_query_device_ex,
 	.query_port = wren_query_port,
-	.free_context = wren_free_context,
+	.query_qp = wren_query_qp,
+	.reg_dmabuf_mr = wren_reg_dmabuf_mr,
+	.reg_mr = wren_reg_mr,
+	.req_notify_cq = wren_req_notify_cq,
 };
 
 /* Map the context's doorbell page; the kernel picked its mmap key. */
@@ -87,6 +112,80 @@ static int wren_map_doorbell(struct wren_context *ctx,
 	return 0;
 }
 
+/*
+ * The limits the kernel gave, bounded by what the queue entries can hold:
+ * the provider writes the entries, so it never offers more than their
+ * format allows, whatever a kernel says.
+ */
+static void wren_read_limits(struct wren_context *ctx,
+			     const struct wren_alloc_ucontext_resp *resp)
+{
+	ctx->max_sq_depth = resp->max_sq_depth;
+	ctx->max_rq_depth = resp->max_rq_depth;
+	ctx->max_sge = min_t(uint32_t, resp->max_sge, WREN_SQ_MAX_SGE);
+	ctx->max_inline = min_t(uint32_t, resp->max_inline, WREN_SQ_MAX_INLINE);
+
+	/* A kernel without the data path says nothing of the rest. */
+	ctx->data_path = resp->comp_mask & WREN_IB_UCONTEXT_RESP_DATA_PATH;
+	if (!ctx->data_path)
+		return;
+	ctx->max_recv_sge = min_t(uint32_t, resp->max_recv_sge,
+				  WREN_RQ_MAX_SGE);
+	ctx->max_msg_size = resp->max_msg_size;
+	ctx->device_caps = resp->device_caps;
+	ctx->max_cq_depth = resp->max_cq_depth;
+}
+
+/*
+ * Enter @qp under its number.  Only creation calls this, before the QP can
+ * have work requests and so completions; a leaf is published (release)
+ * after it is zeroed, a QP after it is complete.
+ *
+ * The caller holds @qp_table_mutex across the kernel's creation and this
+ * call, as destruction holds it across the kernel's destruction and
+ * wren_qp_table_remove(): the device reuses a number as soon as it is
+ * free, and the table must have let go of it by then.
+ */
+int wren_qp_table_insert(struct wren_context *ctx, struct wren_qp *qp)
+{
+	unsigned int top = qp->qpn >> WREN_QP_LEAF_SHIFT;
+	unsigned int idx = qp->qpn & (WREN_QP_LEAF_SIZE - 1);
+	struct wren_qp_leaf *leaf;
+
+	if (qp->qpn >> WREN_QPN_BITS)
+		return EPROTO;
+
+	leaf = atomic_load_explicit(&ctx->qp_table[top], memory_order_relaxed);
+	if (!leaf) {
+		leaf = calloc(1, sizeof(*leaf));
+		if (!leaf)
+			return ENOMEM;
+		atomic_store_explicit(&ctx->qp_table[top], leaf,
+				      memory_order_release);
+	}
+	/* The kernel gave a number that is still in use. */
+	if (atomic_load_explicit(&leaf->qp[idx], memory_order_relaxed))
+		return EPROTO;
+	atomic_store_explicit(&leaf->qp[idx], qp, memory_order_release);
+	return 0;
+}
+
+/*
+ * Forget @qp.  The caller holds @qp_table_mutex (see
+ * wren_qp_table_insert()) and the locks of the QP's CQs (see
+ * wren_qp_lookup()).
+ */
+void wren_qp_table_remove(struct wren_context *ctx, struct wren_qp *qp)
+{
+	struct wren_qp_leaf *leaf;
+
+	leaf = atomic_load_explicit(&ctx->qp_table[qp->qpn >> WREN_QP_LEAF_SHIFT],
+				    memory_order_relaxed);
+	if (leaf)
+		atomic_store_explicit(&leaf->qp[qp->qpn & (WREN_QP_LEAF_SIZE - 1)],
+				      NULL, memory_order_relaxed);
+}
+
 static struct verbs_context *wren_alloc_context(struct ibv_device *ibvdev,
 						int cmd_fd,
 						void *private_data)
@@ -113,17 +212,22 @@ static struct verbs_context *wren_alloc_context(struct ibv_device *ibvdev,
 	if (err)
 		goto err_free_ctx;
 
-	ctx->max_sq_depth = resp.max_sq_depth;
-	ctx->max_rq_depth = resp.max_rq_depth;
-	ctx->max_sge = resp.max_sge;
-	ctx->max_inline = resp.max_inline;
+	wren_read_limits(ctx, &resp);
+	err = pthread_mutex_init(&ctx->qp_table_mutex, NULL);
+	if (err)
+		goto err_unmap_doorbell;
 	verbs_set_ops(&ctx->ibvctx, &wren_ctx_ops);
 	verbs_debug(&ctx->ibvctx,
-		    "context: sq %u rq %u sge %u inline %u doorbell %zu bytes\n",
+		    "context: sq %u rq %u sge %u/%u inline %u cq %u msg %u caps %#x%s, doorbell %zu bytes\n",
 		    ctx->max_sq_depth, ctx->max_rq_depth, ctx->max_sge,
-		    ctx->max_inline, ctx->db_page_size);
+		    ctx->max_recv_sge, ctx->max_inline, ctx->max_cq_depth,
+		    ctx->max_msg_size, ctx->device_caps,
+		    ctx->data_path ? "" : " (no data path)",
+		    ctx->db_page_size);
 	return &ctx->ibvctx;
 
+err_unmap_doorbell:
+	munmap(ctx->db_page, ctx->db_page_size);
 err_free_ctx:
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);
@@ -134,7 +238,12 @@ err_free_ctx:
 static void wren_free_context(struct ibv_context *ibvctx)
 {
 	struct wren_context *ctx = to_wren_context(ibvctx);
+	unsigned int i;
 
+	for (i = 0; i < WREN_QP_LEAVES; i++)
+		free(atomic_load_explicit(&ctx->qp_table[i],
+					  memory_order_relaxed));
+	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	munmap(ctx->db_page, ctx->db_page_size);
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);
@@ -167,5 +276,11 @@ static const struct verbs_device_ops wren_dev_ops = {
 	.uninit_device = wren_uninit_device,
 	.alloc_context = wren_alloc_context,
 };
+
+/* Direct verbs take libibverbs objects: make sure they are ours. */
+bool is_wren_device(struct ibv_device *ibvdev)
+{
+	return verbs_get_device(ibvdev)->ops == &wren_dev_ops;
+}
 
 PROVIDER_DRIVER(wren, wren_dev_ops);
