@@ -15,7 +15,7 @@ BUILD := $(WREN_TOP)/build
 
 .PHONY: all setup modules modules-6.1 engine-test static guest-smoke \
 	check demo clean help netsim netsim-test fabric fabric-test bench \
-	bench-sim bench-sim-smoke fuzz
+	bench-sim bench-sim-smoke fuzz rdtest rdtest-test
 
 all: modules
 
@@ -29,6 +29,8 @@ help:
 	@echo "make netsim           build the network simulator"
 	@echo "make fabric           build the switch with impairments between guests"
 	@echo "make fabric-test      the fabric's self-test on loopback"
+	@echo "make rdtest           build the RD integrity test for the guests"
+	@echo "make rdtest-test      its host self-tests"
 	@echo "make bench            every benchmark (now: bench-sim)"
 	@echo "make bench-sim        simulator scenarios S1-S7, targets and plots"
 	@echo "make bench-sim-smoke  the make-check subset of bench-sim"
@@ -71,6 +73,14 @@ fabric:
 
 fabric-test:
 	@$(MAKE) --no-print-directory -C tools/fabric test
+
+# The RD integrity test the guests run (tools/rdtest/README.rst); its
+# host self-tests run on fake verbs.
+rdtest:
+	@$(MAKE) --no-print-directory -C tools/rdtest
+
+rdtest-test:
+	@$(MAKE) --no-print-directory -C tools/rdtest test
 
 # Benchmarks report, they do not pass or fail (make check runs a smoke).
 bench: bench-sim

@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# rd-integrity.sh [--lossy] [ARGS...]: tools/rdtest's wren_rd_stress in every guest
+# at once (scripts/vm --guests 2..4 --lan): each guest's RD queue pair
+# sends to all the others, and each checks that every message arrived
+# exactly once with every byte intact.  Guest 0 is the rendezvous hub,
+# 10.0.0.1 on the LAN.  ARGS go to wren_rd_stress (--messages, --seed,
+# --ordered, --max-size, --timeout...); give scripts/vm a --timeout that
+# covers the run.  Passes when the summary shows no duplicate, loss or
+# corruption and the program exits 0; with --lossy (a fabric that loses
+# frames), also when the adapter's counters (rdma statistic) show the
+# retransmissions that repaired the losses.
+set -u
+. "$WREN_TOP/scripts/guest-tests/lib.sh"
+
+index=${WREN_GUEST_INDEX:-0}
+count=${WREN_GUEST_COUNT:-1}
+stress=${WREN_BUILD:-$WREN_TOP/build}/rdtest/wren_rd_stress
+
+lossy=
+if [ "${1:-}" = --lossy ]; then
+	lossy=1
+	shift
+fi
+
+if [ "$count" -lt 2 ]; then
+	fail "rd-integrity needs 2 to 4 guests (scripts/vm --guests N --lan)"
+	finish
+fi
+
+# The program's own --timeout (600 s unless given) ends a stuck run with
+# a report of what is missing; this outer limit only catches a hang
+# inside a verbs call.
+limit=600
+prev=
+for a in "$@"; do
+	case $a in
+	--timeout=*) limit=${a#--timeout=} ;;
+	*) [ "$prev" = --timeout ] && limit=$a ;;
+	esac
+	prev=$a
+done
+case $limit in '' | *[!0-9]*) limit=600 ;; esac
+
+check "modules load" load_wren
+check "LAN up" lan_up
+check "wren_rd_stress is built (make -C tools/rdtest)" test -x "$stress"
+
+out=$(timeout -k 10 $((limit + 120)) "$stress" --peers "$count" \
+	--index "$index" --hub 10.0.0.1 "$@" 2>&1)
+rc=$?
+printf '%s\n' "$out"
+expect_match "every message exactly once, every byte intact" \
+	"^wren_rd_stress: index $index sent [0-9]+ received [0-9]+ bytes [0-9]+ duplicates 0 lost 0 corrupt 0 rnr_resends [0-9]+ in [0-9.]+ s$" \
+	"$out"
+check "wren_rd_stress passed (exit status $rc)" test "$rc" -eq 0
+
+stats=$(rdma statistic show link wren_0/1 2>&1)
+printf '%s\n' "$stats"
+expect_match "rdma statistic shows the transport counters" \
+	'link wren_0/1 .*tx_msgs [0-9]+ .*rx_msgs [0-9]+' "$stats"
+if [ -n "$lossy" ]; then
+	retx=$(printf '%s\n' "$stats" | tr ' ' '\n' | awk '
+		prev ~ /^retx_(timeout|fast|nack)$/ { n += $1 } { prev = $1 }
+		END { print n + 0 }')
+	check "the counters show retransmissions ($retx)" test "$retx" -gt 0
+fi
+
+check "modules unload" unload_wren
+finish

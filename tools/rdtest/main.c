@@ -1,0 +1,1738 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * wren_rd_stress: checks that Wren's reliable-datagram queue pairs
+ * deliver every message exactly once with every byte intact.
+ *
+ * Runs in each of N guests at once.  Each participant makes one RD QP,
+ * meets the others over TCP (ctl.c) to learn their QP numbers and GIDs,
+ * then sends --messages messages round robin to the others, with at most
+ * --window outstanding, while receiving theirs into --recv-depth buffers.
+ * A message's size and bytes are a function of (seed, sender, receiver,
+ * k) (gen.c) and its immediate data is sender << 24 | k, so the receiver
+ * knows what it should have got: it counts duplicates, losses, wrong
+ * lengths and bytes, and with --ordered messages overtaken by later ones.
+ * "Receiver not ready" is no error: that message is sent again later.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <infiniband/wrendv.h>
+
+#include "rdtest.h"
+
+#define NS			1000000000ULL
+#define RD_QKEY			0x11111111U
+#define RD_IB_PORT		1
+#define POLL_BATCH		16
+#define PROGRESS_NS		(5 * NS)
+#define CTL_EVERY_NS		(10 * 1000000ULL)
+#define CONNECT_S		60
+/*
+ * A participant that is done has nothing missing to report: past the
+ * deadline it gives those still running this long to time out and say
+ * what they miss (the hub then tells everybody).
+ */
+#define DONE_GRACE_NS		(10 * NS)
+#define MAX_LOGGED		20
+#define RNR_BACKOFF_MIN_NS	(1000000ULL)
+#define RNR_BACKOFF_MAX_NS	(64 * 1000000ULL)
+/* A batch of sends is handed to the device at this many or bytes. */
+#define POST_BATCH		16
+#define POST_BATCH_BYTES	(1U << 20)
+#define SLOT_ALIGN		64
+#define MISSING_SHOWN		16
+
+struct opts {
+	unsigned int peers;
+	unsigned int index;
+	const char *hub;
+	uint16_t port;
+	uint32_t messages;
+	uint64_t seed;
+	const char *device;
+	unsigned int gid_index;
+	uint32_t max_size;
+	uint32_t window;
+	uint32_t recv_depth;
+	bool ordered;
+	const char *json;
+	unsigned int timeout;
+};
+
+/* One send buffer and the message in it. */
+struct tx_slot {
+	uint8_t *buf;
+	uint32_t dest;
+	uint32_t k;
+	uint32_t len;
+	unsigned int cls;
+	bool busy;
+};
+
+/* A message refused with "receiver not ready", to send again. */
+struct retry {
+	uint32_t dest;
+	uint32_t k;
+	uint64_t not_before;
+};
+
+/* What we send to one participant. */
+struct tx_dest {
+	struct ibv_ah *ah;
+	uint32_t total;
+	uint32_t completed;
+	uint64_t backoff;
+	uint64_t *resent;	/* --ordered: bitmap of k sent again */
+};
+
+/* A message that arrived after a later one from the same sender. */
+struct late {
+	uint32_t k;
+	uint32_t after;
+};
+
+/* What we receive from one participant. */
+struct rx_src {
+	uint32_t expect;
+	uint32_t got;
+	uint64_t *seen;		/* bitmap of k received */
+	uint32_t next;		/* one past the highest k seen */
+	struct late *late;
+	uint32_t nlate, cap_late;
+};
+
+struct run {
+	struct opts o;
+	uint64_t t_begin, t_data, t_end, deadline;
+
+	struct ibv_device **devs;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx;
+	uint8_t *sbuf, *rbuf;
+	size_t stride;
+	struct ibv_mr *smr, *rmr;
+	union ibv_gid gid;
+	uint32_t ipv4;
+
+	struct ctl ctl;
+	bool ctl_opened;
+	struct rd_peer *table;
+	unsigned int *others;
+	unsigned int nothers;
+	struct tx_dest *tx;
+	struct rx_src *rx;
+
+	struct tx_slot *slots;
+	uint32_t *free_slots;
+	uint32_t nfree;
+	uint32_t outstanding;
+	struct retry *retry;
+	uint32_t nretry;
+	uint64_t next_j;	/* the next new message, 0 to messages - 1 */
+	struct rd_pair *resent;	/* --ordered: (dest, k) sent again */
+	uint32_t nresent, cap_resent;
+	uint64_t expect_total;
+
+	uint64_t sent, sent_bytes, received, bytes;
+	uint64_t duplicates, corrupt, recv_errors, misordered, lost;
+	uint64_t rnr_resends;
+	uint64_t sent_cls[RD_NCLASSES], recv_cls[RD_NCLASSES];
+	unsigned int logged;
+	bool done_reported, released, data_phase;
+	char send_error[256];	/* a fatal send completion, before blame */
+};
+
+static unsigned int g_index;
+static char g_failure[512];
+static volatile sig_atomic_t g_signal;
+
+/* ------------------------------------------------------------------ */
+/* Messages to the user                                                 */
+/* ------------------------------------------------------------------ */
+
+static void vsay(FILE *f, const char *tag, const char *fmt, va_list ap)
+{
+	fprintf(f, "%s: index %u: %s", RD_PROG, g_index, tag);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+	fflush(f);
+}
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(stderr, "", fmt, ap);
+	va_end(ap);
+}
+
+/* A fatal error: the first one is the run's verdict. */
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!g_failure[0]) {
+		va_start(ap, fmt);
+		vsnprintf(g_failure, sizeof(g_failure), fmt, ap);
+		va_end(ap);
+	}
+	va_start(ap, fmt);
+	vsay(stderr, "error: ", fmt, ap);
+	va_end(ap);
+}
+
+/* A wrong message: counted, and shown up to MAX_LOGGED times. */
+static void data_error(struct run *r, uint64_t *counter, const char *fmt,
+		       ...) __attribute__((format(printf, 3, 4)));
+static void data_error(struct run *r, uint64_t *counter, const char *fmt,
+		       ...)
+{
+	va_list ap;
+
+	(*counter)++;
+	if (r->logged++ >= MAX_LOGGED) {
+		if (r->logged == MAX_LOGGED + 1)
+			note("further wrong messages are counted, not shown");
+		return;
+	}
+	va_start(ap, fmt);
+	vsay(stderr, "", fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The error of a verbs call: those returning an errno value give it,
+ * those returning -1 leave it in errno.
+ */
+static const char *verr(int ret)
+{
+	int e = ret > 0 ? ret : ret == -1 ? errno : -ret;
+
+	return strerror(e ? e : EIO);
+}
+
+static double secs(uint64_t ns)
+{
+	return (double)ns / NS;
+}
+
+static const char *gid_str(const uint8_t *gid, char *buf, size_t len)
+{
+	if (!inet_ntop(AF_INET6, gid, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* Options                                                              */
+/* ------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: %s --peers N --index I [--hub IP] [options]\n"
+"  --peers N         participants in all, 2 to %u\n"
+"  --index I         this participant, 0 to N-1; 0 is the hub and listens\n"
+"  --hub IP          the hub's IPv4 address (required unless --index 0)\n"
+"  --port P          the rendezvous TCP port (18600)\n"
+"  --messages M      messages this participant sends, spread evenly over\n"
+"                    the others (10000)\n"
+"  --seed S          names the sizes and payloads (1)\n"
+"  --device NAME     the RDMA device (the first one)\n"
+"  --gid-index G     the source GID index (0)\n"
+"  --max-size BYTES  the largest message, K/M suffixes allowed (1M)\n"
+"  --window W        sends outstanding at most (32)\n"
+"  --recv-depth R    receives posted (64)\n"
+"  --ordered         ask for in-order delivery and check it per sender\n"
+"  --json FILE       write the figures to FILE\n"
+"  --timeout SECONDS give up after this long, saying what is missing (600)\n"
+"Exit status: 0 if every check passed, 1 if one failed, 2 on bad usage.\n",
+		RD_PROG, RD_MAX_PEERS);
+}
+
+static int parse_num(const char *opt, const char *s, uint64_t min,
+		     uint64_t max, bool sizes, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	if (!*s || *s == '-')
+		goto bad;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		goto bad;
+	if (sizes && (*end == 'k' || *end == 'K')) {
+		v = v > UINT64_MAX >> 10 ? UINT64_MAX : v << 10;
+		end++;
+	} else if (sizes && (*end == 'm' || *end == 'M')) {
+		v = v > UINT64_MAX >> 20 ? UINT64_MAX : v << 20;
+		end++;
+	}
+	if (*end)
+		goto bad;
+	if (v < min || v > max) {
+		fprintf(stderr, "%s: --%s %s: must be %" PRIu64 " to %" PRIu64
+			"\n", RD_PROG, opt, s, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+bad:
+	fprintf(stderr, "%s: --%s %s: not a number\n", RD_PROG, opt, s);
+	return -1;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "peers", required_argument, NULL, 'n' },
+		{ "index", required_argument, NULL, 'i' },
+		{ "hub", required_argument, NULL, 'H' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "messages", required_argument, NULL, 'm' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "gid-index", required_argument, NULL, 'g' },
+		{ "max-size", required_argument, NULL, 'S' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "recv-depth", required_argument, NULL, 'r' },
+		{ "ordered", no_argument, NULL, 'o' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_peers = false, have_index = false;
+	uint64_t v;
+	int c;
+
+	*o = (struct opts){
+		.port = 18600,
+		.messages = 10000,
+		.seed = 1,
+		.max_size = 1U << 20,
+		.window = 32,
+		.recv_depth = 64,
+		.timeout = 600,
+	};
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		const char *name = "?";
+		const struct option *lo;
+
+		for (lo = longopts; lo->name; lo++)
+			if (lo->val == c)
+				name = lo->name;
+		switch (c) {
+		case 'n':
+			if (parse_num(name, optarg, 2, RD_MAX_PEERS, false, &v))
+				return -1;
+			o->peers = (unsigned int)v;
+			have_peers = true;
+			break;
+		case 'i':
+			if (parse_num(name, optarg, 0, RD_MAX_PEERS - 1, false,
+				      &v))
+				return -1;
+			o->index = (unsigned int)v;
+			have_index = true;
+			break;
+		case 'H':
+			o->hub = optarg;
+			break;
+		case 'p':
+			if (parse_num(name, optarg, 1, 65535, false, &v))
+				return -1;
+			o->port = (uint16_t)v;
+			break;
+		case 'm':
+			if (parse_num(name, optarg, 0, UINT32_MAX, false, &v))
+				return -1;
+			o->messages = (uint32_t)v;
+			break;
+		case 's':
+			if (parse_num(name, optarg, 0, UINT64_MAX, false, &v))
+				return -1;
+			o->seed = v;
+			break;
+		case 'd':
+			o->device = optarg;
+			break;
+		case 'g':
+			if (parse_num(name, optarg, 0, 65535, false, &v))
+				return -1;
+			o->gid_index = (unsigned int)v;
+			break;
+		case 'S':
+			if (parse_num(name, optarg, 1, 1U << 30, true, &v))
+				return -1;
+			o->max_size = (uint32_t)v;
+			break;
+		case 'w':
+			if (parse_num(name, optarg, 1, 65536, false, &v))
+				return -1;
+			o->window = (uint32_t)v;
+			break;
+		case 'r':
+			if (parse_num(name, optarg, 1, 65536, false, &v))
+				return -1;
+			o->recv_depth = (uint32_t)v;
+			break;
+		case 'o':
+			o->ordered = true;
+			break;
+		case 'j':
+			o->json = optarg;
+			break;
+		case 't':
+			if (parse_num(name, optarg, 1, 7 * 86400, false, &v))
+				return -1;
+			o->timeout = (unsigned int)v;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument %s\n", RD_PROG,
+			argv[optind]);
+		return -1;
+	}
+	if (!have_peers || !have_index) {
+		fprintf(stderr, "%s: --peers and --index are required\n",
+			RD_PROG);
+		usage(stderr);
+		return -1;
+	}
+	if (o->index >= o->peers) {
+		fprintf(stderr, "%s: --index %u: must be below --peers %u\n",
+			RD_PROG, o->index, o->peers);
+		return -1;
+	}
+	if (o->index && !o->hub) {
+		fprintf(stderr, "%s: --hub is required unless --index 0\n",
+			RD_PROG);
+		return -1;
+	}
+	if ((o->messages + (uint64_t)o->peers - 2) / (o->peers - 1) >
+	    RD_MAX_PER_DEST) {
+		fprintf(stderr, "%s: --messages %u: more than %u to one "
+			"participant, beyond the immediate's %u bits of k\n",
+			RD_PROG, o->messages, RD_MAX_PER_DEST, RD_IMM_K_BITS);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Bitmaps and counts                                                   */
+/* ------------------------------------------------------------------ */
+
+static uint64_t *bitmap_new(uint32_t bits)
+{
+	return calloc((bits + 63) / 64 + 1, sizeof(uint64_t));
+}
+
+static bool test_and_set(uint64_t *map, uint32_t bit)
+{
+	uint64_t m = 1ULL << (bit % 64);
+	bool was = map[bit / 64] & m;
+
+	map[bit / 64] |= m;
+	return was;
+}
+
+static bool test_bit(const uint64_t *map, uint32_t bit)
+{
+	return map[bit / 64] & (1ULL << (bit % 64));
+}
+
+/*
+ * Messages from @s, which sends @m in all, to @d: round robin over the
+ * others in index order, so the first m % (peers - 1) get one more.
+ */
+static uint32_t share(uint32_t m, unsigned int peers, unsigned int s,
+		      unsigned int d)
+{
+	unsigned int pos = d < s ? d : d - 1, n = peers - 1;
+
+	return m / n + (pos < m % n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Verbs: setting up                                                    */
+/* ------------------------------------------------------------------ */
+
+static int open_device(struct run *r)
+{
+	const struct opts *o = &r->o;
+	struct wrendv_device_attr dattr;
+	struct ibv_device_attr attr;
+	struct ibv_port_attr pattr;
+	struct ibv_device *dev = NULL;
+	char names[256] = "", gbuf[64];
+	size_t need;
+	int n, i, ret;
+
+	r->devs = ibv_get_device_list(&n);
+	if (!r->devs) {
+		fail("ibv_get_device_list: %s%s", strerror(errno),
+		     errno == ENOSYS ? " (no RDMA support here: is ib_uverbs "
+		     "loaded?)" : "");
+		return -1;
+	}
+	if (n == 0) {
+		fail("no RDMA device (is wren_ib loaded?)");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = ibv_get_device_name(r->devs[i]);
+		size_t off = strlen(names);
+
+		snprintf(names + off, sizeof(names) - off, "%s%s",
+			 i ? ", " : "", name);
+		if (!dev && (!o->device || !strcmp(name, o->device)))
+			dev = r->devs[i];
+	}
+	if (!dev) {
+		fail("no RDMA device %s (there are: %s)", o->device, names);
+		return -1;
+	}
+	r->ctx = ibv_open_device(dev);
+	if (!r->ctx) {
+		fail("ibv_open_device(%s): %s", ibv_get_device_name(dev),
+		     strerror(errno));
+		return -1;
+	}
+	ret = ibv_query_device(r->ctx, &attr);
+	if (ret) {
+		fail("ibv_query_device: %s", verr(ret));
+		return -1;
+	}
+	memset(&dattr, 0, sizeof(dattr));
+	ret = wrendv_query_device(r->ctx, &dattr, sizeof(dattr));
+	if (ret) {
+		fail("wrendv_query_device(%s): %s (not a Wren adapter?)",
+		     ibv_get_device_name(dev), verr(ret));
+		return -1;
+	}
+	if (!(dattr.device_caps & WRENDV_DEVICE_CAP_RD)) {
+		fail("%s has no RD queue pairs (device_caps 0x%x)",
+		     ibv_get_device_name(dev), dattr.device_caps);
+		return -1;
+	}
+	if (o->ordered && !(dattr.device_caps & WRENDV_DEVICE_CAP_RD_ORDERED)) {
+		fail("--ordered: %s has no in-order RD delivery (device_caps "
+		     "0x%x)", ibv_get_device_name(dev), dattr.device_caps);
+		return -1;
+	}
+	if (dattr.max_rd_msg_size < o->max_size) {
+		fail("--max-size %u: %s sends RD messages of %u bytes at most",
+		     o->max_size, ibv_get_device_name(dev),
+		     dattr.max_rd_msg_size);
+		return -1;
+	}
+	if (o->window > dattr.max_sq_wr || o->window > (uint32_t)attr.max_cqe) {
+		fail("--window %u: %s allows %u send work requests and %d "
+		     "completions per queue", o->window,
+		     ibv_get_device_name(dev), dattr.max_sq_wr, attr.max_cqe);
+		return -1;
+	}
+	if (o->recv_depth > dattr.max_rq_wr ||
+	    o->recv_depth > (uint32_t)attr.max_cqe) {
+		fail("--recv-depth %u: %s allows %u receive work requests and "
+		     "%d completions per queue", o->recv_depth,
+		     ibv_get_device_name(dev), dattr.max_rq_wr, attr.max_cqe);
+		return -1;
+	}
+	r->stride = ((size_t)o->max_size + SLOT_ALIGN - 1) &
+		    ~(size_t)(SLOT_ALIGN - 1);
+	need = r->stride * (o->window > o->recv_depth ? o->window :
+							 o->recv_depth);
+	if (need > attr.max_mr_size) {
+		fail("%s registers %" PRIu64 " bytes at most; --max-size times "
+		     "--window or --recv-depth needs %zu",
+		     ibv_get_device_name(dev), (uint64_t)attr.max_mr_size,
+		     need);
+		return -1;
+	}
+	ret = ibv_query_port(r->ctx, RD_IB_PORT, &pattr);
+	if (ret) {
+		fail("ibv_query_port(%u): %s", RD_IB_PORT, verr(ret));
+		return -1;
+	}
+	if (pattr.state != IBV_PORT_ACTIVE) {
+		fail("port %u of %s is %s, not ACTIVE", RD_IB_PORT,
+		     ibv_get_device_name(dev), ibv_port_state_str(pattr.state));
+		return -1;
+	}
+	if (o->gid_index >= (unsigned int)pattr.gid_tbl_len) {
+		fail("--gid-index %u: port %u has %d GIDs", o->gid_index,
+		     RD_IB_PORT, pattr.gid_tbl_len);
+		return -1;
+	}
+	ret = ibv_query_gid(r->ctx, RD_IB_PORT, (int)o->gid_index, &r->gid);
+	if (ret) {
+		fail("ibv_query_gid(port %u, index %u): %s", RD_IB_PORT,
+		     o->gid_index, verr(ret));
+		return -1;
+	}
+	if (!r->gid.global.subnet_prefix && !r->gid.global.interface_id) {
+		fail("GID %u of port %u is zero", o->gid_index, RD_IB_PORT);
+		return -1;
+	}
+	/* ::ffff:a.b.c.d: the adapter's IPv4 address. */
+	{
+		static const uint8_t v4mapped[12] = {
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+		if (!memcmp(r->gid.raw, v4mapped, sizeof(v4mapped)))
+			memcpy(&r->ipv4, r->gid.raw + 12, 4);
+	}
+	note("device %s port %u gid[%u] %s, max RD message %u bytes",
+	     ibv_get_device_name(dev), RD_IB_PORT, o->gid_index,
+	     gid_str(r->gid.raw, gbuf, sizeof(gbuf)), dattr.max_rd_msg_size);
+	return 0;
+}
+
+static int modify(struct run *r, struct ibv_qp_attr *a, int mask,
+		  const char *to)
+{
+	int ret = ibv_modify_qp(r->qp, a, mask);
+
+	if (ret) {
+		fail("ibv_modify_qp(to %s): %s", to, verr(ret));
+		return -1;
+	}
+	return 0;
+}
+
+static int make_qp(struct run *r)
+{
+	const struct opts *o = &r->o;
+	struct ibv_qp_init_attr_ex ia = {
+		.qp_type = IBV_QPT_DRIVER,
+		.send_cq = r->scq,
+		.recv_cq = r->rcq,
+		.cap = {
+			.max_send_wr = o->window,
+			.max_recv_wr = o->recv_depth,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = r->pd,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_SEND_WITH_IMM,
+	};
+	struct wrendv_qp_init_attr da = {
+		.driver_qp_type = WRENDV_QP_DRIVER_TYPE_RD,
+		.flags = o->ordered ? WRENDV_QP_FLAGS_ORDERED : 0,
+	};
+	struct ibv_qp_attr a;
+
+	r->qp = wrendv_create_qp(r->ctx, &ia, &da, sizeof(da));
+	if (!r->qp) {
+		fail("wrendv_create_qp(RD%s, %u sends, %u receives): %s",
+		     o->ordered ? ", ordered" : "", o->window, o->recv_depth,
+		     strerror(errno));
+		return -1;
+	}
+	r->qpx = ibv_qp_to_qp_ex(r->qp);
+	if (!r->qpx) {
+		fail("ibv_qp_to_qp_ex: the RD QP has no work request API");
+		return -1;
+	}
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = RD_IB_PORT;
+	a.qkey = RD_QKEY;
+	if (modify(r, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		   IBV_QP_QKEY, "INIT"))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	if (modify(r, &a, IBV_QP_STATE, "RTR"))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	return modify(r, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "RTS");
+}
+
+static int alloc_buffers(struct run *r)
+{
+	const struct opts *o = &r->o;
+	size_t ssize = r->stride * o->window, rsize = r->stride * o->recv_depth;
+	int ret;
+	uint32_t i;
+
+	ret = posix_memalign((void **)&r->sbuf, 4096, ssize);
+	if (ret) {
+		r->sbuf = NULL;
+		fail("allocating %zu bytes of send buffers: %s", ssize,
+		     strerror(ret));
+		return -1;
+	}
+	ret = posix_memalign((void **)&r->rbuf, 4096, rsize);
+	if (ret) {
+		r->rbuf = NULL;
+		fail("allocating %zu bytes of receive buffers: %s", rsize,
+		     strerror(ret));
+		return -1;
+	}
+	memset(r->sbuf, 0, ssize);
+	memset(r->rbuf, 0, rsize);
+	r->smr = ibv_reg_mr(r->pd, r->sbuf, ssize, IBV_ACCESS_LOCAL_WRITE);
+	if (!r->smr) {
+		fail("ibv_reg_mr(send buffers, %zu bytes): %s", ssize,
+		     strerror(errno));
+		return -1;
+	}
+	r->rmr = ibv_reg_mr(r->pd, r->rbuf, rsize, IBV_ACCESS_LOCAL_WRITE);
+	if (!r->rmr) {
+		fail("ibv_reg_mr(receive buffers, %zu bytes): %s", rsize,
+		     strerror(errno));
+		return -1;
+	}
+	r->slots = calloc(o->window, sizeof(*r->slots));
+	r->free_slots = calloc(o->window, sizeof(*r->free_slots));
+	r->retry = calloc(o->window, sizeof(*r->retry));
+	if (!r->slots || !r->free_slots || !r->retry) {
+		fail("out of memory for %u send slots", o->window);
+		return -1;
+	}
+	for (i = 0; i < o->window; i++) {
+		r->slots[i].buf = r->sbuf + r->stride * i;
+		r->free_slots[i] = o->window - 1 - i;
+	}
+	r->nfree = o->window;
+	return 0;
+}
+
+static int setup_verbs(struct run *r)
+{
+	const struct opts *o = &r->o;
+
+	if (open_device(r))
+		return -1;
+	r->pd = ibv_alloc_pd(r->ctx);
+	if (!r->pd) {
+		fail("ibv_alloc_pd: %s", strerror(errno));
+		return -1;
+	}
+	r->scq = ibv_create_cq(r->ctx, (int)o->window, NULL, NULL, 0);
+	if (!r->scq) {
+		fail("ibv_create_cq(send, %u entries): %s", o->window,
+		     strerror(errno));
+		return -1;
+	}
+	r->rcq = ibv_create_cq(r->ctx, (int)o->recv_depth, NULL, NULL, 0);
+	if (!r->rcq) {
+		fail("ibv_create_cq(receive, %u entries): %s", o->recv_depth,
+		     strerror(errno));
+		return -1;
+	}
+	if (alloc_buffers(r))
+		return -1;
+	return make_qp(r);
+}
+
+/* Post receive buffers @slot[0..n-1], one chain, one call. */
+static int post_recvs(struct run *r, const uint32_t *slot, unsigned int n)
+{
+	struct ibv_recv_wr wr[POLL_BATCH], *bad = NULL;
+	struct ibv_sge sge[POLL_BATCH];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		sge[i] = (struct ibv_sge){
+			.addr = (uintptr_t)(r->rbuf + r->stride * slot[i]),
+			.length = r->o.max_size,
+			.lkey = r->rmr->lkey,
+		};
+		wr[i] = (struct ibv_recv_wr){
+			.wr_id = slot[i],
+			.next = i + 1 < n ? &wr[i + 1] : NULL,
+			.sg_list = &sge[i],
+			.num_sge = 1,
+		};
+	}
+	if (!n)
+		return 0;
+	ret = ibv_post_recv(r->qp, wr, &bad);
+	if (ret) {
+		fail("ibv_post_recv (buffer %" PRIu64 " of %u in the chain): "
+		     "%s", bad ? bad->wr_id : (uint64_t)slot[0], n, verr(ret));
+		return -1;
+	}
+	return 0;
+}
+
+static int post_all_recvs(struct run *r)
+{
+	uint32_t slot[POLL_BATCH], i = 0, n;
+
+	while (i < r->o.recv_depth) {
+		for (n = 0; n < POLL_BATCH && i < r->o.recv_depth; n++)
+			slot[n] = i++;
+		if (post_recvs(r, slot, n))
+			return -1;
+	}
+	return 0;
+}
+
+/* After the table: an AH and the counts for every other participant. */
+static int setup_peers(struct run *r)
+{
+	const struct opts *o = &r->o;
+	unsigned int p;
+	char gbuf[64];
+
+	r->others = calloc(o->peers, sizeof(*r->others));
+	r->tx = calloc(o->peers, sizeof(*r->tx));
+	r->rx = calloc(o->peers, sizeof(*r->rx));
+	if (!r->others || !r->tx || !r->rx) {
+		fail("out of memory for %u participants", o->peers);
+		return -1;
+	}
+	for (p = 0; p < o->peers; p++) {
+		struct ibv_ah_attr aa = {
+			.is_global = 1,
+			.port_num = RD_IB_PORT,
+			.grh = {
+				.sgid_index = (uint8_t)o->gid_index,
+				.hop_limit = 64,
+			},
+		};
+		struct rx_src *rx = &r->rx[p];
+		struct tx_dest *tx = &r->tx[p];
+		const struct rd_peer *t = &r->table[p];
+
+		gid_str(t->gid, gbuf, sizeof(gbuf));
+		note("participant %u: qpn %u gid %s sends %u messages%s", p,
+		     t->qpn, gbuf, t->messages, p == o->index ? " (us)" : "");
+		if (p == o->index)
+			continue;
+		r->others[r->nothers++] = p;
+		memcpy(aa.grh.dgid.raw, t->gid, sizeof(t->gid));
+		tx->ah = ibv_create_ah(r->pd, &aa);
+		if (!tx->ah) {
+			fail("ibv_create_ah(participant %u, gid %s): %s", p,
+			     gbuf, strerror(errno));
+			return -1;
+		}
+		tx->total = share(o->messages, o->peers, o->index, p);
+		rx->expect = share(t->messages, o->peers, p, o->index);
+		if (rx->expect > RD_MAX_PER_DEST) {
+			fail("participant %u would send us %u messages, more "
+			     "than the immediate's %u bits of k number", p,
+			     rx->expect, RD_IMM_K_BITS);
+			return -1;
+		}
+		rx->seen = bitmap_new(rx->expect);
+		if (!rx->seen) {
+			fail("out of memory for participant %u's bitmap", p);
+			return -1;
+		}
+		if (o->ordered) {
+			tx->resent = bitmap_new(tx->total);
+			if (!tx->resent) {
+				fail("out of memory for participant %u's "
+				     "bitmap", p);
+				return -1;
+			}
+		}
+		r->expect_total += rx->expect;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sending                                                              */
+/* ------------------------------------------------------------------ */
+
+/* A due retry, or -1. */
+static int due_retry(const struct run *r, uint64_t now)
+{
+	uint32_t i;
+	int best = -1;
+
+	for (i = 0; i < r->nretry; i++)
+		if (r->retry[i].not_before <= now &&
+		    (best < 0 || r->retry[i].not_before <
+				 r->retry[best].not_before))
+			best = (int)i;
+	return best;
+}
+
+/*
+ * Fill and post as many sends as the window allows: messages refused
+ * with "receiver not ready" first, once due; new ones only when none
+ * wait, so outstanding + waiting never exceeds the window.
+ */
+static int post_sends(struct run *r)
+{
+	const struct opts *o = &r->o;
+	uint64_t now = rd_now();
+	unsigned int batch = 0, total = 0;
+	uint32_t batch_bytes = 0;
+	int ret;
+
+	while (r->nfree) {
+		struct tx_slot *s;
+		uint32_t dest, k, slot;
+		uint64_t key;
+
+		if (r->nretry) {
+			int i = due_retry(r, now);
+
+			if (i < 0)
+				break;
+			dest = r->retry[i].dest;
+			k = r->retry[i].k;
+			r->retry[i] = r->retry[--r->nretry];
+		} else if (r->next_j < o->messages) {
+			dest = r->others[r->next_j % r->nothers];
+			k = (uint32_t)(r->next_j / r->nothers);
+			r->next_j++;
+		} else {
+			break;
+		}
+		slot = r->free_slots[--r->nfree];
+		s = &r->slots[slot];
+		key = rd_msg_key(o->seed, o->index, dest, k);
+		s->len = rd_msg_size(key, o->max_size, &s->cls);
+		s->dest = dest;
+		s->k = k;
+		s->busy = true;
+		rd_fill(s->buf, s->len, key);
+
+		if (!batch)
+			ibv_wr_start(r->qpx);
+		r->qpx->wr_id = slot;
+		r->qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send_imm(r->qpx, htobe32(rd_imm(o->index, k)));
+		ibv_wr_set_ud_addr(r->qpx, r->tx[dest].ah, r->table[dest].qpn,
+				   RD_QKEY);
+		if (s->len)
+			ibv_wr_set_sge(r->qpx, r->smr->lkey,
+				       (uintptr_t)s->buf, s->len);
+		else
+			ibv_wr_set_sge_list(r->qpx, 0, NULL);
+		r->outstanding++;
+		batch++;
+		total++;
+		batch_bytes += s->len;
+		if (batch >= POST_BATCH || batch_bytes >= POST_BATCH_BYTES) {
+			ret = ibv_wr_complete(r->qpx);
+			if (ret) {
+				fail("ibv_wr_complete (%u sends): %s", batch,
+				     verr(ret));
+				return -1;
+			}
+			batch = 0;
+			batch_bytes = 0;
+		}
+	}
+	if (batch) {
+		ret = ibv_wr_complete(r->qpx);
+		if (ret) {
+			fail("ibv_wr_complete (%u sends): %s", batch,
+			     verr(ret));
+			return -1;
+		}
+	}
+	return (int)total;
+}
+
+static int note_resent(struct run *r, uint32_t dest, uint32_t k)
+{
+	struct rd_pair *p;
+
+	if (!r->o.ordered || test_and_set(r->tx[dest].resent, k))
+		return 0;
+	if (r->nresent == r->cap_resent) {
+		uint32_t cap = r->cap_resent ? 2 * r->cap_resent : 64;
+
+		p = realloc(r->resent, cap * sizeof(*p));
+		if (!p) {
+			fail("out of memory for the list of resends");
+			return -1;
+		}
+		r->resent = p;
+		r->cap_resent = cap;
+	}
+	r->resent[r->nresent++] = (struct rd_pair){ dest, k };
+	return 0;
+}
+
+static int poll_sends(struct run *r)
+{
+	struct ibv_wc wc[POLL_BATCH];
+	int n, i;
+
+	n = ibv_poll_cq(r->scq, POLL_BATCH, wc);
+	if (n < 0) {
+		fail("ibv_poll_cq (send CQ): returned %d", n);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t id = wc[i].wr_id;
+		struct tx_slot *s;
+		struct tx_dest *tx;
+
+		if (id >= r->o.window || !r->slots[id].busy) {
+			fail("a send completion for work request %" PRIu64
+			     ", which is not outstanding (status %s)", id,
+			     ibv_wc_status_str(wc[i].status));
+			return -1;
+		}
+		s = &r->slots[id];
+		tx = &r->tx[s->dest];
+		if (wc[i].status == IBV_WC_SUCCESS) {
+			r->sent++;
+			r->sent_bytes += s->len;
+			r->sent_cls[s->cls]++;
+			tx->completed++;
+			tx->backoff = 0;
+		} else if (wc[i].status == IBV_WC_RNR_RETRY_EXC_ERR) {
+			/* The receiver had no buffer: again, a bit later. */
+			r->rnr_resends++;
+			tx->backoff = tx->backoff ?
+				      tx->backoff * 2 : RNR_BACKOFF_MIN_NS;
+			if (tx->backoff > RNR_BACKOFF_MAX_NS)
+				tx->backoff = RNR_BACKOFF_MAX_NS;
+			r->retry[r->nretry++] = (struct retry){
+				.dest = s->dest,
+				.k = s->k,
+				.not_before = rd_now() + tx->backoff,
+			};
+			if (note_resent(r, s->dest, s->k))
+				return -1;
+		} else {
+			/* run_loop() asks the hub for a cause first. */
+			snprintf(r->send_error, sizeof(r->send_error),
+				 "send of message %u (%u bytes) to participant "
+				 "%u completed with %s (status %d, vendor error "
+				 "0x%x)", s->k, s->len, s->dest,
+				 ibv_wc_status_str(wc[i].status), wc[i].status,
+				 wc[i].vendor_err);
+			return -2;
+		}
+		s->busy = false;
+		r->free_slots[r->nfree++] = (uint32_t)id;
+		r->outstanding--;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Receiving                                                            */
+/* ------------------------------------------------------------------ */
+
+static int add_late(struct rx_src *rx, uint32_t k)
+{
+	if (rx->nlate == rx->cap_late) {
+		uint32_t cap = rx->cap_late ? 2 * rx->cap_late : 16;
+		struct late *l = realloc(rx->late, cap * sizeof(*l));
+
+		if (!l) {
+			fail("out of memory for the late arrivals");
+			return -1;
+		}
+		rx->late = l;
+		rx->cap_late = cap;
+	}
+	rx->late[rx->nlate++] = (struct late){ k, rx->next - 1 };
+	return 0;
+}
+
+/* Check one message that arrived; 0, or -1 on a fatal error. */
+static int check_message(struct run *r, const struct ibv_wc *wc,
+			 const uint8_t *buf)
+{
+	const struct opts *o = &r->o;
+	struct rd_mismatch mm;
+	struct rx_src *rx;
+	uint32_t imm, s, k, len;
+	unsigned int cls;
+	uint64_t key;
+
+	if (wc->opcode != IBV_WC_RECV) {
+		data_error(r, &r->corrupt, "CORRUPT: a receive completion "
+			   "with opcode %d (%u bytes from QP %u)", wc->opcode,
+			   wc->byte_len, wc->src_qp);
+		return 0;
+	}
+	if (!(wc->wc_flags & IBV_WC_WITH_IMM)) {
+		data_error(r, &r->corrupt, "CORRUPT: a message of %u bytes "
+			   "from QP %u without immediate data", wc->byte_len,
+			   wc->src_qp);
+		return 0;
+	}
+	imm = be32toh(wc->imm_data);
+	s = imm >> RD_IMM_K_BITS;
+	k = imm & RD_IMM_K_MASK;
+	if (s >= o->peers || s == o->index) {
+		data_error(r, &r->corrupt, "CORRUPT: immediate data 0x%08x "
+			   "(from QP %u, %u bytes) names participant %u", imm,
+			   wc->src_qp, wc->byte_len, s);
+		return 0;
+	}
+	if (wc->src_qp != r->table[s].qpn) {
+		data_error(r, &r->corrupt, "CORRUPT: message %u of participant "
+			   "%u came from QP %u, not %u", k, s, wc->src_qp,
+			   r->table[s].qpn);
+		return 0;
+	}
+	rx = &r->rx[s];
+	if (k >= rx->expect) {
+		data_error(r, &r->corrupt, "CORRUPT: message %u from "
+			   "participant %u, which sends us only %u", k, s,
+			   rx->expect);
+		return 0;
+	}
+	if (test_and_set(rx->seen, k)) {
+		data_error(r, &r->duplicates, "DUPLICATE: message %u from "
+			   "participant %u arrived again (%u bytes)", k, s,
+			   wc->byte_len);
+		return 0;
+	}
+	rx->got++;
+	r->received++;
+	r->bytes += wc->byte_len;
+	key = rd_msg_key(o->seed, s, o->index, k);
+	len = rd_msg_size(key, o->max_size, &cls);
+	r->recv_cls[cls]++;
+	if (wc->byte_len != len)
+		data_error(r, &r->corrupt, "CORRUPT: message %u from "
+			   "participant %u has %u bytes, %u expected", k, s,
+			   wc->byte_len, len);
+	else if (rd_check(buf, len, key, &mm))
+		data_error(r, &r->corrupt, "CORRUPT: message %u from "
+			   "participant %u (%u bytes): byte %u is 0x%02x, "
+			   "0x%02x expected", k, s, len, mm.offset, mm.got,
+			   mm.want);
+	if (o->ordered) {
+		if (k < rx->next)
+			return add_late(rx, k);
+		rx->next = k + 1;
+	}
+	return 0;
+}
+
+static int poll_recvs(struct run *r)
+{
+	struct ibv_wc wc[POLL_BATCH];
+	uint32_t repost[POLL_BATCH];
+	int n, i;
+
+	n = ibv_poll_cq(r->rcq, POLL_BATCH, wc);
+	if (n < 0) {
+		fail("ibv_poll_cq (receive CQ): returned %d", n);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t id = wc[i].wr_id;
+
+		if (id >= r->o.recv_depth) {
+			fail("a receive completion for work request %" PRIu64
+			     ", which was never posted (status %s)", id,
+			     ibv_wc_status_str(wc[i].status));
+			return -1;
+		}
+		if (wc[i].status == IBV_WC_WR_FLUSH_ERR) {
+			fail("receive buffer %" PRIu64 " flushed: the QP is in "
+			     "the error state", id);
+			return -1;
+		}
+		if (wc[i].status != IBV_WC_SUCCESS)
+			data_error(r, &r->recv_errors, "a receive completed "
+				   "with %s (status %d, vendor error 0x%x)",
+				   ibv_wc_status_str(wc[i].status),
+				   wc[i].status, wc[i].vendor_err);
+		else if (check_message(r, &wc[i], r->rbuf + r->stride * id))
+			return -1;
+		repost[i] = (uint32_t)id;
+	}
+	if (n > 0 && post_recvs(r, repost, (unsigned int)n))
+		return -1;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* The run                                                              */
+/* ------------------------------------------------------------------ */
+
+static bool locally_done(const struct run *r)
+{
+	return r->sent == r->o.messages && r->received == r->expect_total;
+}
+
+static uint64_t errors_so_far(const struct run *r)
+{
+	return r->duplicates + r->corrupt + r->recv_errors;
+}
+
+static void report_missing(struct run *r)
+{
+	const struct opts *o = &r->o;
+	char pending[256];
+	unsigned int i;
+
+	note("sends: %" PRIu64 " of %u complete, %u outstanding, %u waiting "
+	     "to be sent again, %" PRIu64 " never posted", r->sent,
+	     o->messages, r->outstanding, r->nretry,
+	     o->messages - r->next_j);
+	for (i = 0; i < r->nothers; i++) {
+		const struct tx_dest *tx = &r->tx[r->others[i]];
+
+		if (tx->completed < tx->total)
+			note("  to participant %u: %u of %u complete",
+			     r->others[i], tx->completed, tx->total);
+	}
+	note("receives: %" PRIu64 " of %" PRIu64 " arrived", r->received,
+	     r->expect_total);
+	for (i = 0; i < r->nothers; i++) {
+		unsigned int s = r->others[i];
+		const struct rx_src *rx = &r->rx[s];
+		char list[MISSING_SHOWN * 10 + 32] = "";
+		uint32_t k, shown = 0;
+		size_t off = 0;
+
+		if (rx->got == rx->expect)
+			continue;
+		for (k = 0; k < rx->expect && shown < MISSING_SHOWN; k++) {
+			if (test_bit(rx->seen, k))
+				continue;
+			off += (size_t)snprintf(list + off, sizeof(list) - off,
+						"%s%u", shown ? ", " : "", k);
+			shown++;
+		}
+		note("  from participant %u: %u of %u; missing k = %s%s", s,
+		     rx->got, rx->expect, list,
+		     rx->expect - rx->got > shown ? ", ..." : "");
+	}
+	if (o->index == 0) {
+		ctl_pending(&r->ctl, pending, sizeof(pending));
+		note("the hub waits for participants %s to be done", pending);
+	} else if (r->done_reported) {
+		note("done here; waiting for the hub's release");
+	}
+}
+
+static void progress(struct run *r, uint64_t now, uint64_t *last_t,
+		     uint64_t *last_sent, uint64_t *last_recv)
+{
+	double dt = secs(now - *last_t);
+
+	if (dt <= 0)
+		dt = 1e-9;
+	note("%.0f s: sent %" PRIu64 "/%u received %" PRIu64 "/%" PRIu64
+	     " (%.0f sent/s, %.0f received/s) rnr_resends %" PRIu64
+	     " errors %" PRIu64, secs(now - r->t_data), r->sent,
+	     r->o.messages, r->received, r->expect_total,
+	     (double)(r->sent - *last_sent) / dt,
+	     (double)(r->received - *last_recv) / dt, r->rnr_resends,
+	     errors_so_far(r));
+	*last_t = now;
+	*last_sent = r->sent;
+	*last_recv = r->received;
+}
+
+/*
+ * A send failed.  If another participant failed first, its QP may be
+ * gone, and that is the story: give the hub a second to say so.
+ */
+static int send_failed(struct run *r)
+{
+	uint64_t until = rd_now() + NS;
+	enum ctl_state st = CTL_RUNNING;
+
+	while (st == CTL_RUNNING && rd_now() < until)
+		st = ctl_poll(&r->ctl, 100);
+	if (st == CTL_ABORTED)
+		fail("%s (then here: %s)", r->ctl.why, r->send_error);
+	else
+		fail("%s", r->send_error);
+	return -1;
+}
+
+static int run_loop(struct run *r)
+{
+	uint64_t now = rd_now(), last_ctl = now, next_progress;
+	uint64_t last_t = now, last_sent = 0, last_recv = 0;
+	unsigned int idle = 0;
+
+	next_progress = now + PROGRESS_NS;
+	for (;;) {
+		enum ctl_state st;
+		int a, b, c;
+
+		a = poll_recvs(r);
+		if (a < 0)
+			return -1;
+		b = poll_sends(r);
+		if (b == -2)
+			return send_failed(r);
+		if (b < 0)
+			return -1;
+		c = post_sends(r);
+		if (c < 0)
+			return -1;
+		idle = a + b + c ? 0 : idle + 1;
+		now = rd_now();
+
+		if (!r->done_reported && locally_done(r)) {
+			struct rd_report rep = {
+				.sent = (uint32_t)r->sent,
+				.received = (uint32_t)r->received,
+				.errors = (uint32_t)errors_so_far(r),
+			};
+
+			r->t_end = now;
+			r->done_reported = true;
+			r->ctl.deadline = r->deadline + DONE_GRACE_NS;
+			note("done: all sent, all received, %" PRIu64
+			     " errors; waiting for the others",
+			     errors_so_far(r));
+			if (ctl_done(&r->ctl, &rep, r->resent, r->nresent)) {
+				fail("%s", r->ctl.why);
+				return -1;
+			}
+			last_ctl = 0;	/* the hub may release at once */
+		}
+		if (idle > 64 || now - last_ctl >= CTL_EVERY_NS) {
+			/* Idle: wait on the control sockets a little. */
+			st = ctl_poll(&r->ctl, idle > 64 ? 1 : 0);
+			last_ctl = rd_now();
+			if (st == CTL_RELEASED)
+				break;
+			if (st == CTL_ABORTED) {
+				fail("%s", r->ctl.why);
+				return -1;
+			}
+		}
+		if (now >= next_progress) {
+			progress(r, now, &last_t, &last_sent, &last_recv);
+			next_progress = now + PROGRESS_NS;
+		}
+		if (g_signal) {
+			fail("interrupted by signal %d", (int)g_signal);
+			report_missing(r);
+			return -1;
+		}
+		if (now >= r->deadline +
+			   (r->done_reported ? DONE_GRACE_NS : 0)) {
+			fail("timed out after %u s%s", r->o.timeout,
+			     r->done_reported ? " (and 10 s more, done, waiting "
+			     "for the release)" : "");
+			report_missing(r);
+			return -1;
+		}
+	}
+	r->released = true;
+	/* A duplicate may still be on its way: a last look. */
+	for (int i = 0; i < 100; i++) {
+		int n = poll_recvs(r);
+
+		if (n < 0)
+			return -1;
+		if (!n)
+			usleep(1000);
+	}
+	return 0;
+}
+
+/*
+ * --ordered: a message overtaken by a later one from the same sender is
+ * in order only if its first attempt met "receiver not ready" (the
+ * sender told the hub, the hub told us).
+ */
+static int check_order(struct run *r)
+{
+	const struct opts *o = &r->o;
+	uint64_t **resent;
+	unsigned int i, s;
+	uint32_t j;
+	int ret = -1;
+
+	if (!o->ordered)
+		return 0;
+	resent = calloc(o->peers, sizeof(*resent));
+	if (!resent) {
+		fail("out of memory checking the order");
+		return -1;
+	}
+	for (i = 0; i < r->nothers; i++) {
+		s = r->others[i];
+		resent[s] = bitmap_new(r->rx[s].expect);
+		if (!resent[s]) {
+			fail("out of memory checking the order");
+			goto out;
+		}
+	}
+	for (j = 0; j < r->ctl.nto_me; j++) {
+		const struct rd_pair *p = &r->ctl.to_me[j];
+
+		if (p->peer >= o->peers || p->peer == o->index ||
+		    p->k >= r->rx[p->peer].expect) {
+			fail("the hub says participant %u resent us message %u, "
+			     "which it never sends us", p->peer, p->k);
+			goto out;
+		}
+		test_and_set(resent[p->peer], p->k);
+	}
+	for (i = 0; i < r->nothers; i++) {
+		const struct rx_src *rx;
+
+		s = r->others[i];
+		rx = &r->rx[s];
+		for (j = 0; j < rx->nlate; j++)
+			if (!test_bit(resent[s], rx->late[j].k))
+				data_error(r, &r->misordered, "MISORDERED: "
+					   "message %u from participant %u "
+					   "arrived after its message %u",
+					   rx->late[j].k, s,
+					   rx->late[j].after);
+	}
+	ret = 0;
+out:
+	for (s = 0; s < o->peers; s++)
+		free(resent[s]);
+	free(resent);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Results                                                              */
+/* ------------------------------------------------------------------ */
+
+static void print_sizes(const struct run *r)
+{
+	const struct opts *o = &r->o;
+	unsigned int c;
+
+	printf("%s: index %u sizes (max %u): expected mean %.1f B, sent "
+	       "%" PRIu64 " messages, mean %.1f B, %" PRIu64 " bytes; "
+	       "received %" PRIu64 " bytes\n", RD_PROG, o->index, o->max_size,
+	       rd_expected_mean(o->max_size), r->sent,
+	       r->sent ? (double)r->sent_bytes / r->sent : 0.0, r->sent_bytes,
+	       r->bytes);
+	for (c = 0; c < RD_NCLASSES; c++) {
+		uint32_t lo, hi;
+		char range[32];
+
+		rd_class_range(c, o->max_size, &lo, &hi);
+		if (lo == hi)
+			snprintf(range, sizeof(range), "%u", lo);
+		else
+			snprintf(range, sizeof(range), "%u-%u", lo, hi);
+		printf("%s: index %u   %-16s %5.1f%% expected, sent %10" PRIu64
+		       " (%5.2f%%), received %10" PRIu64 "\n", RD_PROG,
+		       o->index, range,
+		       100.0 * rd_classes[c].weight / RD_WEIGHT_TOTAL,
+		       r->sent_cls[c],
+		       r->sent ? 100.0 * r->sent_cls[c] / r->sent : 0.0,
+		       r->recv_cls[c]);
+	}
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static int write_json(const struct run *r, bool passed, double seconds)
+{
+	const struct opts *o = &r->o;
+	unsigned int c;
+	FILE *f;
+
+	f = fopen(o->json, "w");
+	if (!f) {
+		fail("--json %s: %s", o->json, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\n  \"program\": \"%s\",\n", RD_PROG);
+	fprintf(f, "  \"index\": %u,\n  \"peers\": %u,\n", o->index,
+		o->peers);
+	fprintf(f, "  \"seed\": %" PRIu64 ",\n  \"max_size\": %u,\n",
+		o->seed, o->max_size);
+	fprintf(f, "  \"window\": %u,\n  \"recv_depth\": %u,\n", o->window,
+		o->recv_depth);
+	fprintf(f, "  \"ordered\": %s,\n", o->ordered ? "true" : "false");
+	fprintf(f, "  \"messages\": %u,\n  \"sent\": %" PRIu64 ",\n",
+		o->messages, r->sent);
+	fprintf(f, "  \"sent_bytes\": %" PRIu64 ",\n", r->sent_bytes);
+	fprintf(f, "  \"expected\": %" PRIu64 ",\n  \"received\": %" PRIu64
+		",\n", r->expect_total, r->received);
+	fprintf(f, "  \"bytes\": %" PRIu64 ",\n", r->bytes);
+	fprintf(f, "  \"duplicates\": %" PRIu64 ",\n  \"lost\": %" PRIu64
+		",\n", r->duplicates, r->lost);
+	fprintf(f, "  \"corrupt\": %" PRIu64 ",\n  \"misordered\": %" PRIu64
+		",\n", r->corrupt, r->misordered);
+	fprintf(f, "  \"recv_errors\": %" PRIu64 ",\n", r->recv_errors);
+	fprintf(f, "  \"rnr_resends\": %" PRIu64 ",\n", r->rnr_resends);
+	fprintf(f, "  \"seconds\": %.3f,\n", seconds);
+	fprintf(f, "  \"expected_mean_size\": %.3f,\n",
+		rd_expected_mean(o->max_size));
+	fprintf(f, "  \"sizes\": [\n");
+	for (c = 0; c < RD_NCLASSES; c++) {
+		uint32_t lo, hi;
+
+		rd_class_range(c, o->max_size, &lo, &hi);
+		fprintf(f, "    {\"lo\": %u, \"hi\": %u, \"probability\": %g, "
+			"\"sent\": %" PRIu64 ", \"received\": %" PRIu64 "}%s\n",
+			lo, hi, (double)rd_classes[c].weight / RD_WEIGHT_TOTAL,
+			r->sent_cls[c], r->recv_cls[c],
+			c + 1 < RD_NCLASSES ? "," : "");
+	}
+	fprintf(f, "  ],\n  \"passed\": %s,\n  \"failure\": ",
+		passed ? "true" : "false");
+	if (g_failure[0])
+		json_string(f, g_failure);
+	else
+		fputs("null", f);
+	fputs("\n}\n", f);
+	if (ferror(f) | fclose(f)) {
+		fail("--json %s: write error", o->json);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tearing down                                                         */
+/* ------------------------------------------------------------------ */
+
+static void teardown(struct run *r)
+{
+	unsigned int p;
+	int ret;
+
+	if (r->qp) {
+		ret = ibv_destroy_qp(r->qp);
+		if (ret)
+			fail("ibv_destroy_qp: %s", verr(ret));
+	}
+	if (r->tx) {
+		for (p = 0; p < r->o.peers; p++) {
+			if (r->tx[p].ah) {
+				ret = ibv_destroy_ah(r->tx[p].ah);
+				if (ret)
+					fail("ibv_destroy_ah(participant %u): "
+					     "%s", p, verr(ret));
+			}
+			free(r->tx[p].resent);
+		}
+	}
+	if (r->smr) {
+		ret = ibv_dereg_mr(r->smr);
+		if (ret)
+			fail("ibv_dereg_mr(send buffers): %s", verr(ret));
+	}
+	if (r->rmr) {
+		ret = ibv_dereg_mr(r->rmr);
+		if (ret)
+			fail("ibv_dereg_mr(receive buffers): %s", verr(ret));
+	}
+	if (r->scq) {
+		ret = ibv_destroy_cq(r->scq);
+		if (ret)
+			fail("ibv_destroy_cq(send): %s", verr(ret));
+	}
+	if (r->rcq) {
+		ret = ibv_destroy_cq(r->rcq);
+		if (ret)
+			fail("ibv_destroy_cq(receive): %s", verr(ret));
+	}
+	if (r->pd) {
+		ret = ibv_dealloc_pd(r->pd);
+		if (ret)
+			fail("ibv_dealloc_pd: %s", verr(ret));
+	}
+	if (r->ctx) {
+		ret = ibv_close_device(r->ctx);
+		if (ret)
+			fail("ibv_close_device: %s", verr(ret));
+	}
+	if (r->devs)
+		ibv_free_device_list(r->devs);
+	if (r->rx)
+		for (p = 0; p < r->o.peers; p++) {
+			free(r->rx[p].seen);
+			free(r->rx[p].late);
+		}
+	free(r->rx);
+	free(r->tx);
+	free(r->others);
+	free(r->table);
+	free(r->slots);
+	free(r->free_slots);
+	free(r->retry);
+	free(r->resent);
+	free(r->sbuf);
+	free(r->rbuf);
+}
+
+static void on_signal(int sig)
+{
+	g_signal = sig;
+}
+
+int main(int argc, char **argv)
+{
+	struct run run = { 0 }, *r = &run;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct rd_hello me;
+	double seconds = 0;
+	bool passed;
+	unsigned int i;
+
+	if (parse_opts(argc, argv, &r->o))
+		return 2;
+	g_index = r->o.index;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	r->t_begin = rd_now();
+	r->deadline = r->t_begin + (uint64_t)r->o.timeout * NS;
+	note("participant %u of %u, seed %" PRIu64 ", %u messages, max-size "
+	     "%u, window %u, recv-depth %u%s; expected mean size %.1f B",
+	     r->o.index, r->o.peers, r->o.seed, r->o.messages, r->o.max_size,
+	     r->o.window, r->o.recv_depth, r->o.ordered ? ", ordered" : "",
+	     rd_expected_mean(r->o.max_size));
+
+	/* Meet first: a participant that then fails can say so. */
+	r->ctl_opened = true;
+	if (ctl_open(&r->ctl, r->o.peers, r->o.index, r->o.hub, r->o.port,
+		     CONNECT_S, r->deadline)) {
+		fail("%s", r->ctl.why);
+		goto out;
+	}
+	if (setup_verbs(r) || post_all_recvs(r))
+		goto out;
+	r->table = calloc(r->o.peers, sizeof(*r->table));
+	if (!r->table) {
+		fail("out of memory for the table");
+		goto out;
+	}
+	me = (struct rd_hello){
+		.peers = r->o.peers,
+		.index = r->o.index,
+		.qpn = r->qp->qp_num,
+		.ipv4 = r->ipv4,
+		.messages = r->o.messages,
+		.max_size = r->o.max_size,
+		.flags = r->o.ordered ? RD_HELLO_ORDERED : 0,
+		.seed = r->o.seed,
+		.digest = rd_gen_digest(r->o.seed, r->o.max_size),
+	};
+	memcpy(me.gid, r->gid.raw, sizeof(me.gid));
+	note("qpn %u; %s", me.qpn, r->o.index ? "joining the hub" :
+	     "the hub: waiting for the others");
+	if (ctl_start(&r->ctl, &me, r->table)) {
+		fail("%s", r->ctl.why);
+		goto out;
+	}
+	if (setup_peers(r))
+		goto out;
+	r->t_data = rd_now();
+	r->data_phase = true;
+	if (run_loop(r))
+		goto out;
+	check_order(r);
+
+out:
+	if (g_failure[0] && r->ctl_opened)
+		ctl_fail(&r->ctl, g_failure);
+	if (r->data_phase) {
+		if (!r->t_end)
+			r->t_end = rd_now();
+		seconds = secs(r->t_end - r->t_data);
+		for (i = 0; i < r->nothers; i++)
+			r->lost += r->rx[r->others[i]].expect -
+				   r->rx[r->others[i]].got;
+	}
+	/* After the release: nobody sends to our QP any more. */
+	teardown(r);
+
+	passed = !g_failure[0] && r->released && !r->duplicates && !r->lost &&
+		 !r->corrupt && !r->recv_errors && !r->misordered;
+	if (r->data_phase) {
+		print_sizes(r);
+		printf("%s: index %u sent %" PRIu64 " received %" PRIu64
+		       " bytes %" PRIu64 " duplicates %" PRIu64 " lost %" PRIu64
+		       " corrupt %" PRIu64 " rnr_resends %" PRIu64
+		       " in %.1f s\n", RD_PROG, r->o.index, r->sent,
+		       r->received, r->bytes, r->duplicates, r->lost,
+		       r->corrupt, r->rnr_resends, seconds);
+		printf("%s: index %u also: misordered %" PRIu64
+		       "%s, receive errors %" PRIu64 ", %" PRIu64
+		       " bytes sent\n", RD_PROG, r->o.index, r->misordered,
+		       r->o.ordered ? "" : " (not checked: no --ordered)",
+		       r->recv_errors, r->sent_bytes);
+		if (r->released)
+			for (i = 0; i < r->o.peers; i++)
+				printf("%s: index %u   participant %u: sent %u "
+				       "received %u errors %u\n", RD_PROG,
+				       r->o.index, i, r->ctl.reports[i].sent,
+				       r->ctl.reports[i].received,
+				       r->ctl.reports[i].errors);
+	}
+	if (r->o.json && write_json(r, passed, seconds))
+		passed = false;
+	if (passed)
+		printf("%s: index %u PASSED\n", RD_PROG, r->o.index);
+	else if (g_failure[0])
+		printf("%s: index %u FAILED: %s\n", RD_PROG, r->o.index,
+		       g_failure);
+	else
+		printf("%s: index %u FAILED: %" PRIu64 " duplicates, %" PRIu64
+		       " lost, %" PRIu64 " corrupt, %" PRIu64 " misordered, %"
+		       PRIu64 " receive errors\n", RD_PROG, r->o.index,
+		       r->duplicates, r->lost, r->corrupt, r->misordered,
+		       r->recv_errors);
+	if (r->ctl_opened)
+		ctl_close(&r->ctl);
+	return passed ? 0 : 1;
+}
