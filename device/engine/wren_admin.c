@@ -22,27 +22,35 @@ void wren_admin_reset(struct wren_engine *e)
  * Post an entry to a ring the driver consumes.  Rings with flow control
  * (index_mask set and head maintained by the driver) refuse to overwrite
  * unconsumed entries.  @flags points into @entry at the phase byte.
+ *
+ * The driver may read the ring while it is written (a vCPU runs beside
+ * the device), so the entry goes first with the old lap's phase, then
+ * its phase byte alone: whoever sees the new phase sees the whole entry.
  */
 int wren_out_ring_push(struct wren_engine *e, struct wren_out_ring *r,
 		       unsigned int entry_size, void *entry, uint8_t *flags)
 {
 	uint32_t depth = 1U << r->log_depth;
-	uint32_t slot = r->tail & (depth - 1);
+	uint64_t at = r->base + (uint64_t)(r->tail & (depth - 1)) * entry_size;
+	uint8_t phase = wren_ring_phase(r->tail, r->log_depth);
+	size_t flags_off = flags - (uint8_t *)entry;
 
 	if (((r->tail - r->head) & r->index_mask) >= depth) {
 		r->dropped++;
 		return -1;
 	}
-	*flags = (*flags & ~1U) | wren_ring_phase(r->tail, r->log_depth);
-	if (e->ops->dma_write(e->opaque, r->base + (uint64_t)slot * entry_size,
-			      entry, entry_size)) {
-		wren_warn(e, WREN_WRN_DMA, r->base + (uint64_t)slot * entry_size,
-			  entry_size);
-		wren_fatal(e, WREN_FATAL_DMA);
-		return -1;
-	}
+	*flags = (*flags & ~1U) | (phase ^ 1);
+	if (e->ops->dma_write(e->opaque, at, entry, entry_size))
+		goto dma;
+	*flags ^= 1;
+	if (e->ops->dma_write(e->opaque, at + flags_off, flags, 1))
+		goto dma;
 	r->tail = (r->tail + 1) & r->index_mask;
 	return 0;
+dma:
+	wren_warn(e, WREN_WRN_DMA, at, entry_size);
+	wren_fatal(e, WREN_FATAL_DMA);
+	return -1;
 }
 
 /* The driver returned entries up to @head; false if @head is impossible. */

@@ -7,6 +7,7 @@
 
 #include "wren_internal.h"
 #include "wren_tp.h"
+#include "linux/wren/wren_wire.h"
 
 void wren_config_defaults(struct wren_config *cfg)
 {
@@ -347,9 +348,33 @@ void wren_engine_wire_stop(struct wren_engine *e)
 	e->tp = NULL;
 }
 
+/*
+ * A frame to the adapter's own address never reaches the wire: like a
+ * NIC's internal switch, the adapter hands it to its own receive side,
+ * so QPs of one adapter talk to each other with or without a network.
+ */
+static bool to_self(const struct wren_engine *e, const uint8_t *frame,
+		    size_t len)
+{
+	uint32_t dst;
+
+	if (len < WREN_WIRE_ETH_LEN + WREN_WIRE_IPV4_LEN)
+		return false;
+	memcpy(&dst, frame + WREN_WIRE_ETH_LEN + 16, sizeof(dst));
+	return dst == e->cfg.ipv4;
+}
+
 size_t wren_engine_tx_pull(struct wren_engine *e, void *frame, size_t cap)
 {
-	return e->tp ? wren_tp_tx_pull(e->tp, frame, cap) : 0;
+	size_t len;
+
+	if (!e->tp)
+		return 0;
+	while ((len = wren_tp_tx_pull(e->tp, frame, cap)) &&
+	       to_self(e, frame, len)) {
+		wren_tp_rx(e->tp, frame, len);
+	}
+	return len;
 }
 
 void wren_engine_rx_frame(struct wren_engine *e, const void *frame,

@@ -449,7 +449,6 @@ int wren_tp_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
 	    msg->flags & ~(WREN_TP_MSG_ORDERED | WREN_TP_MSG_SOLICITED) ||
 	    msg->dst_qpn > WREN_WIRE_QPN_MASK ||
 	    msg->src_qpn > WREN_WIRE_QPN_MASK || !dst->ipv4 ||
-	    dst->ipv4 == tp->cfg.ipv4 ||
 	    (dst->mode != WREN_TP_MODE_OPTIMISTIC &&
 	     dst->mode != WREN_TP_MODE_HANDSHAKE))
 		return -EINVAL;

@@ -20,8 +20,7 @@ int wren_tp_send_ud(struct wren_tp *tp, const struct wren_tp_dest *dst,
 	     m->opcode != WREN_WIRE_OP_SEND_IMM) ||
 	    m->flags & ~WREN_TP_MSG_SOLICITED ||
 	    m->dst_qpn > WREN_WIRE_QPN_MASK ||
-	    m->src_qpn > WREN_WIRE_QPN_MASK || !dst->ipv4 ||
-	    dst->ipv4 == tp->cfg.ipv4)
+	    m->src_qpn > WREN_WIRE_QPN_MASK || !dst->ipv4)
 		return -EINVAL;
 	if (m->len > tp->cfg.mtu)
 		return -EMSGSIZE;

@@ -1623,6 +1623,35 @@ static void test_send_completion_order(void)
 	free(ghost);
 }
 
+/* QPs of one adapter reach each other without a wire. */
+static void test_loopback(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a));
+	static uint8_t frame[16384];
+	struct wren_cqe c;
+	const uint8_t *src, *dst;
+
+	adapter_up(a, 0, WREN_QPT_RD);
+	adapter_ah(a, a);
+	src = fake_env_ptr(&a->h.env, DATA, 16 * 4096);
+	memset((uint8_t *)src + 8192, 0x5a, 5000);
+	post_recv(a, 0, 8000);
+	post_send(a, a->qpn, 8192, 5000, a->key, 7);
+	for (int i = 0; i < 300; i++) {
+		CHECK_EQ(wren_engine_tx_pull(&a->h.e, frame, sizeof(frame)), 0);
+		fake_env_advance(&a->h.env, 1000);
+	}
+	for (int i = 0; i < 2; i++) {
+		CHECK(poll_cq(a, &c));
+		CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	}
+	CHECK(!poll_cq(a, &c));
+	dst = fake_env_ptr(&a->h.env, DATA, 5000);
+	CHECK(!memcmp(dst, src + 8192, 5000));
+	h_fini(&a->h);
+	free(a);
+}
+
 static void test_rd_between_adapters(void)
 {
 	two_adapters(WREN_QPT_RD);
@@ -1653,6 +1682,7 @@ static const struct tap_test tests[] = {
 	{ "RD messages between two adapters, and their errors", test_rd_between_adapters },
 	{ "UD datagrams between two adapters, and their errors", test_ud_between_adapters },
 	{ "send completions in send-queue order; GET_STATS", test_send_completion_order },
+	{ "QPs of one adapter talk through its loopback", test_loopback },
 	{ "a reset with messages in flight writes nothing", test_reset_in_flight },
 };
 

@@ -665,7 +665,7 @@ static void test_bad_input(void)
 	m.dst_qpn = 1U << 24;
 	CHECK_EQ(wren_tp_send(net->node[0].tp, &d, &m, 0), -EINVAL);
 	m.dst_qpn = 0;
-	d.ipv4 = net_ip(0);			/* ourselves */
+	d.ipv4 = 0;				/* nobody */
 	CHECK_EQ(wren_tp_send(net->node[0].tp, &d, &m, 0), -EINVAL);
 	cfg.window = 100;			/* not a power of two */
 	CHECK(!wren_tp_create(&cfg, net->node[0].tp->env, NULL,
