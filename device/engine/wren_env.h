@@ -28,6 +28,7 @@ enum wren_wrn {
 	WREN_WRN_DB_PAGE,	/* a: doorbell BAR offset, b: value */
 	WREN_WRN_FAULT_DROP,	/* a: opcode, b: command id; fault injected */
 	WREN_WRN_CQ_OVERFLOW,	/* a: CQ number, b: completions lost so far */
+	WREN_WRN_BAD_WQE,	/* a: QP number, b: slot << 8 | CQE status */
 	WREN_WRN_COUNT
 };
 

@@ -321,6 +321,9 @@ void wren_sq_process(struct wren_engine *e, struct wren_qp *qp)
 		}
 		status = sq_check(e, qp, &sw->wqe, &sw->len);
 		if (status) {
+			wren_warn(e, WREN_WRN_BAD_WQE,
+				  qp - e->qps + WREN_QPN_FIRST,
+				  (uint64_t)slot << 8 | status);
 			sq_fail(e, qp, status);
 			return;
 		}

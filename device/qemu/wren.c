@@ -153,6 +153,9 @@ static void wren_env_warn(void *opaque, enum wren_wrn what, uint64_t a,
     case WREN_WRN_CQ_OVERFLOW:
         trace_wren_wrn_cq_overflow(a, b);
         break;
+    case WREN_WRN_BAD_WQE:
+        trace_wren_wrn_bad_wqe(a, b >> 8, b & 0xff);
+        break;
     case WREN_WRN_COUNT:
         break;
     }

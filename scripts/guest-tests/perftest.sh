@@ -1,68 +1,83 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# perftest.sh DEVICE CONN TEST SIZES ITERS: perftest between two guests
-# (scripts/vm --guests 2 --lan): guest 0 serves, guest 1 connects, for
-# each message size in the comma-separated SIZES.  DEVICE is wren_0 or
-# rxe0 (then rxe is set up on the LAN NIC first, the baseline), CONN UD
-# or RD (Wren's reliable datagram, through scripts/perftest's patch),
-# TEST ib_send_lat or ib_send_bw.  Passes when every run reports its
+# perftest.sh ITERS REPS SPEC...: perftest between two guests (scripts/vm
+# --guests 2 --lan): guest 0 serves, guest 1 connects.  A SPEC is
+# DEVICE:CONN:TEST:SIZES -- DEVICE wren_0, or rxe0 for the baseline (rxe
+# is then set up on the LAN NIC), CONN UD, RC or RD (Wren's reliable
+# datagram, through scripts/perftest's patch), TEST ib_send_lat or
+# ib_send_bw, SIZES comma-separated message sizes -- and each size runs
+# REPS times with ITERS iterations.  Passes when every run reports its
 # figures; guest 1 prints one "perftest: DEVICE CONN TEST SIZE VALUE UNIT"
-# line per size, the median latency in usec or the average bandwidth in
-# MB/s.
+# line per run: the median latency (t_typical) in usec, or the average
+# bandwidth in MB/s.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
-dev=${1:?usage: perftest.sh DEVICE CONN TEST SIZES ITERS}
-conn=${2:?}
-test=${3:?}
-sizes=${4:?}
-iters=${5:?}
+iters=${1:?usage: perftest.sh ITERS REPS SPEC...}
+reps=${2:?usage: perftest.sh ITERS REPS SPEC...}
+shift 2
+specs=$*
 index=${WREN_GUEST_INDEX:-0}
 
 check "LAN up" lan_up
-case $dev in
-rxe*)
+case " $specs " in
+*" wren_0:"*) check "modules load" load_wren ;;
+esac
+case " $specs " in
+*" rxe0:"*)
 	nic=$(ip -o -4 addr show | awk '$4 ~ /^10\.0\.0\./ { print $2 }')
-	check "rxe on $nic" sh -c "modprobe rdma_rxe && rdma link add $dev type rxe netdev $nic"
-	# rxe's GID 0 is the link-local one; the IPv4-mapped GID of the
-	# LAN address comes once the address is seen.
-	gid=1
-	;;
-*)
-	check "modules load" load_wren
-	gid=0
+	check "rxe on $nic" sh -c \
+		"modprobe rdma_rxe && rdma link add rxe0 type rxe netdev $nic"
 	;;
 esac
 
 port=18515
-for size in $(echo "$sizes" | tr ',' ' '); do
-	args="-d $dev -x $gid -c $conn -s $size -n $iters -p $port -F"
-	if [ "$index" -eq 0 ]; then
-		# shellcheck disable=SC2086 # the arguments are words
-		out=$(timeout 300 $test $args 2>&1)
-	else
-		# shellcheck disable=SC2086
-		out=$(retry 60 timeout 300 $test $args 10.0.0.1 2>&1)
-	fi
-	rc=$?
-	printf '%s\n' "$out"
-	check "$test -c $conn -s $size on $dev (exit status $rc)" test $rc -eq 0
-	# The result line: bytes, iterations, then the figures.
-	line=$(printf '%s\n' "$out" | awk -v s="$size" '$1 == s && NF >= 5 { l = $0 } END { print l }')
-	if [ -z "$line" ]; then
-		fail "$test -c $conn -s $size on $dev: no result line"
-	elif [ "$index" -ne 0 ]; then
-		case $test in
-		ib_send_lat) set -- $line; echo "perftest: $dev $conn $test $size $5 usec" ;;
-		*) set -- $line; echo "perftest: $dev $conn $test $size $4 MB/s" ;;
-		esac
-	fi
-	port=$((port + 1))
+for spec in $specs; do
+	IFS=: read -r dev conn test sizes <<-EOF
+	$spec
+	EOF
+	# rxe's GID 0 is link-local; 1 is the IPv4-mapped LAN address.
+	case $dev in rxe*) gid=1 ;; *) gid=0 ;; esac
+	for size in $(echo "$sizes" | tr ',' ' '); do
+		rep=0
+		while [ $rep -lt "$reps" ]; do
+			args="-d $dev -x $gid -c $conn -s $size -n $iters -p $port -F"
+			if [ "$index" -eq 0 ]; then
+				# shellcheck disable=SC2086 # words on purpose
+				out=$(timeout 300 $test $args 2>&1)
+			else
+				# shellcheck disable=SC2086
+				out=$(retry 60 timeout 300 $test $args 10.0.0.1 2>&1)
+			fi
+			rc=$?
+			port=$((port + 1))
+			rep=$((rep + 1))
+			what="$test -c $conn -s $size on $dev"
+			if [ $rc -ne 0 ]; then
+				printf '%s\n' "$out"
+				fail "$what (exit status $rc)"
+				continue
+			fi
+			# The result line starts with the size and the iterations.
+			line=$(printf '%s\n' "$out" |
+				awk -v s="$size" '$1 == s && NF >= 5 { l = $0 } END { print l }')
+			if [ -z "$line" ]; then
+				printf '%s\n' "$out"
+				fail "$what: no result line"
+				continue
+			fi
+			pass "$what"
+			[ "$index" -eq 0 ] && continue
+			case $test in
+			ib_send_lat) value=$(echo "$line" | awk '{ print $5 }') unit=usec ;;
+			*) value=$(echo "$line" | awk '{ print $4 }') unit=MB/s ;;
+			esac
+			echo "perftest: $dev $conn $test $size $value $unit"
+		done
+	done
 done
 
-case $dev in
-rxe*) check "rxe removed" rdma link delete "$dev" ;;
-*) check "modules unload" unload_wren ;;
-esac
+case " $specs " in *" rxe0:"*) check "rxe removed" rdma link delete rxe0 ;; esac
+[ -e /sys/module/wren_ib ] && check "modules unload" unload_wren
 finish

@@ -1506,8 +1506,11 @@ static void two_adapters(uint8_t type)
 	CHECK(poll_cq(a, &c));
 	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);
 	CHECK(!poll_cq(a, &c));
+	/* The bad lkey is traced, and nothing else. */
+	CHECK_EQ(a->h.env.warnings[WREN_WRN_BAD_WQE], 1);
 	CHECK_EQ(fake_env_total_warnings(&a->h.env) -
-		 a->h.env.warnings[WREN_WRN_ADMIN_REJECTED], 0);
+		 a->h.env.warnings[WREN_WRN_ADMIN_REJECTED] -
+		 a->h.env.warnings[WREN_WRN_BAD_WQE], 0);
 	h_fini(&a->h);
 	h_fini(&b->h);
 	free(a);
