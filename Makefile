@@ -15,7 +15,7 @@ BUILD := $(WREN_TOP)/build
 
 .PHONY: all setup modules modules-6.1 engine-test static guest-smoke \
 	check demo clean help netsim netsim-test fabric fabric-test bench \
-	bench-sim bench-sim-smoke fuzz rdtest rdtest-test
+	bench-sim bench-sim-smoke bench-guests fuzz rdtest rdtest-test
 
 all: modules
 
@@ -31,7 +31,8 @@ help:
 	@echo "make fabric-test      the fabric's self-test on loopback"
 	@echo "make rdtest           build the RD integrity test for the guests"
 	@echo "make rdtest-test      its host self-tests"
-	@echo "make bench            every benchmark (now: bench-sim)"
+	@echo "make bench            every benchmark: bench-sim, bench-guests"
+	@echo "make bench-guests     perftest between guests, Wren against rxe"
 	@echo "make bench-sim        simulator scenarios S1-S7, targets and plots"
 	@echo "make bench-sim-smoke  the make-check subset of bench-sim"
 
@@ -83,7 +84,11 @@ rdtest-test:
 	@$(MAKE) --no-print-directory -C tools/rdtest test
 
 # Benchmarks report, they do not pass or fail (make check runs a smoke).
-bench: bench-sim
+bench: bench-sim bench-guests
+
+# perftest between two guests, Wren UD and RD against rxe UD and RC.
+bench-guests: setup modules
+	@/usr/bin/python3 scripts/bench-guests
 
 bench-sim: netsim
 	@/usr/bin/python3 tools/netsim/bench.py

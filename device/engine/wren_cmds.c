@@ -23,7 +23,7 @@ static void fill_attr(struct wren_engine *e, struct wren_dev_attr *a)
 	a->fw_version = wren_to_le32(FIELD_PREP(WREN_FW_VERSION_MAJOR, WREN_FW_MAJOR) |
 				     FIELD_PREP(WREN_FW_VERSION_MINOR, WREN_FW_MINOR) |
 				     FIELD_PREP(WREN_FW_VERSION_PATCH, WREN_FW_PATCH));
-	a->caps = wren_to_le64(WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR);
+	a->caps = wren_to_le64(WREN_ENGINE_CAPS);
 	/* EUI-64: flip the universal/local bit, insert ff:fe. */
 	a->node_guid = wren_to_le64((uint64_t)(mac[0] ^ 2) << 56 |
 				    (uint64_t)mac[1] << 48 |

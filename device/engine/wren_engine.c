@@ -212,9 +212,9 @@ uint32_t wren_reg_read(struct wren_engine *e, uint64_t offset, unsigned int size
 		return FIELD_PREP(WREN_VERSION_MAJOR, WREN_SPEC_VERSION_MAJOR) |
 		       FIELD_PREP(WREN_VERSION_MINOR, WREN_SPEC_VERSION_MINOR);
 	case WREN_REG_CAPS_LO:
-		return (uint32_t)(WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR);
+		return (uint32_t)WREN_ENGINE_CAPS;
 	case WREN_REG_CAPS_HI:
-		return 0;
+		return (uint32_t)(WREN_ENGINE_CAPS >> 32);
 	case WREN_REG_TIMEOUTS:
 		return FIELD_PREP(WREN_TIMEOUTS_RESET_MS, WREN_RESET_TIMEOUT_MS) |
 		       FIELD_PREP(WREN_TIMEOUTS_ADMIN_MS, WREN_ADMIN_TIMEOUT_MS);

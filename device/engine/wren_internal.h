@@ -12,6 +12,10 @@
 #include "linux/wren/wren_if.h"
 #include "wren_engine.h"
 
+/* What this device model offers: CAPS registers and GET_ATTR alike. */
+#define WREN_ENGINE_CAPS	(WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | \
+				 WREN_CAP_UD | WREN_CAP_RD)
+
 void wren_warn(struct wren_engine *e, enum wren_wrn what, uint64_t a, uint64_t b);
 void wren_fatal(struct wren_engine *e, unsigned int code);
 bool wren_engine_enabled(const struct wren_engine *e);

@@ -205,7 +205,8 @@ static void test_reset_handshake(void)
 	CHECK_EQ(FIELD_GET(WREN_TIMEOUTS_RESET_MS, v), 1000);
 	CHECK_EQ(FIELD_GET(WREN_TIMEOUTS_ADMIN_MS, v), 1000);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_LO),
-		 WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR);
+		 WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | WREN_CAP_UD |
+		 WREN_CAP_RD);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
 
 	CHECK_EQ(h_enable(&h, 3, 3),
@@ -313,7 +314,8 @@ static void test_get_attr(void)
 	CHECK_EQ(FIELD_GET(WREN_FW_VERSION_MAJOR, fw), 1);
 	CHECK_EQ(FIELD_GET(WREN_FW_VERSION_MINOR, fw), 0);
 	CHECK_EQ(FIELD_GET(WREN_FW_VERSION_PATCH, fw), 0);
-	CHECK_EQ(wren_le64(a->caps), WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR);
+	CHECK_EQ(wren_le64(a->caps), WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR |
+		 WREN_CAP_UD | WREN_CAP_RD);
 	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
 	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
 	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);

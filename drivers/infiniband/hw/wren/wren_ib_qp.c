@@ -66,6 +66,8 @@ static int wren_ib_qp_type(struct wren_ib_dev *dev,
 
 	switch (init_attr->qp_type) {
 	case IB_QPT_UD:
+		if (!(dev->caps->caps & WREN_CAP_UD))
+			return -EOPNOTSUPP;
 		if (req->driver_qp_type || req->flags) {
 			ibdev_dbg(&dev->ibdev,
 				  "create_qp: UD with driver type %u, flags %#x\n",
@@ -75,6 +77,8 @@ static int wren_ib_qp_type(struct wren_ib_dev *dev,
 		params->type = WREN_QPT_UD;
 		return 0;
 	case IB_QPT_DRIVER:
+		if (!(dev->caps->caps & WREN_CAP_RD))
+			return -EOPNOTSUPP;
 		if (req->driver_qp_type != WREN_IB_QP_DRIVER_TYPE_RD) {
 			ibdev_dbg(&dev->ibdev,
 				  "create_qp: driver QP type %u unsupported\n",
