@@ -1,22 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# perftest.sh ITERS REPS SPEC...: perftest between two guests (scripts/vm
+# perftest.sh ITERS SECS REPS SPEC...: perftest between two guests (scripts/vm
 # --guests 2 --lan): guest 0 serves, guest 1 connects.  A SPEC is
 # DEVICE:CONN:TEST:SIZES -- DEVICE wren_0, or rxe0 for the baseline (rxe
 # is then set up on the LAN NIC), CONN UD, RC or RD (Wren's reliable
 # datagram, through scripts/perftest's patch), TEST ib_send_lat or
 # ib_send_bw, SIZES comma-separated message sizes -- and each size runs
-# REPS times with ITERS iterations.  Passes when every run reports its
+# REPS times: ITERS iterations of ib_send_lat, or ib_send_bw for SECS
+# seconds.  Passes when every run reports its
 # figures; guest 1 prints one "perftest: DEVICE CONN TEST SIZE VALUE UNIT"
 # line per run: the median latency (t_typical) in usec, or the average
-# bandwidth in MB/s.
+# bandwidth in MiB/s.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
-iters=${1:?usage: perftest.sh ITERS REPS SPEC...}
-reps=${2:?usage: perftest.sh ITERS REPS SPEC...}
-shift 2
+iters=${1:?usage: perftest.sh ITERS SECS REPS SPEC...}
+secs=${2:?usage: perftest.sh ITERS SECS REPS SPEC...}
+reps=${3:?usage: perftest.sh ITERS SECS REPS SPEC...}
+shift 3
 specs=$*
 index=${WREN_GUEST_INDEX:-0}
 
@@ -42,7 +44,14 @@ for spec in $specs; do
 	for size in $(echo "$sizes" | tr ',' ' '); do
 		rep=0
 		while [ $rep -lt "$reps" ]; do
-			args="-d $dev -x $gid -c $conn -s $size -n $iters -p $port -F"
+			# Bandwidth over a fixed time: a UD datagram the
+			# receiver had no buffer for is gone, and a run that
+			# counted iterations would wait for it for ever.
+			case $test in
+			ib_send_bw) run="-D $secs" ;;
+			*) run="-n $iters" ;;
+			esac
+			args="-d $dev -x $gid -c $conn -s $size $run -p $port -F"
 			if [ "$index" -eq 0 ]; then
 				# shellcheck disable=SC2086 # words on purpose
 				out=$(timeout 300 $test $args 2>&1)
@@ -71,7 +80,7 @@ for spec in $specs; do
 			[ "$index" -eq 0 ] && continue
 			case $test in
 			ib_send_lat) value=$(echo "$line" | awk '{ print $5 }') unit=usec ;;
-			*) value=$(echo "$line" | awk '{ print $4 }') unit=MB/s ;;
+			*) value=$(echo "$line" | awk '{ print $4 }') unit=MiB/s ;;
 			esac
 			echo "perftest: $dev $conn $test $size $value $unit"
 		done
