@@ -191,6 +191,7 @@ struct wren_engine {
 	uint32_t *pd_refs;	/* QPs, AHs and MRs on each PD */
 	struct wren_cq *cqs;
 	struct wren_qp *qps;
+	uint32_t qp_next;	/* where the search for a free QP starts */
 	struct wren_ah *ahs;
 	struct wren_mr *mrs;
 	struct wren_db_slot **db_slots;	/* per page, allocated on use */

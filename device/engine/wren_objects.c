@@ -62,6 +62,7 @@ void wren_objects_reset(struct wren_engine *e)
 		memset(&e->qps[i], 0, sizeof(e->qps[i]));
 		e->qps[i].gen = gen;
 	}
+	e->qp_next = 0;
 	if (e->eq_refs)
 		memset(e->eq_refs, 0, e->max_eq * sizeof(*e->eq_refs));
 	if (e->pd_refs)
@@ -310,7 +311,7 @@ int wren_create_qp(struct wren_engine *e, const void *payload,
 	uint8_t rd_only = WREN_QP_FLAG_ORDERED | WREN_QP_FLAG_HANDSHAKE;
 	struct wren_qp *qp;
 	uint16_t slots[2], gen;
-	uint32_t i;
+	uint32_t i = 0, n;
 
 	if (!WREN_RSVD_OK(st, c, struct wren_cmd_create_qp, rsvd))
 		return -1;
@@ -335,11 +336,20 @@ int wren_create_qp(struct wren_engine *e, const void *payload,
 	if (c->flags & ~(rd_only | WREN_QP_FLAG_SQ_SIG_ALL) ||
 	    (c->type != WREN_QPT_RD && c->flags & rd_only))
 		return bad(st, WREN_BODY(struct wren_cmd_create_qp, flags));
-	for (i = 0; i < e->cfg.max_qp && e->qps[i].in_use; i++)
-		;
-	if (i == e->cfg.max_qp ||
+	/*
+	 * QP numbers go round rather than back to the lowest free one: a
+	 * message still in flight to a destroyed QP then finds no QP, or
+	 * one of the wrong kind, instead of the next QP of that number.
+	 */
+	for (n = 0; n < e->cfg.max_qp; n++) {
+		i = (e->qp_next + n) % e->cfg.max_qp;
+		if (!e->qps[i].in_use)
+			break;
+	}
+	if (n == e->cfg.max_qp ||
 	    !db_alloc(e, page, 2, kinds, i + WREN_QPN_FIRST, slots))
 		return fail(st, WREN_STATUS_NO_RESOURCES);
+	e->qp_next = i + 1;
 	qp = &e->qps[i];
 	gen = qp->gen + 1;
 	memset(qp, 0, sizeof(*qp));

@@ -1657,6 +1657,24 @@ static void test_loopback(void)
 	free(a);
 }
 
+/* A destroyed QP's number is not the next one given out. */
+static void test_qpn_rotation(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a));
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+
+	adapter_up(a, 0, WREN_QPT_RD);
+	CHECK_EQ(a->qpn, WREN_QPN_FIRST);
+	make_handle(&cmd, WREN_ADMIN_DESTROY_QP, 0, a->qpn);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RD);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(cqe.result[0]), WREN_QPN_FIRST + 1);
+	h_fini(&a->h);
+	free(a);
+}
+
 static void test_rd_between_adapters(void)
 {
 	two_adapters(WREN_QPT_RD);
@@ -1688,6 +1706,7 @@ static const struct tap_test tests[] = {
 	{ "UD datagrams between two adapters, and their errors", test_ud_between_adapters },
 	{ "send completions in send-queue order; GET_STATS", test_send_completion_order },
 	{ "QPs of one adapter talk through its loopback", test_loopback },
+	{ "QP numbers go round", test_qpn_rotation },
 	{ "a reset with messages in flight writes nothing", test_reset_in_flight },
 };
 
