@@ -638,6 +638,12 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 				       f + WREN_WIRE_DATA_HDRS_LEN, p->len)) {
 		msg_finish(tp, c, m, WREN_TP_LOCAL_ERROR);
 		ctx_advance_bsn(tp, c);
+		/*
+		 * The puller took the context off the ready list; the other
+		 * messages may have packets to send and, with nothing in
+		 * flight, no event would put it back.
+		 */
+		tp_tx_update_ready(tp, c);
 		return 0;
 	}
 	s = &c->sf[sfi];

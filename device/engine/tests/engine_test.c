@@ -1657,6 +1657,84 @@ static void test_loopback(void)
 	free(a);
 }
 
+/* Destroy @a's QP and make a new one in RTS, as a new program would. */
+static void qp_again(struct adapter *a)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+
+	make_handle(&cmd, WREN_ADMIN_DESTROY_QP, 0, a->qpn);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RD);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	a->qpn = wren_le32(cqe.result[0]);
+	a->sq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	a->rq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[2]);
+	a->sq_pi = a->rq_pi = 0;
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
+			WREN_QPS_INIT, 0x11111111), WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
+		 WREN_STATUS_SUCCESS);
+}
+
+/*
+ * Both programs end while messages are in flight on a lossy wire (as a
+ * timed perftest run does), then new QPs talk over the same contexts:
+ * the old messages fail as their payload can no longer be read, and the
+ * context must go on with the new ones.
+ */
+static void test_qps_gone_midstream(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	static uint8_t frame[16384];
+	struct wren_cqe c;
+	int i, n = 0, got_a = 0, got_b = 0;
+
+	adapter_up(a, 0, WREN_QPT_RD);
+	adapter_up(b, 1, WREN_QPT_RD);
+	adapter_ah(a, b);
+	for (i = 0; i < 8; i++)
+		post_recv(b, 0, 65536);
+	for (i = 0; i < 30; i++)
+		post_send(a, b->qpn, 0, 60000, a->key, 1);
+	/* Part of the stream, every fifth frame lost. */
+	for (i = 0; i < 30; i++) {
+		size_t len;
+
+		while ((len = wren_engine_tx_pull(&a->h.e, frame, sizeof(frame))))
+			if (++n % 5)
+				wren_engine_rx_frame(&b->h.e, frame, len);
+		while ((len = wren_engine_tx_pull(&b->h.e, frame, sizeof(frame))))
+			if (++n % 5)
+				wren_engine_rx_frame(&a->h.e, frame, len);
+		fake_env_advance(&a->h.env, 1000);
+		fake_env_advance(&b->h.env, 1000);
+	}
+	qp_again(a);
+	qp_again(b);
+	while (poll_cq(a, &c) || poll_cq(b, &c))
+		;
+	post_recv(b, 0, 100);
+	post_send(a, b->qpn, 0, 10, a->key, 2);
+	for (i = 0; i < 300 && !(got_a && got_b); i++) {
+		pump(a, b);
+		while (poll_cq(a, &c))
+			got_a += c.status == WREN_CQE_SUCCESS;
+		while (poll_cq(b, &c))
+			got_b += c.status == WREN_CQE_SUCCESS;
+		fake_env_advance(&a->h.env, 10000000);
+		fake_env_advance(&b->h.env, 10000000);
+	}
+	CHECK_EQ(got_a, 1);
+	CHECK_EQ(got_b, 1);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
 /* A destroyed QP's number is not the next one given out. */
 static void test_qpn_rotation(void)
 {
@@ -1707,6 +1785,7 @@ static const struct tap_test tests[] = {
 	{ "send completions in send-queue order; GET_STATS", test_send_completion_order },
 	{ "QPs of one adapter talk through its loopback", test_loopback },
 	{ "QP numbers go round", test_qpn_rotation },
+	{ "new QPs talk after old ones died mid-stream", test_qps_gone_midstream },
 	{ "a reset with messages in flight writes nothing", test_reset_in_flight },
 };
 
