@@ -593,6 +593,11 @@ static struct tp_rx_msg *rx_msg_of(struct wren_tp *tp, struct tp_rx *rx,
 /* The initiator abandoned or completed everything below @bsn. */
 static void rx_follow_bsn(struct wren_tp *tp, struct tp_rx *rx, uint32_t bsn)
 {
+	/* A window or more ahead: all the bitmap knew is behind it. */
+	if (seq_lt(rx->bsn, bsn) && bsn - rx->bsn >= tp->cfg.window) {
+		memset(rx->bits, 0, tp->cfg.window / 8);
+		rx->bsn = bsn;
+	}
 	while (seq_lt(rx->bsn, bsn)) {
 		bit_clear(rx->bits, rx->bsn & (tp->cfg.window - 1));
 		rx->bsn++;
@@ -631,9 +636,16 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		return;
 	rx->last_rx_ns = tp_now(tp);
 
-	/* Seed 004 with Wren's addition: follow the initiator's base. */
+	/*
+	 * Seed 004 with Wren's addition: follow the initiator's base, however
+	 * far it moved.  It may have abandoned more than a window of packets
+	 * this side never saw (refused messages, then messages whose queue
+	 * pair went away), and a packet of the current session is the
+	 * initiator's word for it; the packet itself must lie in the
+	 * initiator's window.
+	 */
 	if (seq_lt(rx->bsn, p->bsn)) {
-		if (p->bsn - rx->bsn > w || seq_lt(p->psn, p->bsn)) {
+		if (seq_lt(p->psn, p->bsn) || p->psn - p->bsn >= w) {
 			tp->stats.drops[WREN_TP_DROP_INVALID]++;
 			return;
 		}
