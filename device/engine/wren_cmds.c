@@ -57,6 +57,23 @@ static void fill_attr(struct wren_engine *e, struct wren_dev_attr *a)
 	a->max_msg_size = wren_to_le32(c->max_msg_size);
 }
 
+/*
+ * Write a command's result to the host buffer of @len bytes at @addr,
+ * truncated to it; false (and a DMA_ERROR status) if the host refuses.
+ */
+static bool put_result(struct wren_engine *e, uint64_t addr, uint32_t len,
+		       const void *buf, size_t size, struct wren_cmd_status *st)
+{
+	if (len > size)
+		len = size;
+	if (e->ops->dma_write(e->opaque, addr, buf, len)) {
+		wren_warn(e, WREN_WRN_DMA, addr, len);
+		wren_reject(st, WREN_STATUS_DMA_ERROR, 0);
+		return false;
+	}
+	return true;
+}
+
 static void get_attr(struct wren_engine *e, const void *payload,
 		     struct wren_cmd_status *st)
 {
@@ -73,14 +90,8 @@ static void get_attr(struct wren_engine *e, const void *payload,
 		return;
 	}
 	fill_attr(e, &attr);
-	if (len > sizeof(attr))
-		len = sizeof(attr);
-	if (e->ops->dma_write(e->opaque, addr, &attr, len)) {
-		wren_warn(e, WREN_WRN_DMA, addr, len);
-		wren_reject(st, WREN_STATUS_DMA_ERROR, 0);
-		return;
-	}
-	st->result[0] = sizeof(attr);
+	if (put_result(e, addr, len, &attr, sizeof(attr), st))
+		st->result[0] = sizeof(attr);
 }
 
 /* The transport's counters in the order of enum wren_dev_stat. */
@@ -149,14 +160,8 @@ static void get_stats(struct wren_engine *e, const void *payload,
 	fill_stats(e, v);
 	for (int i = 0; i < WREN_STAT_COUNT; i++)
 		v[i] = wren_to_le64(v[i]);
-	if (len > sizeof(v))
-		len = sizeof(v);
-	if (e->ops->dma_write(e->opaque, addr, v, len)) {
-		wren_warn(e, WREN_WRN_DMA, addr, len);
-		wren_reject(st, WREN_STATUS_DMA_ERROR, 0);
-		return;
-	}
-	st->result[0] = WREN_STAT_COUNT;
+	if (put_result(e, addr, len, v, sizeof(v), st))
+		st->result[0] = WREN_STAT_COUNT;
 }
 
 #define WREN_KEEP_ALIVE_MAX_MS	3600000
