@@ -1298,6 +1298,26 @@ struct adapter {
 	uint32_t cq_ci;
 };
 
+/* A new QP of @type on @a's PD and CQ, taken to RTS. */
+static void adapter_qp(struct adapter *a, uint8_t type)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+
+	make_qp(&cmd, a->pdn, a->cqn, 1, type);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	a->qpn = wren_le32(cqe.result[0]);
+	a->sq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	a->rq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[2]);
+	a->sq_pi = a->rq_pi = 0;
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
+			WREN_QPS_INIT, 0x11111111), WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
+		 WREN_STATUS_SUCCESS);
+}
+
 static void adapter_up(struct adapter *a, int n, uint8_t type)
 {
 	struct wren_admin_cmd cmd;
@@ -1317,17 +1337,7 @@ static void adapter_up(struct adapter *a, int n, uint8_t type)
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	a->cqn = wren_le32(cqe.result[0]);
 	a->cq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
-	make_qp(&cmd, a->pdn, a->cqn, 1, type);
-	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
-	a->qpn = wren_le32(cqe.result[0]);
-	a->sq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
-	a->rq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[2]);
-	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
-			WREN_QPS_INIT, 0x11111111), WREN_STATUS_SUCCESS);
-	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
-		 WREN_STATUS_SUCCESS);
-	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
-		 WREN_STATUS_SUCCESS);
+	adapter_qp(a, type);
 }
 
 static void adapter_ah(struct adapter *a, const struct adapter *to)
@@ -1665,18 +1675,7 @@ static void qp_again(struct adapter *a)
 
 	make_handle(&cmd, WREN_ADMIN_DESTROY_QP, 0, a->qpn);
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
-	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RD);
-	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
-	a->qpn = wren_le32(cqe.result[0]);
-	a->sq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
-	a->rq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[2]);
-	a->sq_pi = a->rq_pi = 0;
-	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
-			WREN_QPS_INIT, 0x11111111), WREN_STATUS_SUCCESS);
-	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
-		 WREN_STATUS_SUCCESS);
-	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
-		 WREN_STATUS_SUCCESS);
+	adapter_qp(a, WREN_QPT_RD);
 }
 
 /*
