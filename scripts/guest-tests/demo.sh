@@ -10,7 +10,6 @@
 set -eu
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
-index=${WREN_GUEST_INDEX:-0}
 load_wren
 lan_up
 
@@ -20,17 +19,11 @@ run() {
 	"$@"
 }
 
-peer() {
-	[ "$index" -eq 0 ] || echo 10.0.0.1
-}
-
 run ibv_devinfo -d wren_0
 run rdma link show wren_0/1
 
-# shellcheck disable=SC2046 # peer is one word or none
-run retry 60 ib_send_lat -d wren_0 -x 0 -c RD -s 64 -n 500 -p 18515 -F $(peer)
-# shellcheck disable=SC2046
-run retry 60 ib_send_bw -d wren_0 -x 0 -c RD -s 65536 -n 500 -p 18516 -F $(peer)
+run serve_or_connect ib_send_lat -d wren_0 -x 0 -c RD -s 64 -n 500 -p 18515 -F
+run serve_or_connect ib_send_bw -d wren_0 -x 0 -c RD -s 65536 -n 500 -p 18516 -F
 
 run rdma statistic show link wren_0/1
 unload_wren

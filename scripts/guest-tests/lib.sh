@@ -94,6 +94,18 @@ retry() {
 	done
 }
 
+# serve_or_connect COMMAND...: the client/server programs of the RDMA
+# world (ibv_*_pingpong, perftest) between guests: guest 0 runs COMMAND
+# as the server, every other guest as a client of guest 0 on the LAN
+# (10.0.0.1), retried while the server does not listen yet.
+serve_or_connect() {
+	if [ "${WREN_GUEST_INDEX:-0}" -eq 0 ]; then
+		"$@"
+	else
+		retry 60 "$@" 10.0.0.1
+	fi
+}
+
 finish() {
 	if [ "$failures" -eq 0 ]; then
 		echo "all checks passed"

@@ -52,13 +52,8 @@ for spec in $specs; do
 			*) run="-n $iters" ;;
 			esac
 			args="-d $dev -x $gid -c $conn -s $size $run -p $port -F"
-			if [ "$index" -eq 0 ]; then
-				# shellcheck disable=SC2086 # words on purpose
-				out=$(timeout 300 $test $args 2>&1)
-			else
-				# shellcheck disable=SC2086
-				out=$(retry 60 timeout 300 $test $args 10.0.0.1 2>&1)
-			fi
+			# shellcheck disable=SC2086 # words on purpose
+			out=$(serve_or_connect timeout 300 $test $args 2>&1)
 			rc=$?
 			port=$((port + 1))
 			rep=$((rep + 1))

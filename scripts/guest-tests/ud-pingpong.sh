@@ -8,20 +8,14 @@
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
-index=${WREN_GUEST_INDEX:-0}
 iters=200
 size=2048
 
 check "modules load" load_wren
 check "LAN up" lan_up
 
-if [ "$index" -eq 0 ]; then
-	out=$(timeout 120 ibv_ud_pingpong -d wren_0 -g 0 -n $iters -s $size 2>&1)
-else
-	# Waits for the server: the client fails at once while nobody listens.
-	out=$(retry 60 timeout 120 ibv_ud_pingpong -d wren_0 -g 0 -n $iters \
-		-s $size 10.0.0.1 2>&1)
-fi
+out=$(serve_or_connect timeout 120 ibv_ud_pingpong -d wren_0 -g 0 -n $iters \
+	-s $size 2>&1)
 printf '%s\n' "$out"
 expect_match "ibv_ud_pingpong: $iters iterations of $size bytes" \
 	"^$((iters * size * 2)) bytes in [0-9.]+ seconds" "$out"
