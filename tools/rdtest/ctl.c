@@ -752,11 +752,43 @@ out:
 	return ret;
 }
 
+/*
+ * A participant's next message from the hub, which must be a @want: 0
+ * with @rb over its body (*@body to free, even on failure), or -1 once
+ * why() said what came instead (@hangup, the hub's ABORT reason...).
+ */
+static int recv_from_hub(struct ctl *c, uint32_t want, const char *hangup,
+			 uint8_t **body, uint32_t *len, struct rbuf *rb)
+{
+	uint32_t type;
+	int r;
+
+	r = recv_msg(c, c->fd[0], &type, body, len, "the hub");
+	if (r > 0)
+		why(c, "%s", hangup);
+	if (r)
+		return -1;
+	*rb = (struct rbuf){ .p = *body, .len = *len };
+	if (type == CTL_ABORT) {
+		char text[CTL_TEXT_MAX + 1];
+
+		get_text(rb, text, sizeof(text));
+		why(c, "aborted by the hub: %s", text);
+		return -1;
+	}
+	if (type != want) {
+		why(c, "the hub sent a %s, not the %s", tname(type),
+		    tname(want));
+		return -1;
+	}
+	return 0;
+}
+
 static int client_start(struct ctl *c, const struct rd_hello *me,
 			struct rd_peer *table)
 {
 	struct wbuf b = { 0 };
-	uint32_t type, len, i;
+	uint32_t len, i;
 	uint8_t *body = NULL;
 	struct rbuf rb;
 	int r;
@@ -766,23 +798,10 @@ static int client_start(struct ctl *c, const struct rd_hello *me,
 	free(b.p);
 	if (r)
 		goto fail;
-	r = recv_msg(c, c->fd[0], &type, &body, &len, "the hub");
-	if (r > 0)
-		why(c, "the hub hung up instead of sending the table");
-	if (r)
+	if (recv_from_hub(c, CTL_TABLE,
+			  "the hub hung up instead of sending the table",
+			  &body, &len, &rb))
 		goto fail;
-	rb = (struct rbuf){ .p = body, .len = len };
-	if (type == CTL_ABORT) {
-		char text[CTL_TEXT_MAX + 1];
-
-		get_text(&rb, text, sizeof(text));
-		why(c, "aborted by the hub: %s", text);
-		goto fail;
-	}
-	if (type != CTL_TABLE) {
-		why(c, "the hub sent a %s, not the TABLE", tname(type));
-		goto fail;
-	}
 	if (get32(&rb) != c->peers) {
 		why(c, "the hub's table is not of %u participants", c->peers);
 		goto fail;
@@ -1008,28 +1027,14 @@ fail:
 /* A participant: the hub's word. */
 static void client_serve(struct ctl *c)
 {
-	uint32_t type, len, s, n, j;
+	uint32_t len, s, n, j;
 	uint8_t *body;
 	struct rbuf rb;
-	int ret;
 
-	ret = recv_msg(c, c->fd[0], &type, &body, &len, "the hub");
-	if (ret > 0)
-		why(c, "the hub hung up before it released us");
-	if (ret)
+	if (recv_from_hub(c, CTL_RELEASE,
+			  "the hub hung up before it released us",
+			  &body, &len, &rb))
 		goto fail;
-	rb = (struct rbuf){ .p = body, .len = len };
-	if (type == CTL_ABORT) {
-		char t[CTL_TEXT_MAX + 1];
-
-		get_text(&rb, t, sizeof(t));
-		why(c, "aborted by the hub: %s", t);
-		goto fail;
-	}
-	if (type != CTL_RELEASE) {
-		why(c, "the hub sent a %s, not the RELEASE", tname(type));
-		goto fail;
-	}
 	if (get32(&rb) != c->peers) {
 		why(c, "the hub's RELEASE is not for %u participants",
 		    c->peers);
