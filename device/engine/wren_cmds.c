@@ -55,6 +55,9 @@ static void fill_attr(struct wren_engine *e, struct wren_dev_attr *a)
 	a->page_size_cap = wren_to_le64(c->page_size_cap);
 	a->msix_vectors = wren_to_le32(c->msix_vectors);
 	a->max_msg_size = wren_to_le32(c->max_msg_size);
+	a->tc_cache = wren_to_le32(c->tc_cache);
+	a->min_tc_log = wren_tc_min_log(e);
+	a->max_tc_log = WREN_TC_MAX_LOG;
 }
 
 /*
@@ -136,6 +139,9 @@ static void fill_stats(const struct wren_engine *e, uint64_t *v)
 	v[WREN_STAT_MSGS_RX] = t.msgs_rx;
 	v[WREN_STAT_UD_TX] = t.ud_tx;
 	v[WREN_STAT_UD_RX] = t.ud_rx;
+	v[WREN_STAT_CTX_SPILLED] = t.ctx_spilled;
+	v[WREN_STAT_CTX_RESTORED] = t.ctx_restored;
+	v[WREN_STAT_TC_ERRORS] = t.tc_errors;
 	v[WREN_STAT_MSG_ERRORS] = 0;
 	for (int i = 0; i < WREN_TP_STATUS_COUNT; i++)
 		if (i != WREN_TP_OK)
@@ -401,8 +407,7 @@ void wren_cmd_execute(struct wren_engine *e, const struct wren_admin_cmd *cmd,
 		get_stats(e, body, st);
 		break;
 	case WREN_ADMIN_SET_TC_TABLE:
-		/* Defined for the data path, not implemented yet. */
-		wren_reject(st, WREN_STATUS_UNSUPPORTED, 0);
+		wren_set_tc_table(e, body, st);
 		break;
 	default:
 		wren_reject(st, WREN_STATUS_BAD_OPCODE, 0);

@@ -34,6 +34,7 @@ void wren_config_defaults(struct wren_config *cfg)
 	cfg->db_page_count = 256;
 	cfg->max_msg_size = 1U << 30;
 	cfg->time_scale = 1;
+	cfg->tc_cache = 1024;
 }
 
 void wren_warn(struct wren_engine *e, enum wren_wrn what, uint64_t a, uint64_t b)
@@ -323,6 +324,7 @@ int wren_engine_wire_start(struct wren_engine *e)
 	memcpy(tc.mac, e->cfg.mac, sizeof(tc.mac));
 	tc.mtu = e->cfg.mtu;
 	tc.max_msgs = 4 * e->cfg.max_qp_depth;
+	tc.max_ctx = e->cfg.tc_cache;
 	/*
 	 * The defaults suit a data centre; an emulated host (QEMU under TCG)
 	 * answers a thousand times slower and needs every time stretched.
@@ -346,6 +348,7 @@ void wren_engine_wire_stop(struct wren_engine *e)
 {
 	wren_tp_destroy(e->tp);
 	e->tp = NULL;
+	e->tc_base = 0;
 }
 
 /*

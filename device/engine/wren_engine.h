@@ -38,6 +38,7 @@ struct wren_config {
 	uint32_t db_page_count;
 	uint32_t max_msg_size;
 	uint32_t time_scale;		/* transport timers x this (>= 1) */
+	uint32_t tc_cache;		/* transport contexts held at once */
 };
 
 /* A ring the device writes and the driver consumes (ACQ, AEQ, EQs). */
@@ -196,6 +197,7 @@ struct wren_engine {
 	struct wren_mr *mrs;
 	struct wren_db_slot **db_slots;	/* per page, allocated on use */
 	struct wren_tp *tp;	/* the wire, if the host has one */
+	uint64_t tc_base;	/* the context table (SET_TC_TABLE), or 0 */
 	bool sq_waiting;	/* a send queue waits for the transport */
 
 	struct wren_engine_stats stats;

@@ -14,7 +14,7 @@
 
 /* What this device model offers: CAPS registers and GET_ATTR alike. */
 #define WREN_ENGINE_CAPS	(WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | \
-				 WREN_CAP_UD | WREN_CAP_RD)
+				 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE)
 
 void wren_warn(struct wren_engine *e, enum wren_wrn what, uint64_t a, uint64_t b);
 void wren_fatal(struct wren_engine *e, unsigned int code);
@@ -124,5 +124,11 @@ int wren_reg_mr(struct wren_engine *e, const void *payload,
 		struct wren_cmd_status *st);
 int wren_dereg_mr(struct wren_engine *e, uint32_t key,
 		  struct wren_cmd_status *st);
+
+/* The transport-context table in host memory (wren_tc.c). */
+#define WREN_TC_MAX_LOG		20
+uint8_t wren_tc_min_log(const struct wren_engine *e);
+int wren_set_tc_table(struct wren_engine *e, const void *payload,
+		      struct wren_cmd_status *st);
 
 #endif /* WREN_INTERNAL_H */

@@ -248,6 +248,9 @@ struct wren_tp_stats {
 	uint64_t ctx_evicted;
 	uint64_t ctx_reestablished;
 	uint64_t ctx_failed;
+	uint64_t ctx_spilled;
+	uint64_t ctx_restored;
+	uint64_t tc_errors;
 	uint64_t rx_ctx_created;
 	uint64_t rx_ctx_closed;
 	uint64_t path_changes;
@@ -337,5 +340,80 @@ void wren_tp_get_stats(const struct wren_tp *tp, struct wren_tp_stats *st);
 /* Bytes of context state the transport holds, in total and for one peer. */
 size_t wren_tp_ctx_memory(const struct wren_tp *tp);
 size_t wren_tp_peer_memory(const struct wren_tp *tp, uint32_t ipv4);
+
+/* States of a context record in the host's table. */
+enum wren_tp_rec_state {
+	WREN_TP_REC_FREE = 0,		/* nobody's (its epoch may be kept) */
+	WREN_TP_REC_CACHED,		/* in use, held inside the adapter */
+	WREN_TP_REC_SPILLED,		/* idle, held only here */
+};
+
+/**
+ * struct wren_tp_ctx_rec - a transport context as the host's table keeps it
+ * @state: &enum wren_tp_rec_state
+ * @mode: &enum wren_tp_mode
+ * @answered: the target has answered this context
+ * @ipv4: the target
+ * @mac: its next hop
+ * @class_id: the send-queue class
+ * @epoch: the incarnation
+ * @session: the target's id for it
+ * @psn: the next packet sequence number (the window is empty)
+ * @msn: the next message sequence number
+ * @cwnd: congestion window learnt, bytes over all sub-flows (0: none)
+ * @base_rtt_ns: shortest round trip seen (0: none)
+ * @srtt_ns: smoothed round trip (0: none)
+ * @idle_since_ns: when it went idle
+ *
+ * A FREE record's fields other than @ipv4, @class_id and @epoch mean
+ * nothing; a CACHED one's are those of when it entered the cache.
+ */
+struct wren_tp_ctx_rec {
+	uint8_t state;
+	uint8_t mode;
+	bool answered;
+	uint32_t ipv4;
+	uint8_t mac[6];
+	uint32_t class_id;
+	uint32_t epoch;
+	uint32_t session;
+	uint32_t psn;
+	uint32_t msn;
+	uint32_t cwnd;
+	uint64_t base_rtt_ns;
+	uint64_t srtt_ns;
+	uint64_t idle_since_ns;
+};
+
+/**
+ * struct wren_tp_store_ops - the host's table of context records
+ * @load: read record @idx into @rec: 0, -EINVAL if it is malformed (it is
+ *	then treated as free), or -EIO if it cannot be read
+ * @save: write @rec as record @idx: 0 or -EIO
+ */
+struct wren_tp_store_ops {
+	int (*load)(void *opaque, uint32_t idx, struct wren_tp_ctx_rec *rec);
+	int (*save)(void *opaque, uint32_t idx,
+		    const struct wren_tp_ctx_rec *rec);
+};
+
+#define WREN_TP_MAX_TABLE	(1U << 24)	/* wire ids are 24 bits */
+
+/**
+ * wren_tp_set_store() - make a table in host memory the contexts' home
+ * @tp: the transport, with no context yet
+ * @ops: how to read and write a record
+ * @opaque: passed to @ops
+ * @entries: records, a power of two, at least cfg.max_ctx and at most
+ *	WREN_TP_MAX_TABLE
+ *
+ * From then on, a context's wire id is its record's index and an idle
+ * context that leaves the adapter is kept in its record, to come back
+ * without a new handshake (Documentation/transport.rst).  Set once.
+ * Return: 0, -EINVAL for bad arguments, -EBUSY if a table is set or a
+ * context exists.
+ */
+int wren_tp_set_store(struct wren_tp *tp, const struct wren_tp_store_ops *ops,
+		      void *opaque, uint32_t entries);
 
 #endif /* WREN_TP_H */

@@ -227,8 +227,9 @@ enum tp_ctx_state {
 };
 
 struct tp_ctx {
-	uint32_t id;
-	uint32_t hnext;			/* hash chain, TP_NONE ends */
+	uint32_t id;			/* on the wire: the slot, or the record */
+	uint32_t hnext;			/* (ipv4, class) hash chain, by slot */
+	uint32_t inext;			/* id hash chain, by slot */
 	uint8_t state;
 	uint8_t mode;
 	bool answered;			/* the target answered this context */
@@ -409,14 +410,18 @@ struct wren_tp {
 	uint64_t timer_armed;		/* its deadline, 0: none */
 	bool in_timer;
 
-	struct tp_ctx *ctx;		/* cfg.max_ctx */
-	uint32_t *ctx_hash;
-	uint32_t ctx_hash_mask;
+	struct tp_ctx *ctx;		/* cfg.max_ctx slots: the cache */
+	uint32_t *ctx_hash;		/* by (ipv4, class) */
+	uint32_t *id_hash;		/* by wire id */
+	uint32_t ctx_hash_mask;		/* of both */
 	uint32_t ctx_free;		/* free list through hnext */
 	uint32_t ctx_used;
 	struct tp_link ready;
 	struct tp_link idle;
-	uint32_t *epochs;		/* next epoch per context slot */
+	uint32_t *epochs;		/* next epoch per slot, without a store */
+	const struct wren_tp_store_ops *store;	/* the table, if any */
+	void *store_opaque;
+	uint32_t store_mask;		/* its entries - 1 */
 
 	struct tp_rx *rx;		/* cfg.max_rx_ctx */
 	uint32_t *rx_hash;
@@ -475,7 +480,23 @@ void tp_tx_grant(struct wren_tp *tp, const struct tp_rx_pkt *p);
 void tp_tx_timer(struct wren_tp *tp, struct tp_ctx *c);
 void tp_tx_update_ready(struct wren_tp *tp, struct tp_ctx *c);
 void tp_tx_destroy(struct wren_tp *tp);
+void tp_ctx_evict(struct wren_tp *tp, struct tp_ctx *c);
+
+/* wren_tp_table.c: the context cache and the table behind it. */
 int tp_ctx_init_table(struct wren_tp *tp);
+void tp_ctx_free_table(struct wren_tp *tp);
+struct tp_ctx *tp_ctx_find(struct wren_tp *tp, uint32_t ipv4,
+			   uint32_t class_id);
+struct tp_ctx *tp_ctx_by_id(struct wren_tp *tp, uint32_t id);
+bool tp_ctx_room(const struct wren_tp *tp);
+struct tp_ctx *tp_ctx_take(struct wren_tp *tp, uint32_t id, uint32_t ipv4,
+			   uint32_t class_id);
+void tp_ctx_put(struct wren_tp *tp, struct tp_ctx *c);
+int tp_tc_claim(struct wren_tp *tp, const struct wren_tp_dest *d, uint32_t *id,
+		struct wren_tp_ctx_rec *rec);
+void tp_tc_hold(struct wren_tp *tp, const struct tp_ctx *c);
+bool tp_tc_spill(struct wren_tp *tp, const struct tp_ctx *c);
+void tp_tc_release(struct wren_tp *tp, const struct tp_ctx *c);
 
 /* wren_tp_cc.c: congestion control of one sub-flow. */
 void tp_cc_init(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s);

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Wren transport, initiator side: the table of transport contexts (seeds
- * 000 and 001), segmentation, the TX window with its BSN/NSN rules (seed
+ * Wren transport, initiator side: transport contexts (seeds 000 and 001)
+ * and their life cycle, segmentation, the TX window with its BSN/NSN rules (seed
  * 004), sub-flows with their own timers (seed 000 claims 8-11), loss
  * detection and selective retransmission.
  *
  * A context lives from the first message to its target until it has been
- * idle for cfg.idle_ns or is the least recently used idle context when the
- * table is full; it then sends CLOSE and its slot is reused under a new
- * epoch.  Its window and sub-flow state exist only while it has work.
+ * idle for cfg.idle_ns, or is the least recently used idle context when the
+ * cache is full and has no record in a host table to go back to; it then
+ * sends CLOSE and its slot is reused under a new epoch (wren_tp_table.c).
+ * Its window and sub-flow state exist only while it has work.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,78 +19,14 @@
 #define TP_MAX_BACKOFF		10
 #define TP_CONGESTED_SAMPLES	16	/* before a congested path is left */
 
-static uint32_t ctx_hash(uint32_t ipv4, uint32_t class_id)
-{
-	uint32_t x = ipv4 * 0x9e3779b1U ^ class_id * 0x85ebca77U;
-
-	return x ^ x >> 15;
-}
-
-int tp_ctx_init_table(struct wren_tp *tp)
-{
-	uint32_t n = 1;
-
-	while (n < 2 * tp->cfg.max_ctx)
-		n <<= 1;
-	tp->ctx = calloc(tp->cfg.max_ctx, sizeof(*tp->ctx));
-	tp->ctx_hash = malloc(n * sizeof(*tp->ctx_hash));
-	tp->epochs = malloc(tp->cfg.max_ctx * sizeof(*tp->epochs));
-	if (!tp->ctx || !tp->ctx_hash || !tp->epochs)
-		return -ENOMEM;
-	tp->ctx_hash_mask = n - 1;
-	memset(tp->ctx_hash, 0xff, n * sizeof(*tp->ctx_hash));
-	tp->ctx_free = TP_NONE;
-	for (uint32_t i = tp->cfg.max_ctx; i--;) {
-		struct tp_ctx *c = &tp->ctx[i];
-
-		c->id = i;
-		c->timer.heap_idx = TP_NONE;
-		c->hnext = tp->ctx_free;
-		tp->ctx_free = i;
-		/* Random first epochs: a restarted adapter is not stale. */
-		tp->epochs[i] = tp->env->random(tp->env_opaque);
-	}
-	return 0;
-}
-
-static struct tp_ctx *ctx_find(struct wren_tp *tp, uint32_t ipv4,
-			       uint32_t class_id)
-{
-	uint32_t i = tp->ctx_hash[ctx_hash(ipv4, class_id) & tp->ctx_hash_mask];
-
-	while (i != TP_NONE) {
-		struct tp_ctx *c = &tp->ctx[i];
-
-		if (c->ipv4 == ipv4 && c->class_id == class_id)
-			return c;
-		i = c->hnext;
-	}
-	return NULL;
-}
-
-static void ctx_unhash(struct wren_tp *tp, struct tp_ctx *c)
-{
-	uint32_t *pi = &tp->ctx_hash[ctx_hash(c->ipv4, c->class_id) &
-				     tp->ctx_hash_mask];
-
-	while (*pi != c->id)
-		pi = &tp->ctx[*pi].hnext;
-	*pi = c->hnext;
-}
-
 /* The context a packet from a target answers, or NULL if it is stale. */
 static struct tp_ctx *ctx_of_reply(struct wren_tp *tp,
 				   const struct tp_rx_pkt *p)
 {
 	struct tp_ctx *c;
 
-	if (p->dst_ctx >= tp->cfg.max_ctx) {
-		tp->stats.drops[WREN_TP_DROP_UNKNOWN_CTX]++;
-		return NULL;
-	}
-	c = &tp->ctx[p->dst_ctx];
-	if (c->state == TP_CTX_FREE || c->epoch != p->epoch ||
-	    c->ipv4 != p->src_ip) {
+	c = tp_ctx_by_id(tp, p->dst_ctx);
+	if (!c || c->epoch != p->epoch || c->ipv4 != p->src_ip) {
 		tp->stats.drops[WREN_TP_DROP_STALE]++;
 		return NULL;
 	}
@@ -297,9 +234,9 @@ static void finish_detached(struct wren_tp *tp, struct tp_msg *list,
 
 static void serve_waiting(struct wren_tp *tp);
 
-static void ctx_free(struct wren_tp *tp, struct tp_ctx *c)
+/* Take @c out of the cache; its record, if any, is the caller's. */
+static void ctx_leave(struct wren_tp *tp, struct tp_ctx *c)
 {
-	ctx_unhash(tp, c);
 	if (tp_linked(&c->ready))
 		tp_list_del(&c->ready);
 	if (tp_linked(&c->idle))
@@ -308,13 +245,17 @@ static void ctx_free(struct wren_tp *tp, struct tp_ctx *c)
 	tp_timer_set(tp, &c->timer, 0);
 	ctx_deactivate(tp, c);
 	c->state = TP_CTX_FREE;
-	c->hnext = tp->ctx_free;
-	tp->ctx_free = c->id;
-	tp->ctx_used--;
+	tp_ctx_put(tp, c);
+}
+
+static void ctx_free(struct wren_tp *tp, struct tp_ctx *c)
+{
+	tp_tc_release(tp, c);
+	ctx_leave(tp, c);
 }
 
 /* Close an idle context: tell the target, free the slot. */
-static void ctx_evict(struct wren_tp *tp, struct tp_ctx *c)
+void tp_ctx_evict(struct wren_tp *tp, struct tp_ctx *c)
 {
 	struct tp_ctl close = {
 		.type = WREN_WIRE_CLOSE, .ipv4 = c->ipv4,
@@ -331,7 +272,7 @@ static void ctx_evict(struct wren_tp *tp, struct tp_ctx *c)
 /* Start a new incarnation of @c: epoch, first PSN, empty window. */
 static void ctx_begin(struct wren_tp *tp, struct tp_ctx *c)
 {
-	c->epoch = tp->epochs[c->id]++;
+	c->epoch = tp->store ? c->epoch + 1 : tp->epochs[c->id]++;
 	c->session = WREN_WIRE_CTX_NONE;
 	c->state = c->mode == WREN_TP_MODE_HANDSHAKE ? TP_CTX_CONNECTING :
 						       TP_CTX_SYN;
@@ -342,36 +283,88 @@ static void ctx_begin(struct wren_tp *tp, struct tp_ctx *c)
 	c->next_msn = 0;
 }
 
-static struct tp_ctx *ctx_get(struct wren_tp *tp, const struct wren_tp_dest *d)
+/*
+ * The least recently used idle context leaves the cache: back to its
+ * record if it can go there, closed otherwise.
+ */
+static void ctx_make_room(struct wren_tp *tp)
 {
-	struct tp_ctx *c = ctx_find(tp, d->ipv4, d->class_id);
-	uint32_t h;
+	struct tp_ctx *c;
 
+	if (tp->ctx_free != TP_NONE)
+		return;
+	c = tp_container_of(tp->idle.next, struct tp_ctx, idle);
+	if (tp_tc_spill(tp, c))
+		ctx_leave(tp, c);
+	else
+		tp_ctx_evict(tp, c);
+}
+
+/* @c comes back from its record @r, in the incarnation it left in. */
+static void ctx_restore(struct wren_tp *tp, struct tp_ctx *c,
+			const struct wren_tp_ctx_rec *r)
+{
+	c->mode = r->mode;
+	c->answered = r->answered;
+	c->answered_ns = tp_now(tp);
+	c->epoch = r->epoch;
+	c->session = r->session;
+	c->state = TP_CTX_ESTABLISHED;
+	c->need_connect = false;
+	c->connect_tries = 0;
+	c->connect_deadline = 0;
+	c->bsn = c->nsn = r->psn;
+	c->next_msn = r->msn;
+	/* Hints only: bounded by what this adapter would have learnt. */
+	c->srtt_hint = min_u64(r->srtt_ns, tp->cfg.max_rto_ns);
+	c->base_rtt_ns = min_u64(r->base_rtt_ns, c->srtt_hint);
+	c->cwnd_hint = r->cwnd > tp->cfg.subflows * tp->cfg.cc_max_cwnd ? 0 :
+									   r->cwnd;
+}
+
+/*
+ * The context for @d: from the cache, back from the table, or new.  NULL
+ * with *@err 0 when the message must wait for room, or with *@err
+ * negative when it cannot have a context at all.
+ */
+static struct tp_ctx *ctx_get(struct wren_tp *tp, const struct wren_tp_dest *d,
+			      int *err)
+{
+	struct tp_ctx *c = tp_ctx_find(tp, d->ipv4, d->class_id);
+	struct wren_tp_ctx_rec rec = { 0 };
+	uint32_t id = 0;
+	int back = 0;
+
+	*err = 0;
 	if (c)
 		return c;
-	if (tp->ctx_free == TP_NONE) {
-		if (tp_list_empty(&tp->idle))
+	if (!tp_ctx_room(tp))
+		return NULL;
+	if (tp->store) {
+		back = tp_tc_claim(tp, d, &id, &rec);
+		if (back < 0) {
+			*err = back == -EAGAIN ? 0 : back;
 			return NULL;
-		ctx_evict(tp, tp_container_of(tp->idle.next, struct tp_ctx,
-					      idle));
+		}
 	}
-	c = &tp->ctx[tp->ctx_free];
-	tp->ctx_free = c->hnext;
-	tp->ctx_used++;
-	c->ipv4 = d->ipv4;
+	ctx_make_room(tp);
+	c = tp_ctx_take(tp, id, d->ipv4, d->class_id);
 	memcpy(c->mac, d->mac, sizeof(c->mac));
-	c->class_id = d->class_id;
-	c->mode = d->mode;
-	c->answered = false;
 	c->msgs = c->msgs_tail = NULL;
-	c->srtt_hint = 0;
-	c->cwnd_hint = 0;
-	c->base_rtt_ns = 0;
-	ctx_begin(tp, c);
-	h = ctx_hash(c->ipv4, c->class_id) & tp->ctx_hash_mask;
-	c->hnext = tp->ctx_hash[h];
-	tp->ctx_hash[h] = c->id;
-	tp->stats.ctx_created++;
+	if (back) {
+		ctx_restore(tp, c, &rec);
+	} else {
+		c->mode = d->mode;
+		c->answered = false;
+		c->srtt_hint = 0;
+		c->cwnd_hint = 0;
+		c->base_rtt_ns = 0;
+		c->epoch = rec.epoch;
+		ctx_begin(tp, c);
+		tp->stats.ctx_created++;
+	}
+	if (tp->store)
+		tp_tc_hold(tp, c);
 	return c;
 }
 
@@ -427,14 +420,20 @@ static void serve_waiting(struct wren_tp *tp)
 {
 	while (tp->waiting) {
 		struct tp_msg *m = tp->waiting;
-		struct tp_ctx *c = ctx_get(tp, &m->dst);
+		int err;
+		struct tp_ctx *c = ctx_get(tp, &m->dst, &err);
 
-		if (!c)
+		if (!c && !err)
 			return;
 		tp->waiting = m->next;
 		if (!tp->waiting)
 			tp->waiting_tail = NULL;
-		ctx_enqueue(tp, c, m);
+		if (c) {
+			ctx_enqueue(tp, c, m);
+		} else {
+			m->next = NULL;
+			finish_detached(tp, m, WREN_TP_LOCAL_ERROR);
+		}
 	}
 }
 
@@ -1162,7 +1161,7 @@ void tp_tx_timer(struct wren_tp *tp, struct tp_ctx *c)
 		}
 	}
 	if (tp_linked(&c->idle) && c->idle_since + tp->cfg.idle_ns <= now) {
-		ctx_evict(tp, c);
+		tp_ctx_evict(tp, c);
 		serve_waiting(tp);
 		return;
 	}
@@ -1183,7 +1182,5 @@ void tp_tx_destroy(struct wren_tp *tp)
 	}
 	finish_detached(tp, tp->waiting, WREN_TP_FLUSHED);
 	tp->waiting = NULL;
-	free(tp->ctx);
-	free(tp->ctx_hash);
-	free(tp->epochs);
+	tp_ctx_free_table(tp);
 }

@@ -56,6 +56,7 @@ struct WrenState {
     uint32_t speed;
     uint32_t vectors;
     uint32_t time_scale;
+    uint32_t tc_cache;
     uint8_t fault_drop_opcode;
 };
 
@@ -330,6 +331,12 @@ static bool wren_config_from_props(WrenState *s, struct wren_config *cfg,
         return false;
     }
     cfg->time_scale = s->time_scale;
+    if (s->tc_cache < 1 || s->tc_cache > 65536) {
+        error_setg(errp, "wren: tc-cache %u is out of range (1 to 65536)",
+                   s->tc_cache);
+        return false;
+    }
+    cfg->tc_cache = s->tc_cache;
     if (s->serial) {
         if (strlen(s->serial) > WREN_SERIAL_LEN) {
             error_setg(errp, "wren: serial is longer than %d characters",
@@ -446,6 +453,7 @@ static Property wren_properties[] = {
     DEFINE_PROP_UINT32("speed", WrenState, speed, 100000),
     DEFINE_PROP_UINT32("vectors", WrenState, vectors, 8),
     DEFINE_PROP_UINT32("time-scale", WrenState, time_scale, 1),
+    DEFINE_PROP_UINT32("tc-cache", WrenState, tc_cache, 1024),
     DEFINE_PROP_UINT8("x-fault-drop-opcode", WrenState, fault_drop_opcode, 0),
     DEFINE_PROP_END_OF_LIST(),
 };

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# rd-integrity.sh [--lossy] [ARGS...]: tools/rdtest's wren_rd_stress in every guest
+# rd-integrity.sh [--lossy] [--spill] [ARGS...]: tools/rdtest's wren_rd_stress in every guest
 # at once (scripts/vm --guests 2..4 --lan): each guest's RD queue pair
 # sends to all the others, and each checks that every message arrived
 # exactly once with every byte intact.  Guest 0 is the rendezvous hub,
@@ -10,7 +10,10 @@
 # covers the run.  Passes when the summary shows no duplicate, loss or
 # corruption and the program exits 0; with --lossy (a fabric that loses
 # frames), also when the adapter's counters (rdma statistic) show the
-# retransmissions that repaired the losses.
+# retransmissions that repaired the losses; with --spill (adapters with
+# fewer context slots than peers, QEMU property tc-cache), also when they
+# show contexts written to the transport-context table in host memory
+# and read back, and debugfs shows the records.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
@@ -19,10 +22,15 @@ count=${WREN_GUEST_COUNT:-1}
 stress=${WREN_BUILD:-$WREN_TOP/build}/rdtest/wren_rd_stress
 
 lossy=
-if [ "${1:-}" = --lossy ]; then
-	lossy=1
+spill=
+while :; do
+	case ${1:-} in
+	--lossy) lossy=1 ;;
+	--spill) spill=1 ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 
 if [ "$count" -lt 2 ]; then
 	fail "rd-integrity needs 2 to 4 guests (scripts/vm --guests N --lan)"
@@ -65,6 +73,22 @@ if [ -n "$lossy" ]; then
 		prev ~ /^retx_(timeout|fast|nack)$/ { n += $1 } { prev = $1 }
 		END { print n + 0 }')
 	check "the counters show retransmissions ($retx)" test "$retx" -gt 0
+fi
+if [ -n "$spill" ]; then
+	counter() {
+		printf '%s\n' "$stats" | tr ' ' '\n' |
+			awk -v name="$1" 'prev == name { print $1 } { prev = $1 }'
+	}
+	spilled=$(counter ctx_spilled)
+	restored=$(counter ctx_restored)
+	check "contexts went to the host's table ($spilled) and came back ($restored)" \
+		test "${spilled:-0}" -gt 0 -a "${restored:-0}" -gt 0
+	check "no table record was unreadable or malformed" \
+		test "$(counter tc_errors)" = 0
+	table=$(cat /sys/kernel/debug/wren/*/tc_table 2>&1)
+	printf '%s\n' "$table" | head -8
+	expect_match "debugfs shows the records in use" \
+		'^[0-9]+ (cached|spilled) 198\.18\.0\.[0-9]+ ' "$table"
 fi
 
 check "modules unload" unload_wren

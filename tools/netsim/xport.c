@@ -45,6 +45,7 @@ const struct stat_field stat_fields[] = {
 	A("drops_refused", drops, WREN_TP_DROP_REFUSED),
 	F(acks_tx), F(acks_rx), F(nacks_tx), F(nacks_rx), F(ecn_ce),
 	F(ctx_created), F(ctx_evicted), F(ctx_reestablished), F(ctx_failed),
+	F(ctx_spilled), F(ctx_restored), F(tc_errors),
 	F(rx_ctx_created), F(rx_ctx_closed), F(path_changes),
 	F(grants_tx), F(grants_rx), F(cc_decreases), F(msgs_tx), F(msgs_rx),
 	F(ud_tx), F(ud_rx),

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../wren_internal.h"
+#include "../wren_tp.h"
 #include "fake_env.h"
 #include "tap.h"
 
@@ -206,7 +207,7 @@ static void test_reset_handshake(void)
 	CHECK_EQ(FIELD_GET(WREN_TIMEOUTS_ADMIN_MS, v), 1000);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_LO),
 		 WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | WREN_CAP_UD |
-		 WREN_CAP_RD);
+		 WREN_CAP_RD | WREN_CAP_TC_TABLE);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
 
 	CHECK_EQ(h_enable(&h, 3, 3),
@@ -315,7 +316,7 @@ static void test_get_attr(void)
 	CHECK_EQ(FIELD_GET(WREN_FW_VERSION_MINOR, fw), 0);
 	CHECK_EQ(FIELD_GET(WREN_FW_VERSION_PATCH, fw), 0);
 	CHECK_EQ(wren_le64(a->caps), WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR |
-		 WREN_CAP_UD | WREN_CAP_RD);
+		 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE);
 	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
 	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
 	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);
@@ -338,7 +339,11 @@ static void test_get_attr(void)
 	CHECK_EQ(wren_le64(a->page_size_cap),
 		 (1ULL << 12) | (1ULL << 21) | (1ULL << 30));
 	CHECK_EQ(wren_le32(a->max_msg_size), 1U << 30);
-	for (unsigned int i = 0; i < 23; i++)
+	CHECK_EQ(wren_le32(a->tc_cache), 1024);
+	CHECK_EQ(a->min_tc_log, 10);
+	CHECK_EQ(a->max_tc_log, 20);
+	CHECK_EQ(a->rsvd0, 0);
+	for (unsigned int i = 0; i < 21; i++)
 		CHECK_EQ(a->rsvd[i], 0);
 	/* Nothing past the structure was touched. */
 	CHECK_EQ(buf[sizeof(*a)], 0xa5);
@@ -480,11 +485,6 @@ static void test_statuses(void)
 	make_cmd(&cmd, 0, 2);
 	CHECK(exec(&h, &cmd, &cqe));
 	CHECK_EQ(cqe.status, WREN_STATUS_BAD_OPCODE);
-
-	/* Defined but not implemented yet. */
-	make_cmd(&cmd, WREN_ADMIN_SET_TC_TABLE, 9);
-	CHECK(exec(&h, &cmd, &cqe));
-	CHECK_EQ(cqe.status, WREN_STATUS_UNSUPPORTED);
 
 	/* Reserved header bytes: the offset of the first non-zero one. */
 	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 3);
@@ -1283,6 +1283,64 @@ static void test_cq_post(void)
 	h_fini(&h);
 }
 
+#define TC_TABLE	(FAKE_MEM_BASE + 0xe0000)	/* 16 records */
+
+static uint8_t set_tc_table(struct harness *h, uint64_t base, uint8_t log,
+			    uint32_t *ext)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_set_tc_table *t = (void *)cmd.payload;
+
+	make_cmd(&cmd, WREN_ADMIN_SET_TC_TABLE, 0);
+	t->base_addr = wren_to_le64(base);
+	t->log_entries = log;
+	if (ext)
+		t->rsvd[*ext] = 1;
+	CHECK(exec(h, &cmd, &cqe));
+	if (ext)
+		*ext = wren_le32(cqe.ext_status);
+	return cqe.status;
+}
+
+static void test_tc_table_cmd(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	uint32_t ext = 3, pdn;
+	const size_t f = sizeof(struct wren_admin_cmd_hdr);
+
+	h_init(&h);
+	h.cfg.tc_cache = 8;
+	h_start(&h);
+	h_enable(&h, 3, 3);
+	CHECK_EQ(set_tc_table(&h, TC_TABLE, 4, &ext), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(ext, f + offsetof(struct wren_cmd_set_tc_table, rsvd) + 12 + 1);
+	/* Base: not zero, aligned, reachable; size: within the device's range. */
+	CHECK_EQ(set_tc_table(&h, 0, 4, NULL), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(set_tc_table(&h, TC_TABLE + 64, 4, NULL), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(set_tc_table(&h, TC_TABLE, 2, NULL), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(set_tc_table(&h, TC_TABLE, 21, NULL), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(set_tc_table(&h, OUTSIDE, 4, NULL), WREN_STATUS_DMA_ERROR);
+	/* The table's far end is outside guest memory. */
+	CHECK_EQ(set_tc_table(&h, TC_TABLE, 12, NULL), WREN_STATUS_DMA_ERROR);
+	CHECK_EQ(set_tc_table(&h, TC_TABLE, 4, NULL), WREN_STATUS_SUCCESS);
+	CHECK_EQ(h.e.tc_base, TC_TABLE);
+	/* Once per reset. */
+	CHECK_EQ(set_tc_table(&h, TC_TABLE, 4, NULL), WREN_STATUS_BAD_STATE);
+	h_enable(&h, 3, 3);
+	CHECK_EQ(h.e.tc_base, 0);
+	/* Not once a queue pair exists: its contexts would change names. */
+	pdn = alloc_pd_ok(&h);
+	make_cq(&cmd, 1);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	make_qp(&cmd, pdn, wren_le32(cqe.result[0]), 1, WREN_QPT_RD);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	CHECK_EQ(set_tc_table(&h, TC_TABLE, 4, NULL), WREN_STATUS_BAD_STATE);
+	h_fini(&h);
+}
+
 /* ------------------------------------------------------------------ */
 /* Two adapters, one wire                                               */
 /* ------------------------------------------------------------------ */
@@ -1292,6 +1350,7 @@ static void test_cq_post(void)
 
 struct adapter {
 	struct harness h;
+	uint32_t tc_cache;	/* non-zero: that cache and a context table */
 	uint32_t pdn, cqn, qpn, key, ah;
 	uint64_t sq_db, rq_db, cq_db;
 	uint16_t sq_pi, rq_pi;
@@ -1326,8 +1385,13 @@ static void adapter_up(struct adapter *a, int n, uint8_t type)
 	h_init(&a->h);
 	a->h.cfg.ipv4 = htobe32(0xc6120001 + n);
 	a->h.cfg.mac[5] = n;
+	if (a->tc_cache)
+		a->h.cfg.tc_cache = a->tc_cache;
 	h_start(&a->h);
 	h_enable(&a->h, 4, 3);
+	if (a->tc_cache)
+		CHECK_EQ(set_tc_table(&a->h, TC_TABLE, 4, NULL),
+			 WREN_STATUS_SUCCESS);
 	a->pdn = alloc_pd_ok(&a->h);
 	for (uint32_t i = 0; i < 16; i++)
 		pbl_set(&a->h, PBL, i, DATA + i * 4096ULL);
@@ -1738,6 +1802,99 @@ static void test_qps_gone_midstream(void)
 	free(b);
 }
 
+/* Carry frames among @n adapters, by destination address, until quiet. */
+static void pump_n(struct adapter **v, int n)
+{
+	static uint8_t frame[16384];
+	int quiet = 0;
+
+	while (quiet < 200) {
+		bool moved = false;
+
+		for (int i = 0; i < n; i++) {
+			size_t len;
+
+			while ((len = wren_engine_tx_pull(&v[i]->h.e, frame,
+							  sizeof(frame)))) {
+				uint32_t dst;
+
+				memcpy(&dst, frame + 30, 4);
+				for (int j = 0; j < n; j++)
+					if (v[j]->h.cfg.ipv4 == dst)
+						wren_engine_rx_frame(&v[j]->h.e,
+								     frame, len);
+				moved = true;
+			}
+		}
+		for (int i = 0; i < n; i++)
+			fake_env_advance(&v[i]->h.env, 1000);
+		quiet = moved ? 0 : quiet + 1;
+	}
+}
+
+/*
+ * An adapter with room for one context talks to two targets in turns:
+ * each turn writes the idle context to the table in host memory and
+ * reads the other back, and the targets see one incarnation each.
+ */
+static void test_tc_table_spill(void)
+{
+	struct adapter *v[3];
+	uint32_t ah[2];
+	struct wren_tp_stats st;
+	struct wren_cqe c;
+	const struct wren_tc_entry *t;
+	int spilled = 0, cached = 0, ok = 0;
+
+	for (int i = 0; i < 3; i++)
+		v[i] = calloc(1, sizeof(*v[i]));
+	v[0]->tc_cache = 1;
+	for (int i = 0; i < 3; i++)
+		adapter_up(v[i], i, WREN_QPT_RD);
+	for (int i = 0; i < 2; i++) {
+		adapter_ah(v[0], v[i + 1]);
+		ah[i] = v[0]->ah;
+	}
+	for (int turn = 0; turn < 6; turn++) {
+		struct adapter *to = v[1 + turn % 2];
+
+		post_recv(to, 0, 4096);
+		v[0]->ah = ah[turn % 2];
+		post_send(v[0], to->qpn, 0, 3000, v[0]->key, turn);
+		pump_n(v, 3);
+		CHECK(poll_cq(to, &c));
+		ok += c.status == WREN_CQE_SUCCESS;
+	}
+	CHECK_EQ(ok, 6);
+	wren_tp_get_stats(v[0]->h.e.tp, &st);
+	CHECK_EQ(st.ctx_created, 2);
+	CHECK_EQ(st.ctx_spilled, 5);
+	CHECK_EQ(st.ctx_restored, 4);
+	CHECK_EQ(st.tc_errors, 0);
+	for (int i = 1; i < 3; i++) {
+		wren_tp_get_stats(v[i]->h.e.tp, &st);
+		CHECK_EQ(st.rx_ctx_created, 1);
+	}
+	t = fake_env_ptr(&v[0]->h.env, TC_TABLE, 16 * sizeof(*t));
+	for (int i = 0; i < 16; i++) {
+		uint32_t state = FIELD_GET(WREN_TC_STATE, wren_le32(t[i].flags));
+
+		if (state == WREN_TC_STATE_SPILLED) {
+			spilled++;
+			/* The last turn went to v[2]: v[1]'s context waits here. */
+			CHECK_EQ(t[i].ipv4_addr, v[1]->h.cfg.ipv4);
+			CHECK(!memcmp(t[i].mac_addr, v[1]->h.cfg.mac, 6));
+		}
+		cached += state == WREN_TC_STATE_CACHED;
+	}
+	CHECK_EQ(spilled, 1);
+	CHECK_EQ(cached, 1);
+	for (int i = 0; i < 3; i++) {
+		h_fini(&v[i]->h);
+		free(v[i]);
+	}
+}
+
 /* A destroyed QP's number is not the next one given out. */
 static void test_qpn_rotation(void)
 {
@@ -1790,6 +1947,8 @@ static const struct tap_test tests[] = {
 	{ "QP numbers go round", test_qpn_rotation },
 	{ "new QPs talk after old ones died mid-stream", test_qps_gone_midstream },
 	{ "a reset with messages in flight writes nothing", test_reset_in_flight },
+	{ "SET_TC_TABLE: fields, reachability, once per reset", test_tc_table_cmd },
+	{ "contexts spill to the host's table and come back", test_tc_table_spill },
 };
 
 int main(void)

@@ -217,6 +217,44 @@ bool net_restart(struct net *net, int i)
 	return nd->tp;
 }
 
+static int table_load(void *opaque, uint32_t idx, struct wren_tp_ctx_rec *rec)
+{
+	struct net_node *nd = opaque;
+
+	if (nd->table_unreadable)
+		return -EIO;
+	if (idx >= nd->table_entries || nd->table[idx].state > WREN_TP_REC_SPILLED)
+		return -EINVAL;
+	*rec = nd->table[idx];
+	return 0;
+}
+
+static int table_save(void *opaque, uint32_t idx,
+		      const struct wren_tp_ctx_rec *rec)
+{
+	struct net_node *nd = opaque;
+
+	if (idx >= nd->table_entries)
+		return -EIO;
+	nd->table[idx] = *rec;
+	return 0;
+}
+
+static const struct wren_tp_store_ops net_table_ops = {
+	.load = table_load,
+	.save = table_save,
+};
+
+int net_set_table(struct net *net, int i, uint32_t entries)
+{
+	struct net_node *nd = &net->node[i];
+
+	free(nd->table);
+	nd->table = calloc(entries, sizeof(*nd->table));
+	nd->table_entries = entries;
+	return wren_tp_set_store(nd->tp, &net_table_ops, nd, entries);
+}
+
 bool net_start(struct net *net)
 {
 	for (int i = 0; i < net->nodes; i++)
@@ -234,8 +272,10 @@ void net_fini(struct net *net)
 		free(f->data);
 		free(f);
 	}
-	for (int i = 0; i < net->nodes; i++)
+	for (int i = 0; i < net->nodes; i++) {
 		wren_tp_destroy(net->node[i].tp);
+		free(net->node[i].table);
+	}
 }
 
 int net_send(struct net *net, int from, int to, uint32_t len, bool ordered,

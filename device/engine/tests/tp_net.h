@@ -76,6 +76,10 @@ struct net_node {
 	bool fail_read;			/* tx_read fails */
 	uint32_t rx_seq;
 	unsigned int rx_aborted;	/* rx_done with an error */
+	/* A context table in "host memory" (net_set_table). */
+	struct wren_tp_ctx_rec *table;
+	uint32_t table_entries;
+	bool table_unreadable;		/* load fails with -EIO */
 };
 
 struct net_timer {
@@ -108,6 +112,8 @@ void net_init(struct net *net, int n, const struct wren_tp_config *cfg,
 /* Create each node's transport; false if any refuses its config. */
 bool net_start(struct net *net);
 void net_fini(struct net *net);
+/* Give node @i's transport a context table of @entries records. */
+int net_set_table(struct net *net, int i, uint32_t entries);
 /* Destroy and re-create node @i's transport, as after a reset. */
 bool net_restart(struct net *net, int i);
 uint32_t net_ip(int node);

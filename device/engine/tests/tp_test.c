@@ -365,6 +365,153 @@ static void test_eviction_under_pressure(void)
 	net_free(net);
 }
 
+static unsigned int connects;
+
+static enum net_verdict count_connects(struct net *net,
+				       struct net_filter_ctx *f)
+{
+	(void)net;
+	connects += f->type == WREN_WIRE_CONNECT;
+	return NET_PASS;
+}
+
+/* One small message from node 0 to each of nodes 1..@targets, delivered. */
+static void table_round(struct net *net, int targets)
+{
+	for (int to = 1; to <= targets; to++)
+		CHECK(net_send(net, 0, to, 1 + net_rand(net) % 3000, false, 0,
+			       WREN_TP_MODE_HANDSHAKE) >= 0);
+	net_run(net, MS / 10);
+}
+
+static void test_table_spill_restore(void)
+{
+	struct wren_tp_config cfg;
+	struct wren_tp_stats st, rx;
+	struct net *net;
+
+	cfg_default(&cfg);
+	cfg.max_ctx = 2;
+	net = net_new(6, &cfg, 21);
+	CHECK(net_start(net));
+	CHECK_EQ(net_set_table(net, 0, 64), 0);
+	net->filter = count_connects;
+	connects = 0;
+	/* Five targets, room for two: each round spills three and restores. */
+	for (int round = 0; round < 6; round++)
+		table_round(net, 5);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st);
+	CHECK_EQ(st.ctx_created, 5);
+	CHECK_EQ(connects, 5);
+	CHECK(st.ctx_spilled >= 5 * 3);
+	/* Three are still out there. */
+	CHECK_EQ(st.ctx_restored, st.ctx_spilled - 3);
+	CHECK_EQ(st.ctx_evicted, 0);
+	CHECK_EQ(st.ctx_reestablished, 0);
+	CHECK_EQ(st.tc_errors, 0);
+	for (int to = 1; to <= 5; to++) {
+		net_stats(net, to, &rx);
+		CHECK_EQ(rx.rx_ctx_created, 1);
+	}
+	/* The cache still holds two contexts; the table the other three. */
+	CHECK(wren_tp_ctx_memory(net->node[0].tp) <=
+	      2 * sizeof(struct tp_ctx) + 2 * tp_win_bytes(net->node[0].tp));
+	unsigned int spilled = 0;
+
+	for (uint32_t i = 0; i < 64; i++)
+		spilled += net->node[0].table[i].state == WREN_TP_REC_SPILLED;
+	CHECK_EQ(spilled, 3);
+
+	/* Long idle: a spilled record is stale, the next message reconnects. */
+	net_run(net, 20 * MS);
+	table_round(net, 5);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st);
+	CHECK_EQ(st.ctx_created, 10);
+	net_free(net);
+}
+
+static void test_table_hostile(void)
+{
+	struct wren_tp_config cfg;
+	struct wren_tp_stats st;
+	struct net *net;
+	struct net_node *nd;
+	unsigned int failed = 0, before;
+
+	cfg_default(&cfg);
+	cfg.max_ctx = 2;
+	net = net_new(6, &cfg, 22);
+	CHECK(net_start(net));
+	nd = &net->node[0];
+	CHECK_EQ(wren_tp_set_store(nd->tp, NULL, NULL, 64), -EINVAL);
+	CHECK_EQ(net_set_table(net, 0, 48), -EINVAL);
+	CHECK_EQ(net_set_table(net, 0, 1), -EINVAL);
+	CHECK_EQ(net_set_table(net, 0, 64), 0);
+	CHECK_EQ(net_set_table(net, 0, 64), -EBUSY);
+	table_round(net, 5);
+	table_round(net, 5);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+
+	/*
+	 * The host scribbles over the spilled records: a malformed one, one
+	 * with a wrong session, one with a wrong epoch.  Each message still
+	 * arrives once.
+	 */
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < 64; i++) {
+		struct wren_tp_ctx_rec *r = &nd->table[i];
+
+		if (r->state != WREN_TP_REC_SPILLED)
+			continue;
+		if (n == 0)
+			r->state = 7;
+		else if (n == 1)
+			r->session ^= 0x5a5a;
+		else
+			r->epoch += 1000;
+		n++;
+	}
+	CHECK_EQ(n, 3);
+	table_round(net, 5);
+	net_run(net, 5 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st);
+	CHECK_EQ(st.tc_errors, 1);
+	/*
+	 * The malformed record is free: a new context.  The wrong epoch
+	 * makes the target ask for a new incarnation.  The session id only
+	 * names the target's side, which knows the context by its id and
+	 * epoch: scribbling it changes nothing.
+	 */
+	CHECK_EQ(st.ctx_created, 6);
+	CHECK_EQ(st.ctx_reestablished, 1);
+
+	/* An unreadable table fails messages that need it, then recovers. */
+	nd->table_unreadable = true;
+	before = net->nmsgs;
+	table_round(net, 5);
+	net_run(net, 5 * MS);
+	for (unsigned int i = before; i < net->nmsgs; i++) {
+		CHECK_EQ(net->msgs[i].done_calls, 1);
+		if (net->msgs[i].done_status == WREN_TP_LOCAL_ERROR) {
+			CHECK_EQ(net->msgs[i].delivered, 0);
+			failed++;
+		} else {
+			CHECK_EQ(net->msgs[i].delivered, 1);
+		}
+	}
+	CHECK(failed >= 3);
+	nd->table_unreadable = false;
+	before = net->nmsgs;
+	table_round(net, 5);
+	for (unsigned int i = before; i < net->nmsgs; i++)
+		CHECK_EQ(net->msgs[i].delivered, 1);
+	net_free(net);
+}
+
 static unsigned int max_ack_words;
 
 static enum net_verdict drop_first_data(struct net *net,
@@ -763,6 +910,8 @@ static const struct tap_test tests[] = {
 	{ "ordered delivery despite reordering; unordered overtakes", test_ordered_delivery },
 	{ "late duplicates and stale incarnations", test_stale_and_duplicate },
 	{ "LRU eviction and re-establishment during traffic", test_eviction_under_pressure },
+	{ "context table: idle contexts spill and come back, no handshake", test_table_spill_restore },
+	{ "context table: scribbled or unreadable records do no harm", test_table_hostile },
 	{ "a late CLOSE does not close the next incarnation", test_close_overtaken },
 	{ "a hole at the base behind a full 512-packet window", test_full_bitmap },
 	{ "optimistic adds no round trip, handshake adds one", test_handshake_mode },

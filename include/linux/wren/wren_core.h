@@ -49,6 +49,9 @@ struct wren_dev;
  * @db_page_count: doorbell pages, page 0 (the kernel's) included
  * @db_page_size: bytes per doorbell page
  * @max_msg_size: largest message in bytes
+ * @tc_cache: transport contexts the adapter holds at once
+ * @min_tc_log: log2 of the smallest transport-context table it accepts
+ * @max_tc_log: log2 of the largest
  * @num_comp_vectors: completion vectors the core driver set up
  */
 struct wren_caps {
@@ -82,6 +85,9 @@ struct wren_caps {
 	u32 db_page_count;
 	u32 db_page_size;
 	u32 max_msg_size;
+	u32 tc_cache;
+	u8 min_tc_log;
+	u8 max_tc_log;
 	u32 num_comp_vectors;
 };
 

@@ -67,6 +67,7 @@
 #define WREN_CAP_RD			BIT_ULL(3)
 #define WREN_CAP_RDMA_WRITE		BIT_ULL(4)
 #define WREN_CAP_RDMA_READ		BIT_ULL(5)
+#define WREN_CAP_TC_TABLE		BIT_ULL(6)	/* SET_TC_TABLE */
 
 /* ------------------------------------------------------------------ */
 /* BAR0 register map (32-bit registers, 32-bit accesses only)          */
@@ -328,6 +329,9 @@ enum wren_dev_stat {
 	WREN_STAT_UD_TX,		/* UD datagrams sent */
 	WREN_STAT_UD_RX,		/* UD datagrams received */
 	WREN_STAT_MSG_ERRORS,		/* RD messages that failed */
+	WREN_STAT_CTX_SPILLED,		/* idle contexts written to the table */
+	WREN_STAT_CTX_RESTORED,		/* ... and read back from it */
+	WREN_STAT_TC_ERRORS,		/* table records unreadable or malformed */
 	WREN_STAT_COUNT
 };
 
@@ -360,6 +364,10 @@ enum wren_dev_stat {
  * @msix_vectors: MSI-X vectors; vector 0 serves the management queues
  * @max_msg_size: largest message in bytes
  * @max_recv_sge: scatter/gather entries per receive work request
+ * @tc_cache: transport contexts the adapter holds at once
+ * @max_tc_log: log2 of the most records SET_TC_TABLE accepts
+ * @min_tc_log: log2 of the fewest
+ * @rsvd0: zero
  * @rsvd: zero
  */
 struct wren_dev_attr {
@@ -390,7 +398,80 @@ struct wren_dev_attr {
 	__le32 msix_vectors;
 	__le32 max_msg_size;
 	__le32 max_recv_sge;
-	__le32 rsvd[23];
+	__le32 tc_cache;
+	__u8 max_tc_log;
+	__u8 min_tc_log;
+	__le16 rsvd0;
+	__le32 rsvd[21];
+};
+
+/**
+ * struct wren_cmd_set_tc_table - WREN_ADMIN_SET_TC_TABLE
+ * @base_addr: DMA address of the table: 1 << @log_entries records of
+ *	&struct wren_tc_entry, physically contiguous, WREN_TC_TABLE_ALIGN
+ *	aligned.  The driver zeroes it, then leaves it to the device until
+ *	the next reset.
+ * @log_entries: log2 of the number of records, from the device's
+ *	min_tc_log to its max_tc_log
+ * @rsvd0: zero
+ * @rsvd: zero
+ *
+ * Once per reset, before the first queue pair is created.  From then on
+ * a transport context's id on the wire is the index of its record, and an
+ * idle context the adapter has no room for is kept there instead of being
+ * closed (Documentation/transport.rst, "Context table").
+ */
+struct wren_cmd_set_tc_table {
+	__le64 base_addr;
+	__u8 log_entries;
+	__u8 rsvd0[3];
+	__le32 rsvd[11];
+};
+
+#define WREN_TC_TABLE_ALIGN		4096
+
+/* wren_tc_entry.flags */
+#define WREN_TC_STATE			GENMASK(1, 0)
+#define WREN_TC_STATE_FREE		0	/* nobody's */
+#define WREN_TC_STATE_CACHED		1	/* in use, held by the adapter */
+#define WREN_TC_STATE_SPILLED		2	/* idle, held only here */
+#define WREN_TC_HANDSHAKE		BIT(2)	/* establishment mode */
+#define WREN_TC_ANSWERED		BIT(3)	/* the target has answered */
+
+/**
+ * struct wren_tc_entry - one record of the transport-context table
+ * @flags: WREN_TC_STATE, WREN_TC_HANDSHAKE, WREN_TC_ANSWERED
+ * @ipv4_addr: the target adapter, network byte order
+ * @class_id: the send-queue class
+ * @epoch: the context's incarnation
+ * @session: the target's id for this incarnation
+ * @psn: the next packet sequence number
+ * @msn: the next message sequence number
+ * @cwnd: congestion window learnt, bytes (0: none)
+ * @base_rtt_ns: shortest round trip seen (0: none)
+ * @srtt_ns: smoothed round trip (0: none)
+ * @idle_since_ns: when it went idle, on the device's clock
+ * @mac_addr: the next hop
+ * @rsvd: zero
+ *
+ * Written by the device only.  The device checks every record it reads
+ * back and treats a malformed one as free; a record changed behind its
+ * back may cost that context a new incarnation, nothing else.
+ */
+struct wren_tc_entry {
+	__le32 flags;
+	__be32 ipv4_addr;
+	__le32 class_id;
+	__le32 epoch;
+	__le32 session;
+	__le32 psn;
+	__le32 msn;
+	__le32 cwnd;
+	__le64 base_rtt_ns;
+	__le64 srtt_ns;
+	__le64 idle_since_ns;
+	__u8 mac_addr[6];
+	__u8 rsvd[2];
 };
 
 #define WREN_FW_VERSION_MAJOR		GENMASK(31, 24)
@@ -871,6 +952,8 @@ static_assert(sizeof(struct wren_admin_cqe) == 32);
 static_assert(sizeof(struct wren_cmd_get_attr) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_feature) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_get_stats) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(sizeof(struct wren_cmd_set_tc_table) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(sizeof(struct wren_tc_entry) == 64);
 static_assert(sizeof(struct wren_cmd_create_eq) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_destroy_obj) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_alloc_pd) == WREN_ADMIN_CMD_PAYLOAD);

@@ -39,6 +39,9 @@ static const struct rdma_stat_desc wren_ib_port_stats[] = {
 	[WREN_STAT_UD_TX].name = "tx_ud",
 	[WREN_STAT_UD_RX].name = "rx_ud",
 	[WREN_STAT_MSG_ERRORS].name = "msg_errors",
+	[WREN_STAT_CTX_SPILLED].name = "ctx_spilled",
+	[WREN_STAT_CTX_RESTORED].name = "ctx_restored",
+	[WREN_STAT_TC_ERRORS].name = "tc_errors",
 };
 
 static_assert(ARRAY_SIZE(wren_ib_port_stats) == WREN_STAT_COUNT);

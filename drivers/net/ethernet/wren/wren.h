@@ -159,6 +159,9 @@ struct wren_event_sink {
  *	rcu_read_lock() by the event handlers
  * @debugfs: this device's debugfs directory
  * @stats: counters
+ * @tc_table: the transport-context table, the device's until a reset
+ * @tc_dma: its DMA address
+ * @tc_log: log2 of its number of records
  */
 struct wren_dev {
 	struct pci_dev *pdev;
@@ -184,6 +187,9 @@ struct wren_dev {
 	struct wren_event_sink __rcu *events;
 	struct dentry *debugfs;
 	struct wren_stats stats;
+	struct wren_tc_entry *tc_table;
+	dma_addr_t tc_dma;
+	unsigned int tc_log;
 };
 
 static inline u32 wren_rd(struct wren_dev *wdev, u32 reg)
@@ -212,6 +218,13 @@ int wren_cmd_set_feature(struct wren_dev *wdev, u16 feature, u32 value);
 int wren_cmd_create_eq(struct wren_dev *wdev, dma_addr_t base,
 		       unsigned int log_depth, u16 vector, u32 *id);
 int wren_cmd_destroy_eq(struct wren_dev *wdev, u32 id);
+int wren_cmd_set_tc_table(struct wren_dev *wdev, dma_addr_t dma,
+			  unsigned int log_entries);
+
+/* wren_tc.c */
+int wren_tc_table_create(struct wren_dev *wdev);
+void wren_tc_table_destroy(struct wren_dev *wdev);
+void wren_tc_table_debugfs(struct wren_dev *wdev, struct dentry *dir);
 
 /* wren_aeq.c */
 int wren_aeq_init(struct wren_dev *wdev);

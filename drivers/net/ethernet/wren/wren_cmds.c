@@ -45,6 +45,9 @@ static void wren_decode_attr(const struct wren_dev_attr *a,
 	c->db_page_count = le32_to_cpu(a->db_page_count);
 	c->db_page_size = WREN_DB_PAGE_SIZE;
 	c->max_msg_size = le32_to_cpu(a->max_msg_size);
+	c->tc_cache = le32_to_cpu(a->tc_cache);
+	c->min_tc_log = a->min_tc_log;
+	c->max_tc_log = a->max_tc_log;
 }
 
 /**
@@ -72,6 +75,26 @@ int wren_cmd_get_attr(struct wren_dev *wdev, struct wren_caps *caps)
 		wren_decode_attr(attr, caps);
 	dma_free_coherent(dev, sizeof(*attr), attr, dma);
 	return err;
+}
+
+/**
+ * wren_cmd_set_tc_table() - hand the device its transport-context table
+ * @wdev: the device
+ * @dma: the table's DMA address, WREN_TC_TABLE_ALIGN aligned
+ * @log_entries: log2 of its number of records
+ *
+ * Return: 0 or a negative errno.
+ */
+int wren_cmd_set_tc_table(struct wren_dev *wdev, dma_addr_t dma,
+			  unsigned int log_entries)
+{
+	struct wren_cmd_set_tc_table cmd = {
+		.base_addr = cpu_to_le64(dma),
+		.log_entries = log_entries,
+	};
+
+	return wren_admin_exec(wdev, WREN_ADMIN_SET_TC_TABLE, &cmd, sizeof(cmd),
+			       NULL);
 }
 
 /**

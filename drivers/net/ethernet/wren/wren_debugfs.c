@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Wren debugfs: /sys/kernel/debug/wren/<pci name>/ holds the core
- * driver's counters.
+ * driver's counters and a view of the transport-context table.
  */
 #include <linux/debugfs.h>
 
@@ -56,6 +56,7 @@ void wren_debugfs_add(struct wren_dev *wdev)
 	debugfs_create_u64("cq_errors", 0400, d, &s->cq_errors);
 	debugfs_create_file_unsafe("unknown_eq_events", 0400, d,
 				   &s->eqe_unknown, &wren_atomic64_fops);
+	wren_tc_table_debugfs(wdev, d);
 }
 
 /**

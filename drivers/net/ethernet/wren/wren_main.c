@@ -3,7 +3,8 @@
  * Wren core driver: the PCI function, its bring-up and teardown.
  *
  * Bring-up: reset, program the admin and async event queues, enable, read
- * the device's attributes, create the event queues, then publish the
+ * the device's attributes, hand it its transport-context table, create
+ * the event queues, then publish the
  * devlink instance and the RDMA auxiliary device.  Teardown undoes it in
  * the opposite order and resets the device before freeing any memory it
  * could still write.
@@ -220,6 +221,9 @@ static int wren_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = wren_check_caps(wdev);
 	if (err)
 		goto err_reset;
+	err = wren_tc_table_create(wdev);
+	if (err)
+		goto err_reset;
 	err = wren_start_watchdog(wdev);
 	if (err)
 		goto err_reset;
@@ -249,6 +253,7 @@ err_stop_watchdog:
 	wren_db_destroy(wdev);
 err_reset:
 	wren_reset(wdev);
+	wren_tc_table_destroy(wdev);
 err_destroy_irqs:
 	wren_irqs_destroy(wdev);
 err_destroy_aeq:
@@ -278,6 +283,7 @@ static void wren_remove(struct pci_dev *pdev)
 	wren_db_destroy(wdev);
 	/* After the reset the device writes no host memory any more. */
 	wren_reset(wdev);
+	wren_tc_table_destroy(wdev);
 	wren_irqs_destroy(wdev);
 	wren_aeq_destroy(wdev);
 	wren_admin_destroy(wdev);
