@@ -340,6 +340,12 @@ int wren_engine_wire_start(struct wren_engine *e)
 		tc.idle_ns *= k;
 		tc.mpl_ns *= k;
 	}
+	/*
+	 * A responder gives an answer up after max_retries timeouts of at
+	 * most max_rto each; a requester that heard nothing for twice that
+	 * stops waiting.
+	 */
+	e->read_timeout_ns = 2ULL * (tc.max_retries + 1) * tc.max_rto_ns;
 	e->tp = wren_tp_create(&tc, e->ops, e->opaque, &wren_qp_ulp_ops, e);
 	return e->tp ? 0 : -1;
 }
@@ -376,6 +382,7 @@ size_t wren_engine_tx_pull(struct wren_engine *e, void *frame, size_t cap)
 	while ((len = wren_tp_tx_pull(e->tp, frame, cap)) &&
 	       to_self(e, frame, len)) {
 		wren_tp_rx(e->tp, frame, len);
+		wren_rdma_flush(e);
 	}
 	return len;
 }
@@ -383,6 +390,9 @@ size_t wren_engine_tx_pull(struct wren_engine *e, void *frame, size_t cap)
 void wren_engine_rx_frame(struct wren_engine *e, const void *frame,
 			  size_t len)
 {
-	if (e->tp && wren_engine_enabled(e))
+	if (e->tp && wren_engine_enabled(e)) {
 		wren_tp_rx(e->tp, frame, len);
+		/* Reads whose requests just completed get their answers. */
+		wren_rdma_flush(e);
+	}
 }

@@ -105,6 +105,14 @@ struct wren_swqe {
 	uint8_t status;		/* enum wren_cqe_status, once done */
 	bool posted;
 	bool done;
+	/* RDMA_READ: the request's fate and the response's, in any order. */
+	bool req_done;
+	bool resp_done;
+	bool resp_failed;	/* its data could not be placed */
+	uint8_t resp_status;	/* enum wren_cqe_status */
+	uint32_t tag;		/* QP generation << 16 | SQ index */
+	uint32_t dst_ipv4;	/* who must answer it */
+	uint64_t deadline;	/* no response byte by then: give up */
 };
 
 /* ... and of a receive entry a message is being placed into. */
@@ -159,6 +167,8 @@ struct wren_engine_stats {
 	uint64_t guest_errors;
 };
 
+struct wren_resp;
+
 struct wren_engine {
 	const struct wren_env_ops *ops;
 	void *opaque;
@@ -197,6 +207,13 @@ struct wren_engine {
 	struct wren_mr *mrs;
 	struct wren_db_slot **db_slots;	/* per page, allocated on use */
 	struct wren_tp *tp;	/* the wire, if the host has one */
+	struct wren_resp *resps;	/* responder entries (wren_rdma.c) */
+	uint32_t resp_count;
+	uint32_t resp_free;
+	uint32_t resp_head, resp_tail;	/* reads to answer */
+	void *read_timer;	/* RDMA_READs waiting for their response */
+	uint64_t read_timer_at;	/* 0: not armed */
+	uint64_t read_timeout_ns;	/* without a response byte */
 	uint64_t tc_base;	/* the context table (SET_TC_TABLE), or 0 */
 	bool sq_waiting;	/* a send queue waits for the transport */
 

@@ -44,9 +44,32 @@ void wren_db_ring(struct wren_engine *e, uint64_t offset, uint32_t value,
 
 int wren_cq_post(struct wren_engine *e, uint32_t cqn, struct wren_cqe *cqe);
 
+/*
+ * What a transport callback's cookie names: a QP's send or receive slot,
+ * a responder entry, or the RDMA_READ whose response arrives.  Each
+ * carries a generation, so a reused QP or entry makes it stale.
+ */
+enum wren_cookie_kind {
+	WREN_COOKIE_QP = 0,
+	WREN_COOKIE_RESP = 1,
+	WREN_COOKIE_READ = 2,
+};
+
+#define WREN_COOKIE(kind, gen, index, slot) \
+	((uint64_t)(kind) << 56 | (uint64_t)(uint16_t)(gen) << 40 | \
+	 (uint64_t)(index) << 16 | (uint16_t)(slot))
+#define WREN_COOKIE_KIND(c)	((unsigned int)((c) >> 56))
+#define WREN_COOKIE_GEN(c)	((uint16_t)((c) >> 40))
+#define WREN_COOKIE_INDEX(c)	((uint32_t)((c) >> 16) & 0xffffff)
+#define WREN_COOKIE_SLOT(c)	((uint32_t)(c) & 0xffff)
+
 struct wren_tp_ulp_ops;
+struct wren_tp_peer;
+struct wren_tp_msg;
+enum wren_tp_status;
 extern const struct wren_tp_ulp_ops wren_qp_ulp_ops;
 void wren_sq_process(struct wren_engine *e, struct wren_qp *qp);
+void wren_qp_read_timer(void *arg);
 void wren_qp_flush(struct wren_engine *e, struct wren_qp *qp);
 int wren_engine_wire_start(struct wren_engine *e);
 void wren_engine_wire_stop(struct wren_engine *e);
@@ -54,7 +77,26 @@ int wren_mr_walk(struct wren_engine *e, uint32_t pdn, uint32_t key,
 		 uint64_t va, uint64_t len, uint8_t need,
 		 int (*fn)(void *arg, uint64_t addr, uint32_t len), void *arg);
 int wren_mr_read(struct wren_engine *e, uint32_t pdn, uint32_t key,
-		 uint64_t va, void *buf, uint32_t len);
+		 uint64_t va, void *buf, uint32_t len, uint8_t need);
+
+/* The responder's side of one-sided operations (wren_rdma.c). */
+int wren_rdma_init(struct wren_engine *e);
+void wren_rdma_reset(struct wren_engine *e);
+void wren_rdma_fini(struct wren_engine *e);
+enum wren_tp_status wren_rdma_rx_begin(struct wren_engine *e,
+				       struct wren_qp *qp,
+				       const struct wren_tp_peer *peer,
+				       const struct wren_tp_msg *m,
+				       uint64_t *cookie);
+int wren_rdma_rx_write(struct wren_engine *e, uint64_t cookie, uint32_t off,
+		       const void *buf, uint32_t len);
+void wren_rdma_rx_done(struct wren_engine *e, uint64_t cookie,
+		       enum wren_tp_status st);
+int wren_rdma_tx_read(struct wren_engine *e, uint64_t cookie, uint32_t off,
+		      void *buf, uint32_t len);
+void wren_rdma_tx_done(struct wren_engine *e, uint64_t cookie,
+		       enum wren_tp_status st);
+void wren_rdma_flush(struct wren_engine *e);
 int wren_mr_write(struct wren_engine *e, uint32_t pdn, uint32_t key,
 		  uint64_t va, const void *buf, uint32_t len, uint8_t need);
 

@@ -105,13 +105,13 @@ static int copy_piece(void *arg, uint64_t addr, uint32_t len)
 	return rc;
 }
 
-/* Copy @len bytes from a region to @buf; 0, -EACCES or -EIO. */
+/* Copy @len bytes from a region with @need rights to @buf; 0, -EACCES or -EIO. */
 int wren_mr_read(struct wren_engine *e, uint32_t pdn, uint32_t key,
-		 uint64_t va, void *buf, uint32_t len)
+		 uint64_t va, void *buf, uint32_t len, uint8_t need)
 {
 	struct copy c = { .e = e, .buf = buf };
 
-	return wren_mr_walk(e, pdn, key, va, len, 0, copy_piece, &c);
+	return wren_mr_walk(e, pdn, key, va, len, need, copy_piece, &c);
 }
 
 /* Copy @len bytes from @buf into a region with @need rights. */

@@ -27,23 +27,44 @@
 static uint64_t cookie_of(const struct wren_engine *e, const struct wren_qp *qp,
 			  uint32_t slot)
 {
-	return (uint64_t)qp->gen << 40 | (uint64_t)(qp - e->qps) << 16 | slot;
+	return WREN_COOKIE(WREN_COOKIE_QP, qp->gen, qp - e->qps, slot);
 }
 
 /* The QP and slot of a transport callback, or NULL if stale. */
 static struct wren_qp *qp_of(struct wren_engine *e, uint64_t cookie,
 			     uint32_t *slot)
 {
-	uint32_t i = cookie >> 16 & 0xffffff;
+	uint32_t i = WREN_COOKIE_INDEX(cookie);
 	struct wren_qp *qp;
 
 	if (i >= e->cfg.max_qp)
 		return NULL;
 	qp = &e->qps[i];
-	if (!qp->in_use || qp->gen != (uint16_t)(cookie >> 40))
+	if (!qp->in_use || qp->gen != WREN_COOKIE_GEN(cookie))
 		return NULL;
-	*slot = cookie & 0xffff;
+	*slot = WREN_COOKIE_SLOT(cookie);
 	return qp;
+}
+
+static bool is_rdma(uint8_t wqe_opcode)
+{
+	return wqe_opcode == WREN_WQE_RDMA_WRITE ||
+	       wqe_opcode == WREN_WQE_RDMA_WRITE_IMM ||
+	       wqe_opcode == WREN_WQE_RDMA_READ;
+}
+
+/* The completion opcode of a send entry. */
+static uint8_t send_cqe_op(const struct wren_swqe *sw)
+{
+	switch (sw->wqe.opcode) {
+	case WREN_WQE_RDMA_WRITE:
+	case WREN_WQE_RDMA_WRITE_IMM:
+		return WREN_CQE_OP_RDMA_WRITE;
+	case WREN_WQE_RDMA_READ:
+		return WREN_CQE_OP_RDMA_READ;
+	default:
+		return WREN_CQE_OP_SEND;
+	}
 }
 
 static uint32_t depth(uint8_t log_depth)
@@ -63,6 +84,21 @@ static void complete(struct wren_engine *e, uint32_t cqn,
 	cqe.status = status;
 	cqe.qpn = wren_to_le32(qp - e->qps + WREN_QPN_FIRST);
 	wren_cq_post(e, cqn, &cqe);
+}
+
+static void complete_send(struct wren_engine *e, const struct wren_qp *qp,
+			  const struct wren_swqe *sw, uint32_t slot)
+{
+	struct wren_cqe cqe;
+
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.wqe_index = wren_to_le16(slot);
+	cqe.opcode = send_cqe_op(sw);
+	cqe.status = sw->status;
+	cqe.qpn = wren_to_le32(qp - e->qps + WREN_QPN_FIRST);
+	if (sw->wqe.opcode == WREN_WQE_RDMA_READ && !sw->status)
+		cqe.byte_len = wren_to_le32(sw->len);
+	wren_cq_post(e, qp->send_cq, &cqe);
 }
 
 /*
@@ -87,7 +123,7 @@ static int sgl_copy(struct wren_engine *e, uint32_t pdn,
 		va = wren_le64(sge[i].addr) + off;
 		rc = to_sgl ? wren_mr_write(e, pdn, key, va, buf, piece,
 					    WREN_MR_ACCESS_LOCAL_WRITE) :
-			      wren_mr_read(e, pdn, key, va, buf, piece);
+			      wren_mr_read(e, pdn, key, va, buf, piece, 0);
 		if (rc)
 			return -1;
 		buf += piece;
@@ -133,8 +169,7 @@ static void sq_retire(struct wren_engine *e, struct wren_qp *qp)
 		struct wren_swqe *sw = &qp->sq_shadow[qp->sq_ci & mask];
 
 		if (sw_completes(qp, sw))
-			complete(e, qp->send_cq, qp, qp->sq_ci & mask,
-				 WREN_CQE_OP_SEND, sw->status);
+			complete_send(e, qp, sw, qp->sq_ci & mask);
 		sw->done = false;
 		sw->posted = false;
 		qp->sq_ci++;
@@ -162,8 +197,7 @@ void wren_qp_flush(struct wren_engine *e, struct wren_qp *qp)
 		if (!sw->done)
 			sw->status = WREN_CQE_WR_FLUSH_ERR;
 		if (sw_completes(qp, sw))
-			complete(e, qp->send_cq, qp, qp->sq_ci & sq_mask,
-				 WREN_CQE_OP_SEND, sw->status);
+			complete_send(e, qp, sw, qp->sq_ci & sq_mask);
 	}
 	/* Receives a message was being placed into, then the untaken. */
 	for (uint32_t i = 0; i <= rq_mask; i++)
@@ -210,13 +244,16 @@ static uint8_t sq_check(struct wren_engine *e, const struct wren_qp *qp,
 			const struct wren_sq_wqe *w, uint32_t *len)
 {
 	uint32_t ah = wren_le32(w->ah);
+	bool read = w->opcode == WREN_WQE_RDMA_READ;
 	uint64_t total = 0;
 
-	if ((w->opcode != WREN_WQE_SEND && w->opcode != WREN_WQE_SEND_IMM) ||
+	if (w->opcode < WREN_WQE_SEND || w->opcode > WREN_WQE_RDMA_READ ||
+	    (is_rdma(w->opcode) && qp->type != WREN_QPT_RD) ||
+	    (!is_rdma(w->opcode) && (w->remote_addr || w->rkey)) ||
+	    (read && w->flags & WREN_WQE_F_INLINE) ||
 	    w->flags & ~(WREN_WQE_F_SIGNALED | WREN_WQE_F_SOLICITED |
 			 WREN_WQE_F_INLINE) ||
-	    w->rsvd0 || w->rsvd1 || w->rsvd2 || w->rsvd3[0] || w->rsvd3[1] ||
-	    w->rsvd3[2] || w->rsvd3[3] ||
+	    w->rsvd0 || w->rsvd1 || w->rsvd2 || w->rsvd3 ||
 	    wren_le32(w->remote_qpn) > WREN_WIRE_QPN_MASK ||
 	    ah >= e->cfg.max_ah || !e->ahs[ah].in_use ||
 	    e->ahs[ah].pdn != qp->pdn)
@@ -233,9 +270,11 @@ static uint8_t sq_check(struct wren_engine *e, const struct wren_qp *qp,
 			uint32_t n = wren_le32(s->length);
 
 			total += n;
+			/* A read's data lands in local memory. */
 			if (wren_mr_walk(e, qp->pdn, wren_le32(s->lkey),
-					 wren_le64(s->addr), n, 0, check_piece,
-					 NULL))
+					 wren_le64(s->addr), n,
+					 read ? WREN_MR_ACCESS_LOCAL_WRITE : 0,
+					 check_piece, NULL))
 				return WREN_CQE_LOC_PROT_ERR;
 		}
 	}
@@ -246,9 +285,24 @@ static uint8_t sq_check(struct wren_engine *e, const struct wren_qp *qp,
 	return 0;
 }
 
+/* The transport's opcode for a send entry's. */
+static uint8_t wire_op(uint8_t wqe_opcode)
+{
+	static const uint8_t map[] = {
+		[WREN_WQE_SEND] = WREN_WIRE_OP_SEND,
+		[WREN_WQE_SEND_IMM] = WREN_WIRE_OP_SEND_IMM,
+		[WREN_WQE_RDMA_WRITE] = WREN_WIRE_OP_WRITE,
+		[WREN_WQE_RDMA_WRITE_IMM] = WREN_WIRE_OP_WRITE_IMM,
+		[WREN_WQE_RDMA_READ] = WREN_WIRE_OP_READ_REQ,
+	};
+
+	return map[wqe_opcode];
+}
+
 static int sq_post(struct wren_engine *e, struct wren_qp *qp, uint32_t slot)
 {
-	const struct wren_swqe *sw = &qp->sq_shadow[slot];
+	struct wren_swqe *sw = &qp->sq_shadow[slot];
+	bool read = sw->wqe.opcode == WREN_WQE_RDMA_READ;
 	const struct wren_ah *ah = &e->ahs[wren_le32(sw->wqe.ah)];
 	struct wren_tp_dest d = {
 		.ipv4 = ah->ipv4,
@@ -259,9 +313,8 @@ static int sq_post(struct wren_engine *e, struct wren_qp *qp, uint32_t slot)
 			WREN_TP_MODE_HANDSHAKE : WREN_TP_MODE_OPTIMISTIC,
 	};
 	struct wren_tp_msg m = {
-		.len = sw->len,
-		.opcode = sw->wqe.opcode == WREN_WQE_SEND_IMM ?
-			  WREN_WIRE_OP_SEND_IMM : WREN_WIRE_OP_SEND,
+		.len = read ? 0 : sw->len,
+		.opcode = wire_op(sw->wqe.opcode),
 		.flags = (qp->flags & WREN_QP_FLAG_ORDERED ?
 			  WREN_TP_MSG_ORDERED : 0) |
 			 (sw->wqe.flags & WREN_WQE_F_SOLICITED ?
@@ -272,6 +325,18 @@ static int sq_post(struct wren_engine *e, struct wren_qp *qp, uint32_t slot)
 		.imm = be32toh(sw->wqe.imm),
 	};
 	uint64_t cookie = cookie_of(e, qp, slot);
+
+	if (is_rdma(sw->wqe.opcode)) {
+		m.raddr = wren_le64(sw->wqe.remote_addr);
+		m.rkey = wren_le32(sw->wqe.rkey);
+	}
+	if (read) {
+		/* The response names the read by this tag. */
+		sw->tag = (uint32_t)qp->gen << 16 | qp->sq_fetch;
+		sw->dst_ipv4 = ah->ipv4;
+		m.imm = sw->tag;
+		m.rlen = sw->len;
+	}
 
 	memcpy(d.mac, ah->mac, sizeof(d.mac));
 	return qp->type == WREN_QPT_UD ? wren_tp_send_ud(e->tp, &d, &m, cookie) :
@@ -360,8 +425,11 @@ static int tx_read(void *ulp, uint64_t cookie, uint32_t off, void *buf,
 {
 	struct wren_engine *e = ulp;
 	uint32_t slot;
-	struct wren_qp *qp = qp_of(e, cookie, &slot);
+	struct wren_qp *qp;
 
+	if (WREN_COOKIE_KIND(cookie) == WREN_COOKIE_RESP)
+		return wren_rdma_tx_read(e, cookie, off, buf, len);
+	qp = qp_of(e, cookie, &slot);
 	if (!qp)
 		return -1;
 	return sq_gather(e, qp, &qp->sq_shadow[slot].wqe, off, buf, len);
@@ -377,6 +445,7 @@ static uint8_t cqe_status(enum wren_tp_status st)
 		[WREN_TP_RNR] = WREN_CQE_RNR,
 		[WREN_TP_REMOTE_OP_ERROR] = WREN_CQE_REMOTE_OP_ERR,
 		[WREN_TP_TOO_LONG] = WREN_CQE_REMOTE_TOO_LONG,
+		[WREN_TP_REMOTE_ACCESS] = WREN_CQE_REM_ACCESS_ERR,
 		[WREN_TP_LOCAL_ERROR] = WREN_CQE_LOC_PROT_ERR,
 		[WREN_TP_FLUSHED] = WREN_CQE_WR_FLUSH_ERR,
 	};
@@ -385,19 +454,58 @@ static uint8_t cqe_status(enum wren_tp_status st)
 							  WREN_CQE_REMOTE_OP_ERR;
 }
 
+/* Wake the read timer by @deadline at the latest. */
+static void read_timer_arm(struct wren_engine *e, uint64_t deadline)
+{
+	if (e->read_timer_at && e->read_timer_at <= deadline)
+		return;
+	e->read_timer_at = deadline;
+	e->ops->timer_arm(e->read_timer, deadline);
+}
+
+/* An RDMA_READ is done once its request and its response both are. */
+static void read_settle(struct wren_engine *e, struct wren_qp *qp,
+			struct wren_swqe *sw)
+{
+	if (!sw->req_done || (!sw->resp_done && sw->status == WREN_CQE_SUCCESS))
+		return;
+	sw->done = true;
+	if (sw->status == WREN_CQE_SUCCESS)
+		sw->status = sw->resp_status;
+	sq_retire(e, qp);
+}
+
 static void tx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 {
 	struct wren_engine *e = ulp;
 	uint32_t slot;
-	struct wren_qp *qp = qp_of(e, cookie, &slot);
+	struct wren_qp *qp;
 	struct wren_swqe *sw;
 
+	if (WREN_COOKIE_KIND(cookie) == WREN_COOKIE_RESP) {
+		wren_rdma_tx_done(e, cookie, st);
+		return;
+	}
+	qp = qp_of(e, cookie, &slot);
 	if (!qp || !qp->sq_shadow[slot].posted)
 		return;
 	sw = &qp->sq_shadow[slot];
-	sw->done = true;
 	sw->status = cqe_status(st);
-	sq_retire(e, qp);
+	if (sw->wqe.opcode == WREN_WQE_RDMA_READ) {
+		/* Delivered: now the response must come, or the timer. */
+		sw->req_done = true;
+		if (!sw->resp_done && st == WREN_TP_OK) {
+			sw->deadline = e->ops->now_ns(e->opaque) +
+				       e->read_timeout_ns;
+			read_timer_arm(e, sw->deadline);
+		}
+		read_settle(e, qp, sw);
+	} else {
+		sw->done = true;
+		sq_retire(e, qp);
+	}
+	/* Answers to reads that waited for room in the transport. */
+	wren_rdma_flush(e);
 	/* The transport has room again, for any QP that waited. */
 	if (e->sq_waiting) {
 		e->sq_waiting = false;
@@ -405,6 +513,41 @@ static void tx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 			if (e->qps[i].in_use && e->qps[i].sq_blocked)
 				wren_sq_process(e, &e->qps[i]);
 	}
+}
+
+/*
+ * RDMA_READs whose request arrived but whose response has not come for
+ * read_timeout_ns: the responder gave up or went away.
+ */
+void wren_qp_read_timer(void *arg)
+{
+	struct wren_engine *e = arg;
+	uint64_t now = e->ops->now_ns(e->opaque), next = UINT64_MAX;
+
+	e->read_timer_at = 0;
+	for (uint32_t i = 0; i < e->cfg.max_qp; i++) {
+		struct wren_qp *qp = &e->qps[i];
+		uint32_t mask = depth(qp->sq_log_depth) - 1;
+
+		if (!qp->in_use || qp->type != WREN_QPT_RD)
+			continue;
+		for (uint16_t k = qp->sq_ci; k != qp->sq_fetch; k++) {
+			struct wren_swqe *sw = &qp->sq_shadow[k & mask];
+
+			if (sw->wqe.opcode != WREN_WQE_RDMA_READ || sw->done ||
+			    !sw->req_done || sw->resp_done)
+				continue;
+			if (sw->deadline > now) {
+				next = min_t64(next, sw->deadline);
+				continue;
+			}
+			sw->done = true;
+			sw->status = WREN_CQE_REMOTE_UNRESPONSIVE;
+		}
+		sq_retire(e, qp);
+	}
+	if (next != UINT64_MAX)
+		read_timer_arm(e, next);
 }
 
 /* ------------------------------------------------------------------ */
@@ -435,6 +578,79 @@ static void make_grh(uint8_t *g, uint32_t len, uint32_t src, uint32_t dst)
 	memcpy(g + 36, &dst, 4);
 }
 
+/*
+ * The response to one of this adapter's RDMA_READs: it must name a read
+ * in flight by its tag and come from the QP and address that read asked.
+ */
+static enum wren_tp_status read_resp_begin(struct wren_engine *e,
+					   const struct wren_tp_peer *peer,
+					   const struct wren_tp_msg *m,
+					   uint64_t *cookie)
+{
+	uint32_t i = m->dst_qpn - WREN_QPN_FIRST, slot;
+	struct wren_qp *qp;
+	struct wren_swqe *sw;
+
+	if (m->dst_qpn < WREN_QPN_FIRST || i >= e->cfg.max_qp)
+		return WREN_TP_BAD_DEST_QP;
+	qp = &e->qps[i];
+	if (!qp->in_use || qp->type != WREN_QPT_RD ||
+	    (uint16_t)(m->imm >> 16) != qp->gen)
+		return WREN_TP_BAD_DEST_QP;
+	slot = m->imm & (depth(qp->sq_log_depth) - 1);
+	sw = &qp->sq_shadow[slot];
+	if (!sw->posted || sw->done || sw->resp_done ||
+	    sw->wqe.opcode != WREN_WQE_RDMA_READ || sw->tag != m->imm ||
+	    sw->dst_ipv4 != peer->ipv4 ||
+	    m->src_qpn != wren_le32(sw->wqe.remote_qpn) ||
+	    m->len != (m->flags & WREN_TP_MSG_FAILED ? 0 : sw->len))
+		return WREN_TP_BAD_DEST_QP;
+	sw->resp_failed = false;
+	sw->resp_status = m->flags & WREN_TP_MSG_FAILED ?
+			  WREN_CQE_REMOTE_OP_ERR : WREN_CQE_SUCCESS;
+	*cookie = WREN_COOKIE(WREN_COOKIE_READ, qp->gen, i, slot);
+	return WREN_TP_OK;
+}
+
+static int read_resp_write(struct wren_engine *e, uint64_t cookie,
+			   uint32_t off, const void *buf, uint32_t len)
+{
+	uint32_t slot;
+	struct wren_qp *qp = qp_of(e, cookie, &slot);
+	struct wren_swqe *sw;
+
+	if (!qp)
+		return -1;
+	sw = &qp->sq_shadow[slot];
+	/* Progress: the responder is alive. */
+	sw->deadline = e->ops->now_ns(e->opaque) + e->read_timeout_ns;
+	if (!sw->resp_failed &&
+	    sgl_copy(e, qp->pdn, sw->wqe.sge, sw->wqe.num_sge, off,
+		     (uint8_t *)buf, len, true))
+		sw->resp_failed = true;
+	return sw->resp_failed ? -1 : 0;
+}
+
+static void read_resp_done(struct wren_engine *e, uint64_t cookie,
+			   enum wren_tp_status st)
+{
+	uint32_t slot;
+	struct wren_qp *qp = qp_of(e, cookie, &slot);
+	struct wren_swqe *sw;
+
+	if (!qp)
+		return;
+	sw = &qp->sq_shadow[slot];
+	if (!sw->posted || sw->done)
+		return;
+	sw->resp_done = true;
+	if (sw->resp_failed)
+		sw->resp_status = WREN_CQE_LOC_PROT_ERR;
+	else if (st != WREN_TP_OK)
+		sw->resp_status = WREN_CQE_REMOTE_OP_ERR;
+	read_settle(e, qp, sw);
+}
+
 static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 				    const struct wren_tp_msg *m,
 				    uint64_t *cookie)
@@ -446,6 +662,8 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 	struct wren_rwqe *rw;
 	uint64_t at, room = 0;
 
+	if (m->opcode == WREN_WIRE_OP_READ_RESP)
+		return read_resp_begin(e, peer, m, cookie);
 	if (m->dst_qpn < WREN_QPN_FIRST || i >= e->cfg.max_qp)
 		return WREN_TP_BAD_DEST_QP;
 	qp = &e->qps[i];
@@ -453,6 +671,8 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 	    (qp->state != WREN_QPS_RTR && qp->state != WREN_QPS_RTS) ||
 	    m->qkey != qp->qkey)
 		return WREN_TP_BAD_DEST_QP;
+	if (m->opcode != WREN_WIRE_OP_SEND && m->opcode != WREN_WIRE_OP_SEND_IMM)
+		return wren_rdma_rx_begin(e, qp, peer, m, cookie);
 	if (qp->rq_ci == qp->rq_pi)
 		return WREN_TP_RNR;
 	mask = depth(qp->rq_log_depth) - 1;
@@ -521,9 +741,16 @@ static int rx_write(void *ulp, uint64_t cookie, uint32_t off, const void *buf,
 {
 	struct wren_engine *e = ulp;
 	uint32_t slot;
-	struct wren_qp *qp = qp_of(e, cookie, &slot);
+	struct wren_qp *qp;
 	struct wren_rwqe *rw;
 
+	switch (WREN_COOKIE_KIND(cookie)) {
+	case WREN_COOKIE_RESP:
+		return wren_rdma_rx_write(e, cookie, off, buf, len);
+	case WREN_COOKIE_READ:
+		return read_resp_write(e, cookie, off, buf, len);
+	}
+	qp = qp_of(e, cookie, &slot);
 	if (!qp)
 		return -1;
 	rw = &qp->rq_shadow[slot];
@@ -538,11 +765,20 @@ static void rx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 {
 	struct wren_engine *e = ulp;
 	uint32_t slot;
-	struct wren_qp *qp = qp_of(e, cookie, &slot);
+	struct wren_qp *qp;
 	const struct wren_rwqe *rw;
 	struct wren_cqe cqe;
 	bool ud;
 
+	switch (WREN_COOKIE_KIND(cookie)) {
+	case WREN_COOKIE_RESP:
+		wren_rdma_rx_done(e, cookie, st);
+		return;
+	case WREN_COOKIE_READ:
+		read_resp_done(e, cookie, st);
+		return;
+	}
+	qp = qp_of(e, cookie, &slot);
 	if (!qp)
 		return;
 	rw = &qp->rq_shadow[slot];

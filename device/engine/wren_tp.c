@@ -19,6 +19,7 @@ static const char *const status_names[WREN_TP_STATUS_COUNT] = {
 	[WREN_TP_RNR] = "receiver not ready",
 	[WREN_TP_REMOTE_OP_ERROR] = "remote operation error",
 	[WREN_TP_TOO_LONG] = "message too long",
+	[WREN_TP_REMOTE_ACCESS] = "remote access error",
 	[WREN_TP_LOCAL_ERROR] = "local error",
 	[WREN_TP_FLUSHED] = "flushed",
 };
@@ -255,7 +256,8 @@ size_t wren_tp_frame_max(const struct wren_tp_config *cfg)
 	size_t ack = WREN_WIRE_L2L4_LEN + sizeof(struct wren_wire_hdr) +
 		     sizeof(struct wren_wire_ack) +
 		     WREN_WIRE_ACK_MAX_WORDS * sizeof(__be64);
-	size_t data = WREN_WIRE_DATA_HDRS_LEN + cfg->mtu;
+	size_t data = WREN_WIRE_DATA_HDRS_LEN + sizeof(struct wren_wire_rdma) +
+		      cfg->mtu;
 
 	return data > ack ? data : ack;
 }

@@ -32,6 +32,7 @@ enum wren_tp_status {
 	WREN_TP_RNR,			/* the target had no receive buffer */
 	WREN_TP_REMOTE_OP_ERROR,	/* the target failed to place it */
 	WREN_TP_TOO_LONG,		/* longer than the target's buffer */
+	WREN_TP_REMOTE_ACCESS,		/* the target refused the memory access */
 	WREN_TP_LOCAL_ERROR,		/* tx_read failed */
 	WREN_TP_FLUSHED,		/* the transport was destroyed */
 	WREN_TP_STATUS_COUNT
@@ -65,6 +66,7 @@ struct wren_tp_dest {
 #define WREN_TP_MSG_ORDERED	(1U << 0)	/* complete in posting order */
 #define WREN_TP_MSG_DATAGRAM	(1U << 1)	/* rx_begin: arrived as UD */
 #define WREN_TP_MSG_SOLICITED	(1U << 2)	/* the receiver wants an event */
+#define WREN_TP_MSG_FAILED	(1U << 3)	/* READ_RESP: the read failed */
 
 /**
  * struct wren_tp_msg - a message as the upper layer sees it
@@ -75,6 +77,12 @@ struct wren_tp_dest {
  * @src_qpn: likewise
  * @qkey: likewise
  * @imm: likewise
+ * @raddr: WRITE, WRITE_IMM, READ_REQ: the target's address
+ * @rkey: ... and memory key
+ * @rlen: READ_REQ: the bytes to read (@len is zero)
+ *
+ * The transport carries @raddr, @rkey and @rlen (&struct wren_wire_rdma)
+ * without giving them any meaning; the upper layers at both ends do.
  */
 struct wren_tp_msg {
 	uint32_t len;
@@ -84,6 +92,9 @@ struct wren_tp_msg {
 	uint32_t src_qpn;
 	uint32_t qkey;
 	uint32_t imm;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t rlen;
 };
 
 /**

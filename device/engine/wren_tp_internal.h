@@ -463,6 +463,10 @@ size_t tp_win_bytes(const struct wren_tp *tp);
 
 /* wren_tp_wire.c */
 int tp_parse(const uint8_t *f, size_t len, struct tp_rx_pkt *p);
+size_t tp_data_ext_len(uint8_t opcode);
+void tp_put_data(uint8_t *x, const struct wren_tp_msg *m, uint32_t msn,
+		 uint32_t offset, uint8_t msg_flags);
+bool tp_msg_valid(const struct wren_tp_msg *m);
 size_t tp_build(const struct wren_tp *tp, uint8_t *f, const struct tp_tx_pkt *h,
 		size_t ext_len, size_t payload_len);
 uint8_t *tp_ext(uint8_t *f);

@@ -507,6 +507,8 @@ static uint8_t wire_status(enum wren_tp_status st)
 		return WREN_WIRE_ST_RNR;
 	case WREN_TP_TOO_LONG:
 		return WREN_WIRE_ST_TOO_LONG;
+	case WREN_TP_REMOTE_ACCESS:
+		return WREN_WIRE_ST_REMOTE_ACCESS;
 	default:
 		return WREN_WIRE_ST_REMOTE_OP;
 	}
@@ -517,7 +519,8 @@ static bool same_msg(const struct wren_tp_msg *a, const struct wren_tp_msg *b)
 	return a->len == b->len && a->opcode == b->opcode &&
 	       a->flags == b->flags && a->dst_qpn == b->dst_qpn &&
 	       a->src_qpn == b->src_qpn && a->qkey == b->qkey &&
-	       a->imm == b->imm;
+	       a->imm == b->imm && a->raddr == b->raddr &&
+	       a->rkey == b->rkey && a->rlen == b->rlen;
 }
 
 /*

@@ -442,12 +442,9 @@ int wren_tp_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
 {
 	struct tp_msg *m;
 
-	if (msg->len > WREN_WIRE_MAX_MSG_LEN ||
-	    (msg->opcode != WREN_WIRE_OP_SEND &&
-	     msg->opcode != WREN_WIRE_OP_SEND_IMM) ||
-	    msg->flags & ~(WREN_TP_MSG_ORDERED | WREN_TP_MSG_SOLICITED) ||
-	    msg->dst_qpn > WREN_WIRE_QPN_MASK ||
-	    msg->src_qpn > WREN_WIRE_QPN_MASK || !dst->ipv4 ||
+	if (!tp_msg_valid(msg) ||
+	    msg->flags & ~(WREN_TP_MSG_ORDERED | WREN_TP_MSG_SOLICITED |
+			   WREN_TP_MSG_FAILED) || !dst->ipv4 ||
 	    (dst->mode != WREN_TP_MODE_OPTIMISTIC &&
 	     dst->mode != WREN_TP_MODE_HANDSHAKE))
 		return -EINVAL;
@@ -631,10 +628,11 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 		.mbase = c->msgs ? c->msgs->msn : c->next_msn,
 	};
 	uint8_t *x = tp_ext(f);
+	size_t ext = tp_data_ext_len(m->m.opcode);
 	uint8_t mflags = 0;
 
 	if (p->len && tp->ulp->tx_read(tp->ulp_opaque, m->cookie, p->offset,
-				       f + WREN_WIRE_DATA_HDRS_LEN, p->len)) {
+				       x + ext, p->len)) {
 		msg_finish(tp, c, m, WREN_TP_LOCAL_ERROR);
 		ctx_advance_bsn(tp, c);
 		/*
@@ -677,19 +675,12 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 	if (p->req)
 		mflags |= WREN_WIRE_MSG_GRANT_REQ;
 
-	memset(x, 0, sizeof(struct wren_wire_data));
-	tp_put32(F(x, wren_wire_data, msn), m->msn);
-	tp_put32(F(x, wren_wire_data, msg_len), m->m.len);
-	tp_put32(F(x, wren_wire_data, offset), p->offset);
-	*F(x, wren_wire_data, opcode) = m->m.opcode;
-	*F(x, wren_wire_data, msg_flags) = mflags;
-	tp_put32(F(x, wren_wire_data, dst_qpn), m->m.dst_qpn);
-	tp_put32(F(x, wren_wire_data, src_qpn), m->m.src_qpn);
-	tp_put32(F(x, wren_wire_data, qkey), m->m.qkey);
-	tp_put32(F(x, wren_wire_data, imm), m->m.imm);
+	if (m->m.flags & WREN_TP_MSG_FAILED)
+		mflags |= WREN_WIRE_MSG_FAILED;
+	tp_put_data(x, &m->m, m->msn, p->offset, mflags);
 	tp->stats.tx_data_pkts++;
 	tp->stats.tx_data_bytes += p->len;
-	return tp_build(tp, f, &h, sizeof(struct wren_wire_data), p->len);
+	return tp_build(tp, f, &h, ext, p->len);
 }
 
 /* Cut the next segment of the first sendable message. */
@@ -1041,6 +1032,7 @@ void tp_tx_nack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 			[WREN_WIRE_ST_RNR] = WREN_TP_RNR,
 			[WREN_WIRE_ST_REMOTE_OP] = WREN_TP_REMOTE_OP_ERROR,
 			[WREN_WIRE_ST_TOO_LONG] = WREN_TP_TOO_LONG,
+			[WREN_WIRE_ST_REMOTE_ACCESS] = WREN_TP_REMOTE_ACCESS,
 		};
 
 		msg_finish(tp, c, pkt->msg, to_tp[p->nack.status]);

@@ -50,7 +50,8 @@ size_t tp_ud_pull(struct wren_tp *tp, uint8_t *f)
 		u = tp->ud[tp->ud_head++ & (tp->ud_size - 1)];
 		if (u.m.len &&
 		    tp->ulp->tx_read(tp->ulp_opaque, u.cookie, 0,
-				     f + WREN_WIRE_DATA_HDRS_LEN, u.m.len)) {
+				     x + sizeof(struct wren_wire_data),
+				     u.m.len)) {
 			tp->stats.msg_errors[WREN_TP_LOCAL_ERROR]++;
 			tp->ulp->tx_done(tp->ulp_opaque, u.cookie,
 					 WREN_TP_LOCAL_ERROR);
@@ -61,16 +62,8 @@ size_t tp_ud_pull(struct wren_tp *tp, uint8_t *f)
 		pkt.dst_ip = u.ipv4;
 		pkt.sport = WREN_WIRE_ENTROPY_BASE |
 			    (h >> 16 & WREN_WIRE_ENTROPY_MASK);
-		memset(x, 0, sizeof(struct wren_wire_data));
-		tp_put32(F(x, wren_wire_data, msg_len), u.m.len);
-		*F(x, wren_wire_data, opcode) = u.m.opcode;
-		*F(x, wren_wire_data, msg_flags) =
-			u.m.flags & WREN_TP_MSG_SOLICITED ?
-			WREN_WIRE_MSG_SOLICITED : 0;
-		tp_put32(F(x, wren_wire_data, dst_qpn), u.m.dst_qpn);
-		tp_put32(F(x, wren_wire_data, src_qpn), u.m.src_qpn);
-		tp_put32(F(x, wren_wire_data, qkey), u.m.qkey);
-		tp_put32(F(x, wren_wire_data, imm), u.m.imm);
+		tp_put_data(x, &u.m, 0, 0, u.m.flags & WREN_TP_MSG_SOLICITED ?
+				 WREN_WIRE_MSG_SOLICITED : 0);
 		tp->stats.ud_tx++;
 		tp->stats.tx_data_bytes += u.m.len;
 		/* On the wire is as far as a datagram's sender can know. */

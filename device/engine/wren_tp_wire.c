@@ -53,9 +53,62 @@ static size_t ext_len(uint8_t type)
 	}
 }
 
+/* The headers after the transport header of a DATA packet of @opcode. */
+size_t tp_data_ext_len(uint8_t opcode)
+{
+	return sizeof(struct wren_wire_data) +
+	       (wren_wire_op_has_rdma(opcode) ? sizeof(struct wren_wire_rdma) :
+						0);
+}
+
+/* Write them at @x: the message header, then the RDMA one if it has one. */
+void tp_put_data(uint8_t *x, const struct wren_tp_msg *m, uint32_t msn,
+		 uint32_t offset, uint8_t msg_flags)
+{
+	uint8_t *r = x + sizeof(struct wren_wire_data);
+
+	memset(x, 0, sizeof(struct wren_wire_data));
+	tp_put32(F(x, wren_wire_data, msn), msn);
+	tp_put32(F(x, wren_wire_data, msg_len), m->len);
+	tp_put32(F(x, wren_wire_data, offset), offset);
+	*F(x, wren_wire_data, opcode) = m->opcode;
+	*F(x, wren_wire_data, msg_flags) = msg_flags;
+	tp_put32(F(x, wren_wire_data, dst_qpn), m->dst_qpn);
+	tp_put32(F(x, wren_wire_data, src_qpn), m->src_qpn);
+	tp_put32(F(x, wren_wire_data, qkey), m->qkey);
+	tp_put32(F(x, wren_wire_data, imm), m->imm);
+	if (!wren_wire_op_has_rdma(m->opcode))
+		return;
+	tp_put64(F(r, wren_wire_rdma, addr), m->raddr);
+	tp_put32(F(r, wren_wire_rdma, rkey), m->rkey);
+	tp_put32(F(r, wren_wire_rdma, length), m->rlen);
+}
+
+/* The opcodes this transport knows, and what their fields may hold. */
+bool tp_msg_valid(const struct wren_tp_msg *m)
+{
+	if (m->opcode < WREN_WIRE_OP_SEND || m->opcode > WREN_WIRE_OP_READ_RESP ||
+	    m->len > WREN_WIRE_MAX_MSG_LEN || m->dst_qpn > WREN_WIRE_QPN_MASK ||
+	    m->src_qpn > WREN_WIRE_QPN_MASK)
+		return false;
+	if (!wren_wire_op_has_rdma(m->opcode) &&
+	    (m->raddr || m->rkey || m->rlen))
+		return false;
+	if (m->opcode == WREN_WIRE_OP_READ_REQ)
+		return !m->len && m->rlen <= WREN_WIRE_MAX_MSG_LEN;
+	if (m->rlen)
+		return false;
+	/* A failed read says so with no data. */
+	if (m->flags & WREN_TP_MSG_FAILED)
+		return m->opcode == WREN_WIRE_OP_READ_RESP && !m->len;
+	return true;
+}
+
 static int parse_data(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 {
-	uint32_t payload = len - sizeof(struct wren_wire_data);
+	const uint8_t *r = x + sizeof(struct wren_wire_data);
+	size_t ext;
+	uint32_t payload;
 
 	p->data.msn = tp_get32(F(x, wren_wire_data, msn));
 	p->data.m.len = tp_get32(F(x, wren_wire_data, msg_len));
@@ -73,14 +126,23 @@ static int parse_data(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 			    WREN_WIRE_QPN_MASK;
 	p->data.m.qkey = tp_get32(F(x, wren_wire_data, qkey));
 	p->data.m.imm = tp_get32(F(x, wren_wire_data, imm));
-	p->data.payload = x + sizeof(struct wren_wire_data);
+	if (p->data.msg_flags & WREN_WIRE_MSG_FAILED)
+		p->data.m.flags |= WREN_TP_MSG_FAILED;
+	ext = tp_data_ext_len(p->data.m.opcode);
+	if (len < ext)
+		return -EINVAL;
+	if (wren_wire_op_has_rdma(p->data.m.opcode)) {
+		p->data.m.raddr = tp_get64(F(r, wren_wire_rdma, addr));
+		p->data.m.rkey = tp_get32(F(r, wren_wire_rdma, rkey));
+		p->data.m.rlen = tp_get32(F(r, wren_wire_rdma, length));
+	}
+	payload = len - ext;
+	p->data.payload = x + ext;
 	p->data.len = payload;
 
-	if (p->data.m.opcode != WREN_WIRE_OP_SEND &&
-	    p->data.m.opcode != WREN_WIRE_OP_SEND_IMM)
+	if (!tp_msg_valid(&p->data.m))
 		return -EINVAL;
-	if (p->data.m.len > WREN_WIRE_MAX_MSG_LEN ||
-	    p->data.offset > p->data.m.len ||
+	if (p->data.offset > p->data.m.len ||
 	    payload > p->data.m.len - p->data.offset)
 		return -EINVAL;
 	if (p->data.msg_flags & WREN_WIRE_MSG_GRANT_REQ &&
@@ -97,6 +159,7 @@ static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 	case WREN_WIRE_UD:
 		/* One packet, the whole message. */
 		if (parse_data(x, len, p) || p->data.offset || p->data.msn ||
+		    p->data.m.opcode > WREN_WIRE_OP_SEND_IMM ||
 		    p->data.len != p->data.m.len ||
 		    p->data.msg_flags & ~WREN_WIRE_MSG_SOLICITED)
 			return -EINVAL;
@@ -120,7 +183,7 @@ static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 			return -EINVAL;
 		if (p->nack.reason == WREN_WIRE_NACK_STATUS)
 			return p->nack.status >= WREN_WIRE_ST_BAD_DEST_QP &&
-			       p->nack.status <= WREN_WIRE_ST_TOO_LONG ?
+			       p->nack.status <= WREN_WIRE_ST_REMOTE_ACCESS ?
 			       0 : -EINVAL;
 		return p->nack.reason == WREN_WIRE_NACK_TRIMMED ||
 		       p->nack.reason == WREN_WIRE_NACK_UNKNOWN_CTX ? 0 : -EINVAL;

@@ -58,6 +58,7 @@ const struct stat_field stat_fields[] = {
 	A("msg_errors_rnr", msg_errors, WREN_TP_RNR),
 	A("msg_errors_remote_op_error", msg_errors, WREN_TP_REMOTE_OP_ERROR),
 	A("msg_errors_too_long", msg_errors, WREN_TP_TOO_LONG),
+	A("msg_errors_remote_access", msg_errors, WREN_TP_REMOTE_ACCESS),
 	A("msg_errors_local_error", msg_errors, WREN_TP_LOCAL_ERROR),
 	A("msg_errors_flushed", msg_errors, WREN_TP_FLUSHED),
 };

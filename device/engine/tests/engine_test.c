@@ -12,6 +12,7 @@
 
 #include "../wren_internal.h"
 #include "../wren_tp.h"
+#include "linux/wren/wren_wire.h"
 #include "fake_env.h"
 #include "tap.h"
 
@@ -1176,22 +1177,22 @@ static void test_mr_access(void)
 	CHECK(!memcmp(fake_env_ptr(&h.env, PAGE_A + 100, 3996), out, 3996));
 	CHECK(!memcmp(fake_env_ptr(&h.env, PAGE_B, 4096), out + 3996, 4096));
 	CHECK(!memcmp(fake_env_ptr(&h.env, PAGE_C, 100), out + 8092, 100));
-	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova, in, sizeof(in)), 0);
+	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova, in, sizeof(in), 0), 0);
 	CHECK(!memcmp(in, out, sizeof(in)));
 
 	/* Key, PD, rights and bounds; the last byte, and nothing at all. */
-	CHECK_EQ(wren_mr_read(&h.e, pdn, key ^ 1, iova, in, 1), -EACCES);
-	CHECK_EQ(wren_mr_read(&h.e, pdn + 1, key, iova, in, 1), -EACCES);
+	CHECK_EQ(wren_mr_read(&h.e, pdn, key ^ 1, iova, in, 1, 0), -EACCES);
+	CHECK_EQ(wren_mr_read(&h.e, pdn + 1, key, iova, in, 1, 0), -EACCES);
 	CHECK_EQ(wren_mr_write(&h.e, pdn, key, iova, in, 1,
 			       WREN_MR_ACCESS_REMOTE_WRITE), -EACCES);
-	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova - 1, in, 1), -EACCES);
-	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova, in, sizeof(in) + 1),
+	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova - 1, in, 1, 0), -EACCES);
+	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova, in, sizeof(in) + 1, 0),
 		 -EACCES);
-	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova + sizeof(in), in, 1),
+	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova + sizeof(in), in, 1, 0),
 		 -EACCES);
-	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova + sizeof(in) - 1, in, 1), 0);
+	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova + sizeof(in) - 1, in, 1, 0), 0);
 	CHECK_EQ(in[0], out[sizeof(out) - 1]);
-	CHECK_EQ(wren_mr_read(&h.e, pdn, 0xdead, 0, in, 0), 0);
+	CHECK_EQ(wren_mr_read(&h.e, pdn, 0xdead, 0, in, 0, 0), 0);
 
 	/* Two levels: 600 pages, the list itself in 4 KiB pages. */
 	pbl_set(&h, PBL_DIR, 0, PBL_L1);
@@ -1206,7 +1207,7 @@ static void test_mr_access(void)
 
 	/* A page list entry that is not a page is the host's mistake. */
 	pbl_set(&h, PBL_L1, 551, PAGE_A + 8);
-	CHECK_EQ(wren_mr_read(&h.e, pdn, big, 551 * 4096ULL, in, 1), -EIO);
+	CHECK_EQ(wren_mr_read(&h.e, pdn, big, 551 * 4096ULL, in, 1, 0), -EIO);
 	CHECK_EQ(h.env.warnings[WREN_WRN_DMA], 1);
 	h_fini(&h);
 }
@@ -1437,6 +1438,32 @@ static void post_send(struct adapter *a, uint32_t qpn, uint32_t off,
 	w.sge[0].addr = wren_to_le64(DATA_IOVA + off);
 	w.sge[0].length = wren_to_le32(len);
 	w.sge[0].lkey = wren_to_le32(key);
+	memcpy(fake_env_ptr(&a->h.env, SQ_RING + (a->sq_pi & 31) * sizeof(w),
+			    sizeof(w)), &w, sizeof(w));
+	a->sq_pi++;
+	wren_db_write(&a->h.e, a->sq_db, a->sq_pi, 4);
+}
+
+/* Post a one-sided @opcode: local bytes at @off, remote @raddr/@rkey. */
+static void post_rdma(struct adapter *a, uint8_t opcode, uint32_t qpn,
+		      uint32_t off, uint32_t len, uint64_t raddr,
+		      uint32_t rkey)
+{
+	struct wren_sq_wqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.opcode = opcode;
+	w.flags = WREN_WQE_F_SIGNALED;
+	w.num_sge = 1;
+	w.imm = htobe32(0xfeed);
+	w.ah = wren_to_le32(a->ah);
+	w.remote_qpn = wren_to_le32(qpn);
+	w.remote_qkey = wren_to_le32(0x11111111);
+	w.remote_addr = wren_to_le64(raddr);
+	w.rkey = wren_to_le32(rkey);
+	w.sge[0].addr = wren_to_le64(DATA_IOVA + off);
+	w.sge[0].length = wren_to_le32(len);
+	w.sge[0].lkey = wren_to_le32(a->key);
 	memcpy(fake_env_ptr(&a->h.env, SQ_RING + (a->sq_pi & 31) * sizeof(w),
 			    sizeof(w)), &w, sizeof(w));
 	a->sq_pi++;
@@ -1913,6 +1940,191 @@ static void test_qpn_rotation(void)
 	free(a);
 }
 
+/* One one-sided operation, pumped; its requester completion's status. */
+static uint8_t rdma_once(struct adapter *a, struct adapter *b, uint8_t opcode,
+			 uint32_t off, uint32_t len, uint64_t raddr,
+			 uint32_t rkey, struct wren_cqe *c)
+{
+	post_rdma(a, opcode, b->qpn, off, len, raddr, rkey);
+	pump(a, b);
+	if (!poll_cq(a, c))
+		return 0xff;
+	return c->status;
+}
+
+static void test_rdma_between_adapters(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	const uint32_t rw = WREN_MR_ACCESS_LOCAL_WRITE |
+			    WREN_MR_ACCESS_REMOTE_WRITE |
+			    WREN_MR_ACCESS_REMOTE_READ;
+	const uint64_t end = DATA_IOVA + 16 * 4096;
+	uint32_t rkey, ro_key, other_pd_key, pdn2;
+	uint8_t *src, *dst, *before = malloc(16 * 4096);
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cqe c;
+
+	adapter_up(a, 0, WREN_QPT_RD);
+	adapter_up(b, 1, WREN_QPT_RD);
+	adapter_ah(a, b);
+	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL, rw);
+	ro_key = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+			   WREN_MR_ACCESS_REMOTE_READ);
+	pdn2 = alloc_pd_ok(&b->h);
+	other_pd_key = reg_mr_ok(&b->h, pdn2, DATA_IOVA, 16 * 4096, 16, PBL,
+				 rw);
+	src = fake_env_ptr(&a->h.env, DATA, 16 * 4096);
+	dst = fake_env_ptr(&b->h.env, DATA, 16 * 4096);
+	for (uint32_t i = 0; i < 16 * 4096; i++) {
+		src[i] = i * 13 + 1;
+		dst[i] = i * 7 + 3;
+	}
+
+	/* WRITE across pages: no receive taken, no completion there. */
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_WRITE, 50, 20000,
+			   DATA_IOVA + 8000, rkey, &c), WREN_CQE_SUCCESS);
+	CHECK_EQ(c.opcode, WREN_CQE_OP_RDMA_WRITE);
+	CHECK(!memcmp(dst + 8000, src + 50, 20000));
+	CHECK(!poll_cq(b, &c));
+	/* WRITE_IMM: a completion at the responder, still no receive. */
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_WRITE_IMM, 0, 100,
+			   end - 100, rkey, &c), WREN_CQE_SUCCESS);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.opcode, WREN_CQE_OP_RECV_RDMA_IMM);
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(wren_le32(c.byte_len), 100);
+	CHECK_EQ(be32toh(c.imm), 0xfeed);
+	CHECK_EQ(wren_le32(c.src_qpn), a->qpn);
+	CHECK(!memcmp(dst + 16 * 4096 - 100, src, 100));
+	/* READ, to its last byte of the region, into another place. */
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_READ, 32768, 30001,
+			   end - 30001, ro_key, &c), WREN_CQE_SUCCESS);
+	CHECK_EQ(c.opcode, WREN_CQE_OP_RDMA_READ);
+	CHECK_EQ(wren_le32(c.byte_len), 30001);
+	CHECK(!memcmp(src + 32768, dst + 16 * 4096 - 30001, 30001));
+	/* Zero bytes: nothing to check, nothing to do. */
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_WRITE, 0, 0, 0, 0xdead, &c),
+		 WREN_CQE_SUCCESS);
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_READ, 0, 0, 0, 0xdead, &c),
+		 WREN_CQE_SUCCESS);
+
+	/* Each violation: a remote access error, the responder untouched. */
+	memcpy(before, dst, 16 * 4096);
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_WRITE, 0, 10, DATA_IOVA,
+			   ro_key, &c), WREN_CQE_REM_ACCESS_ERR);
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_WRITE, 0, 10, DATA_IOVA,
+			   rkey ^ 0x100, &c), WREN_CQE_REM_ACCESS_ERR);
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_WRITE, 0, 10, DATA_IOVA,
+			   other_pd_key, &c), WREN_CQE_REM_ACCESS_ERR);
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_WRITE, 0, 101, end - 100,
+			   rkey, &c), WREN_CQE_REM_ACCESS_ERR);
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_WRITE_IMM, 0, 10,
+			   DATA_IOVA - 1, rkey, &c), WREN_CQE_REM_ACCESS_ERR);
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_READ, 0, 10, end - 9, rkey,
+			   &c), WREN_CQE_REM_ACCESS_ERR);
+	make_handle(&cmd, WREN_ADMIN_DEREG_MR, 0, ro_key);
+	CHECK_EQ(run(&b->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_READ, 0, 10, DATA_IOVA,
+			   ro_key, &c), WREN_CQE_REM_ACCESS_ERR);
+	CHECK(!memcmp(before, dst, 16 * 4096));
+	CHECK(!poll_cq(b, &c));
+	/* ... and the requester's QP goes on. */
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_WRITE, 0, 10, DATA_IOVA,
+			   rkey, &c), WREN_CQE_SUCCESS);
+
+	/* A read's buffer needs local write; one-sided needs an RD QP. */
+	make_handle(&cmd, WREN_ADMIN_DEREG_MR, 0, a->key);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	a->key = reg_mr_ok(&a->h, a->pdn, DATA_IOVA, 16 * 4096, 16, PBL, 0);
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_READ, 0, 10, DATA_IOVA, rkey,
+			   &c), WREN_CQE_LOC_PROT_ERR);
+	free(before);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
+/*
+ * A forged READ_RESP (wrong tag, wrong source) is refused; a responder
+ * that never answers costs the read a timeout, not the QP.
+ */
+static void test_read_response_checks(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	static uint8_t frame[16384];
+	const uint32_t rw = WREN_MR_ACCESS_LOCAL_WRITE |
+			    WREN_MR_ACCESS_REMOTE_READ;
+	struct wren_tp_stats st;
+	struct wren_cqe c;
+	uint32_t rkey;
+	size_t len;
+	int i;
+
+	adapter_up(a, 0, WREN_QPT_RD);
+	adapter_up(b, 1, WREN_QPT_RD);
+	adapter_ah(a, b);
+	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL, rw);
+	/* b answers nothing: a's request is acked, b's data never leaves. */
+	post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, 0, 5000, DATA_IOVA, rkey);
+	for (i = 0; i < 2000 && !poll_cq(a, &c); i++) {
+		while ((len = wren_engine_tx_pull(&a->h.e, frame,
+						  sizeof(frame))))
+			wren_engine_rx_frame(&b->h.e, frame, len);
+		while ((len = wren_engine_tx_pull(&b->h.e, frame,
+						  sizeof(frame)))) {
+			uint8_t type = frame[WREN_WIRE_L2L4_LEN] & 0xf;
+
+			if (type != WREN_WIRE_DATA)
+				wren_engine_rx_frame(&a->h.e, frame, len);
+		}
+		fake_env_advance(&a->h.env, 1000000);
+		fake_env_advance(&b->h.env, 1000000);
+	}
+	CHECK(i < 2000);
+	CHECK_EQ(c.opcode, WREN_CQE_OP_RDMA_READ);
+	CHECK_EQ(c.status, WREN_CQE_REMOTE_UNRESPONSIVE);
+	/* The QP goes on. */
+	CHECK_EQ(a->h.e.qps[a->qpn - WREN_QPN_FIRST].state, WREN_QPS_RTS);
+
+	/*
+	 * A read in flight, and a third adapter forging its response with
+	 * the right tag and QPs: refused, as it comes from the wrong place.
+	 * The real response then completes the read.
+	 */
+	post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, 0, 64, DATA_IOVA, rkey);
+	{
+		struct adapter *m = calloc(1, sizeof(*m));
+		struct wren_tp_dest d = { .ipv4 = a->h.cfg.ipv4 };
+		/* "The read failed": it would end the read if believed. */
+		struct wren_tp_msg resp = {
+			.opcode = WREN_WIRE_OP_READ_RESP,
+			.flags = WREN_TP_MSG_FAILED,
+			.dst_qpn = a->qpn, .src_qpn = b->qpn,
+			.imm = (uint32_t)a->h.e.qps[0].gen << 16 | 1,
+		};
+
+		adapter_up(m, 2, WREN_QPT_RD);
+		memcpy(d.mac, a->h.cfg.mac, 6);
+		CHECK_EQ(wren_tp_send(m->h.e.tp, &d, &resp, 1), 0);
+		pump(m, a);
+		wren_tp_get_stats(m->h.e.tp, &st);
+		CHECK_EQ(st.msg_errors[WREN_TP_BAD_DEST_QP], 1);
+		CHECK(!poll_cq(a, &c));
+		h_fini(&m->h);
+		free(m);
+	}
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.opcode, WREN_CQE_OP_RDMA_READ);
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
 static void test_rd_between_adapters(void)
 {
 	two_adapters(WREN_QPT_RD);
@@ -1942,6 +2154,8 @@ static const struct tap_test tests[] = {
 	{ "CQ: phase, arming, solicited, overrun", test_cq_post },
 	{ "RD messages between two adapters, and their errors", test_rd_between_adapters },
 	{ "UD datagrams between two adapters, and their errors", test_ud_between_adapters },
+	{ "RDMA WRITE, WRITE_IMM, READ; every protection check", test_rdma_between_adapters },
+	{ "READ responses: forged ones refused, a silent responder times out", test_read_response_checks },
 	{ "send completions in send-queue order; GET_STATS", test_send_completion_order },
 	{ "QPs of one adapter talk through its loopback", test_loopback },
 	{ "QP numbers go round", test_qpn_rotation },

@@ -141,6 +141,7 @@ static enum wren_tp_status ulp_rx_begin(void *ulp,
 	struct net_node *n = ulp;
 
 	(void)peer;
+	n->last_rx = *msg;
 	if (n->refuse != WREN_TP_OK)
 		return n->refuse;
 	if (msg->imm >= NET_MAX_MSGS || !n->net->msgs[msg->imm].used ||
@@ -303,6 +304,31 @@ int net_send(struct net *net, int from, int to, uint32_t len, bool ordered,
 	if (wren_tp_send(net->node[from].tp, &d, &m, i)) {
 		net->msgs[i].used = false;
 		return -1;
+	}
+	net->nmsgs++;
+	return i;
+}
+
+int net_send_msg(struct net *net, int from, int to,
+		 const struct wren_tp_msg *tmpl)
+{
+	struct wren_tp_dest d = { .ipv4 = net_ip(to) };
+	struct wren_tp_msg m = *tmpl;
+	unsigned int i = net->nmsgs;
+	int rc;
+
+	if (i >= NET_MAX_MSGS)
+		return -ENOSPC;
+	memcpy(d.mac, net->node[to].cfg.mac, 6);
+	m.imm = i;
+	net->msgs[i] = (struct net_msg){
+		.used = true, .from = from, .to = to, .len = m.len,
+		.seed = net_rand(net), .done_status = -1,
+	};
+	rc = wren_tp_send(net->node[from].tp, &d, &m, i);
+	if (rc) {
+		net->msgs[i].used = false;
+		return rc;
 	}
 	net->nmsgs++;
 	return i;

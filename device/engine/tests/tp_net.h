@@ -76,6 +76,7 @@ struct net_node {
 	bool fail_read;			/* tx_read fails */
 	uint32_t rx_seq;
 	unsigned int rx_aborted;	/* rx_done with an error */
+	struct wren_tp_msg last_rx;	/* as rx_begin saw it */
 	/* A context table in "host memory" (net_set_table). */
 	struct wren_tp_ctx_rec *table;
 	uint32_t table_entries;
@@ -120,6 +121,12 @@ uint32_t net_ip(int node);
 /* Post a message of @len bytes; its index, or -1 if refused. */
 int net_send(struct net *net, int from, int to, uint32_t len, bool ordered,
 	     uint32_t class_id, uint8_t mode);
+/*
+ * Post @tmpl (its len and opcode, RDMA fields and flags) as a message;
+ * its index, or -errno from wren_tp_send().
+ */
+int net_send_msg(struct net *net, int from, int to,
+		 const struct wren_tp_msg *tmpl);
 /* The same as an unreliable datagram; its index, or -errno. */
 int net_send_ud(struct net *net, int from, int to, uint32_t len);
 /* Run until nothing happens any more or @max_ns passes; returns now. */

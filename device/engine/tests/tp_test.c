@@ -827,6 +827,74 @@ static void test_bad_input(void)
 	net_free(net);
 }
 
+/*
+ * WRITE and READ_REQ carry the target's address, key and length in every
+ * packet, whatever arrives first; the transport checks what the fields
+ * may hold, not what they mean.
+ */
+static void test_rdma_headers(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_msg w = {
+		.len = 5000, .opcode = WREN_WIRE_OP_WRITE_IMM, .dst_qpn = 1,
+		.src_qpn = 2, .qkey = 0x11111111,
+		.raddr = 0x123456789abcdef0ULL, .rkey = 0xa5a5a5a5,
+	};
+	struct wren_tp_msg r = {
+		.opcode = WREN_WIRE_OP_READ_REQ, .dst_qpn = 1, .src_qpn = 2,
+		.qkey = 0x11111111, .raddr = 0x1000, .rkey = 7,
+		.rlen = 1U << 30,
+	};
+	struct wren_tp_msg bad;
+	int a, b;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 31);
+	CHECK(net_start(net));
+	net->filter = reverse_some;
+	a = net_send_msg(net, 0, 1, &w);
+	net_run(net, 5 * MS);
+	CHECK(a >= 0 && net->msgs[a].delivered == 1 && !net->msgs[a].bad_bytes);
+	CHECK_EQ(net->node[1].last_rx.opcode, WREN_WIRE_OP_WRITE_IMM);
+	CHECK_EQ(net->node[1].last_rx.raddr, w.raddr);
+	CHECK_EQ(net->node[1].last_rx.rkey, w.rkey);
+	CHECK_EQ(net->node[1].last_rx.rlen, 0);
+	b = net_send_msg(net, 0, 1, &r);
+	net_run(net, 5 * MS);
+	CHECK(b >= 0 && net->msgs[b].delivered == 1);
+	CHECK_EQ(net->node[1].last_rx.raddr, r.raddr);
+	CHECK_EQ(net->node[1].last_rx.rlen, 1U << 30);
+	/* A failed READ_RESP arrives with its flag. */
+	bad = (struct wren_tp_msg){ .opcode = WREN_WIRE_OP_READ_RESP,
+				    .flags = WREN_TP_MSG_FAILED, .dst_qpn = 1 };
+	b = net_send_msg(net, 0, 1, &bad);
+	net_run(net, 5 * MS);
+	CHECK(b >= 0 && net->msgs[b].delivered == 1);
+	CHECK_EQ(net->node[1].last_rx.flags & WREN_TP_MSG_FAILED,
+		 WREN_TP_MSG_FAILED);
+
+	/* What the fields may not hold. */
+	bad = r;
+	bad.len = 1;
+	CHECK_EQ(net_send_msg(net, 0, 1, &bad), -EINVAL);
+	bad = r;
+	bad.rlen = (1U << 30) + 1;
+	CHECK_EQ(net_send_msg(net, 0, 1, &bad), -EINVAL);
+	bad = (struct wren_tp_msg){ .opcode = WREN_WIRE_OP_SEND, .rkey = 1 };
+	CHECK_EQ(net_send_msg(net, 0, 1, &bad), -EINVAL);
+	bad = w;
+	bad.rlen = 4;
+	CHECK_EQ(net_send_msg(net, 0, 1, &bad), -EINVAL);
+	bad = w;
+	bad.flags = WREN_TP_MSG_FAILED;
+	CHECK_EQ(net_send_msg(net, 0, 1, &bad), -EINVAL);
+	bad = (struct wren_tp_msg){ .opcode = WREN_WIRE_OP_READ_RESP + 1 };
+	CHECK_EQ(net_send_msg(net, 0, 1, &bad), -EINVAL);
+	CHECK_EQ(net_msgs_ok(net), 3);
+	net_free(net);
+}
+
 static enum net_verdict drop_half(struct net *net, struct net_filter_ctx *f)
 {
 	(void)f;
@@ -925,6 +993,7 @@ static const struct tap_test tests[] = {
 	{ "bad input: errors, not crashes", test_bad_input },
 	{ "message slots are bounded", test_max_msgs },
 	{ "unreliable datagrams: once or never, no context", test_datagrams },
+	{ "WRITE and READ headers in every packet; field rules", test_rdma_headers },
 };
 
 int main(void)

@@ -759,6 +759,9 @@ struct wren_sge {
 enum wren_wqe_opcode {
 	WREN_WQE_SEND			= 1,
 	WREN_WQE_SEND_IMM		= 2,
+	WREN_WQE_RDMA_WRITE		= 3,	/* RD only */
+	WREN_WQE_RDMA_WRITE_IMM		= 4,	/* RD only */
+	WREN_WQE_RDMA_READ		= 5,	/* RD only; no inline */
 };
 
 /* wren_sq_wqe.flags */
@@ -775,14 +778,17 @@ enum wren_wqe_opcode {
  * @rsvd0: zero
  * @inline_len: with WREN_WQE_F_INLINE, bytes of @inline_data, at most
  *	WREN_SQ_MAX_INLINE; else zero
- * @imm: immediate data of WREN_WQE_SEND_IMM, opaque
+ * @imm: immediate data of SEND_IMM and RDMA_WRITE_IMM, opaque
  * @rsvd1: zero
  * @ah: the destination's address handle
  * @remote_qpn: the destination queue pair
  * @remote_qkey: its Q_Key
  * @rsvd2: zero
+ * @remote_addr: RDMA_WRITE*, RDMA_READ: the address at the destination
+ * @rkey: ... and its memory key there
  * @rsvd3: zero
- * @sge: the payload's scatter/gather list
+ * @sge: the payload's scatter/gather list (RDMA_READ: where the data read
+ *	goes, which needs local write access)
  * @inline_data: the payload itself
  */
 struct wren_sq_wqe {
@@ -797,7 +803,9 @@ struct wren_sq_wqe {
 	__le32 remote_qpn;
 	__le32 remote_qkey;
 	__le32 rsvd2;
-	__le32 rsvd3[4];
+	__le64 remote_addr;
+	__le32 rkey;
+	__le32 rsvd3;
 	union {
 		struct wren_sge sge[WREN_SQ_MAX_SGE];
 		__u8 inline_data[WREN_SQ_MAX_INLINE];
@@ -833,6 +841,10 @@ struct wren_rq_wqe {
 enum wren_cqe_opcode {
 	WREN_CQE_OP_SEND		= 1,
 	WREN_CQE_OP_RECV		= 2,
+	WREN_CQE_OP_RDMA_WRITE		= 3,	/* WRITE and WRITE_IMM sent */
+	WREN_CQE_OP_RDMA_READ		= 4,
+	WREN_CQE_OP_RECV_RDMA_IMM	= 5,	/* a WRITE_IMM arrived; no
+						 * receive entry consumed */
 };
 
 /*
@@ -852,6 +864,8 @@ enum wren_cqe_status {
 	WREN_CQE_REMOTE_OP_ERR		= 9,	/* remote could not place it */
 	WREN_CQE_REMOTE_TOO_LONG	= 10,	/* remote buffer too short */
 	WREN_CQE_LOC_DMA_ERR		= 11,	/* host memory unreachable */
+	WREN_CQE_REM_ACCESS_ERR		= 12,	/* remote key, PD, rights or
+						 * bounds refused */
 };
 
 /* wren_cqe.flags */
@@ -870,7 +884,8 @@ enum wren_cqe_status {
  * @rsvd0: zero
  * @rsvd1: zero
  * @qpn: the QP the entry belongs to
- * @byte_len: receive: bytes placed (the GRH included); send: zero
+ * @byte_len: receive: bytes placed (the GRH included); RECV_RDMA_IMM:
+ *	bytes written; RDMA_READ: bytes read; send: zero
  * @imm: immediate data, with WREN_CQE_F_IMM
  * @src_qpn: receive: the sender's QP number
  * @src_ipv4: receive: the sender's IPv4 address, network byte order

@@ -106,12 +106,25 @@ struct wren_wire_hdr {
 enum wren_wire_opcode {
 	WREN_WIRE_OP_SEND		= 1,
 	WREN_WIRE_OP_SEND_IMM		= 2,
+	WREN_WIRE_OP_WRITE		= 3,	/* into the target's memory */
+	WREN_WIRE_OP_WRITE_IMM		= 4,	/* ... and a completion there */
+	WREN_WIRE_OP_READ_REQ		= 5,	/* asks for READ_RESP, no payload */
+	WREN_WIRE_OP_READ_RESP		= 6,	/* the data a READ_REQ asked for */
 };
+
+/* Opcodes whose DATA packets carry a &struct wren_wire_rdma. */
+static inline int wren_wire_op_has_rdma(__u8 opcode)
+{
+	return opcode == WREN_WIRE_OP_WRITE ||
+	       opcode == WREN_WIRE_OP_WRITE_IMM ||
+	       opcode == WREN_WIRE_OP_READ_REQ;
+}
 
 /* wren_wire_data.msg_flags */
 #define WREN_WIRE_MSG_ORDERED		BIT(0)	/* deliver in MSN order */
 #define WREN_WIRE_MSG_GRANT_REQ		BIT(1)	/* asks for grants, no payload */
 #define WREN_WIRE_MSG_SOLICITED		BIT(2)	/* an event for the receiver */
+#define WREN_WIRE_MSG_FAILED		BIT(3)	/* READ_RESP: the read failed */
 
 /* A message is at most 1 GiB. */
 #define WREN_WIRE_MAX_MSG_LEN		BIT(30)
@@ -127,7 +140,8 @@ enum wren_wire_opcode {
  * @dst_qpn: destination queue pair, [23:0]; [31:24] reserved
  * @src_qpn: source queue pair, [23:0]; [31:24] reserved
  * @qkey: the Q_Key the destination queue pair must hold
- * @imm: immediate data of WREN_WIRE_OP_SEND_IMM, opaque
+ * @imm: immediate data of SEND_IMM and WRITE_IMM, opaque; READ_REQ and
+ *	READ_RESP: the requester's tag for the read, echoed
  *
  * Every packet of a message carries this header, so any of them can be
  * placed on its own whatever the order of arrival.  A UD packet carries
@@ -148,6 +162,24 @@ struct wren_wire_data {
 };
 
 #define WREN_WIRE_QPN_MASK		GENMASK(23, 0)
+
+/**
+ * struct wren_wire_rdma - follows &struct wren_wire_data in every DATA
+ *	packet of a WRITE, WRITE_IMM or READ_REQ message
+ * @addr: the target's virtual address of the message's byte 0 (WRITE), or
+ *	of the first byte to read (READ_REQ)
+ * @rkey: the target's memory key
+ * @length: READ_REQ: the bytes to read; else zero
+ *
+ * The READ_RESP that answers a READ_REQ is a message of its own from the
+ * target back to the initiator, on the target's transport context to it,
+ * with the READ_REQ's @imm and source and destination QPs swapped.
+ */
+struct wren_wire_rdma {
+	__be64 addr;
+	__be32 rkey;
+	__be32 length;
+};
 
 /* At most 8 bitmap words: 512 PSNs beyond the base. */
 #define WREN_WIRE_ACK_MAX_WORDS		8
@@ -186,6 +218,7 @@ enum wren_wire_status {
 	WREN_WIRE_ST_RNR		= 2,	/* no receive buffer posted */
 	WREN_WIRE_ST_REMOTE_OP		= 3,	/* the target failed to place it */
 	WREN_WIRE_ST_TOO_LONG		= 4,	/* longer than the receive buffer */
+	WREN_WIRE_ST_REMOTE_ACCESS	= 5,	/* memory key, rights or bounds */
 };
 
 /**
@@ -234,6 +267,7 @@ struct wren_wire_grant {
 
 static_assert(sizeof(struct wren_wire_hdr) == 32);
 static_assert(sizeof(struct wren_wire_data) == 32);
+static_assert(sizeof(struct wren_wire_rdma) == 16);
 static_assert(sizeof(struct wren_wire_ack) == 8);
 static_assert(sizeof(struct wren_wire_nack) == 8);
 static_assert(sizeof(struct wren_wire_connect) == 8);
@@ -248,7 +282,7 @@ static_assert(sizeof(struct wren_wire_grant) == 8);
 #define WREN_WIRE_UDP_LEN		8
 #define WREN_WIRE_L2L4_LEN		(WREN_WIRE_ETH_LEN + WREN_WIRE_IPV4_LEN + \
 					 WREN_WIRE_UDP_LEN)
-/* Bytes before the payload of a DATA packet. */
+/* Bytes before the payload of a DATA packet (without wren_wire_rdma). */
 #define WREN_WIRE_DATA_HDRS_LEN		(WREN_WIRE_L2L4_LEN + \
 					 sizeof(struct wren_wire_hdr) + \
 					 sizeof(struct wren_wire_data))
