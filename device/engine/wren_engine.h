@@ -92,7 +92,8 @@ struct wren_qp {
 	uint16_t sq_pi, sq_ci;	/* producer from the doorbell, consumer */
 	uint16_t rq_pi, rq_ci;
 	uint16_t sq_fetch;	/* next send entry to read */
-	bool sq_blocked;	/* the transport was full */
+	bool sq_blocked;	/* the transport was full, or max_rd_atom reads */
+	uint16_t reads_out;	/* RDMA_READs posted and not done */
 	uint16_t gen;		/* tells stale transport callbacks apart */
 	struct wren_swqe *sq_shadow;	/* per send slot while in flight */
 	struct wren_rwqe *rq_shadow;	/* per receive slot while in use */

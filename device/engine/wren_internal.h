@@ -14,7 +14,8 @@
 
 /* What this device model offers: CAPS registers and GET_ATTR alike. */
 #define WREN_ENGINE_CAPS	(WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | \
-				 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE)
+				 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE | \
+				 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ)
 
 void wren_warn(struct wren_engine *e, enum wren_wrn what, uint64_t a, uint64_t b);
 void wren_fatal(struct wren_engine *e, unsigned int code);
@@ -70,6 +71,7 @@ enum wren_tp_status;
 extern const struct wren_tp_ulp_ops wren_qp_ulp_ops;
 void wren_sq_process(struct wren_engine *e, struct wren_qp *qp);
 void wren_qp_read_timer(void *arg);
+void wren_sq_resume(struct wren_engine *e);
 void wren_qp_flush(struct wren_engine *e, struct wren_qp *qp);
 int wren_engine_wire_start(struct wren_engine *e);
 void wren_engine_wire_stop(struct wren_engine *e);
@@ -78,6 +80,9 @@ int wren_mr_walk(struct wren_engine *e, uint32_t pdn, uint32_t key,
 		 int (*fn)(void *arg, uint64_t addr, uint32_t len), void *arg);
 int wren_mr_read(struct wren_engine *e, uint32_t pdn, uint32_t key,
 		 uint64_t va, void *buf, uint32_t len, uint8_t need);
+
+/* RDMA READs a QP may have in flight; later ones wait. */
+#define WREN_MAX_RD_ATOM	128
 
 /* The responder's side of one-sided operations (wren_rdma.c). */
 int wren_rdma_init(struct wren_engine *e);

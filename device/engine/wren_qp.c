@@ -210,6 +210,7 @@ void wren_qp_flush(struct wren_engine *e, struct wren_qp *qp)
 			 WREN_CQE_OP_RECV, WREN_CQE_WR_FLUSH_ERR);
 	qp->sq_fetch = qp->sq_ci;
 	qp->sq_blocked = false;
+	qp->reads_out = 0;
 	memset(qp->sq_shadow, 0, depth(qp->sq_log_depth) *
 	       sizeof(*qp->sq_shadow));
 	memset(qp->rq_shadow, 0, depth(qp->rq_log_depth) *
@@ -392,6 +393,13 @@ void wren_sq_process(struct wren_engine *e, struct wren_qp *qp)
 			sq_fail(e, qp, status);
 			return;
 		}
+		if (sw->wqe.opcode == WREN_WQE_RDMA_READ &&
+		    qp->reads_out >= WREN_MAX_RD_ATOM) {
+			/* Resumed when one of the QP's reads is done. */
+			qp->sq_blocked = true;
+			e->sq_waiting = true;
+			return;
+		}
 		rc = sq_post(e, qp, slot);
 		if (rc == -ENOBUFS) {
 			/* Full: resumed when the transport finishes one. */
@@ -404,8 +412,24 @@ void wren_sq_process(struct wren_engine *e, struct wren_qp *qp)
 			return;
 		}
 		sw->posted = true;
+		if (sw->wqe.opcode == WREN_WQE_RDMA_READ)
+			qp->reads_out++;
 		qp->sq_fetch++;
 	}
+}
+
+/*
+ * Send queues held back (the transport was full, or too many reads)
+ * try again.  Not from inside a transport callback other than tx_done.
+ */
+void wren_sq_resume(struct wren_engine *e)
+{
+	if (!e->sq_waiting)
+		return;
+	e->sq_waiting = false;
+	for (uint32_t i = 0; i < e->cfg.max_qp; i++)
+		if (e->qps[i].in_use && e->qps[i].sq_blocked)
+			wren_sq_process(e, &e->qps[i]);
 }
 
 /* Copy @len payload bytes of send entry @w from @off. */
@@ -470,6 +494,7 @@ static void read_settle(struct wren_engine *e, struct wren_qp *qp,
 	if (!sw->req_done || (!sw->resp_done && sw->status == WREN_CQE_SUCCESS))
 		return;
 	sw->done = true;
+	qp->reads_out--;
 	if (sw->status == WREN_CQE_SUCCESS)
 		sw->status = sw->resp_status;
 	sq_retire(e, qp);
@@ -507,12 +532,7 @@ static void tx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 	/* Answers to reads that waited for room in the transport. */
 	wren_rdma_flush(e);
 	/* The transport has room again, for any QP that waited. */
-	if (e->sq_waiting) {
-		e->sq_waiting = false;
-		for (uint32_t i = 0; i < e->cfg.max_qp; i++)
-			if (e->qps[i].in_use && e->qps[i].sq_blocked)
-				wren_sq_process(e, &e->qps[i]);
-	}
+	wren_sq_resume(e);
 }
 
 /*
@@ -543,11 +563,13 @@ void wren_qp_read_timer(void *arg)
 			}
 			sw->done = true;
 			sw->status = WREN_CQE_REMOTE_UNRESPONSIVE;
+			qp->reads_out--;
 		}
 		sq_retire(e, qp);
 	}
 	if (next != UINT64_MAX)
 		read_timer_arm(e, next);
+	wren_sq_resume(e);
 }
 
 /* ------------------------------------------------------------------ */

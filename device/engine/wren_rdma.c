@@ -259,10 +259,16 @@ void wren_rdma_rx_done(struct wren_engine *e, uint64_t cookie,
 	resp_free(e, r);
 }
 
+/*
+ * The engine's step after the transport's receive path, which may not
+ * call the transport itself: answer the reads that came, and let send
+ * queues that waited for a read to finish go on.
+ */
 void wren_rdma_flush(struct wren_engine *e)
 {
 	if (e->resp_head != RESP_NONE)
 		resp_send_queued(e);
+	wren_sq_resume(e);
 }
 
 int wren_rdma_tx_read(struct wren_engine *e, uint64_t cookie, uint32_t off,

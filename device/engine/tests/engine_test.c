@@ -208,7 +208,8 @@ static void test_reset_handshake(void)
 	CHECK_EQ(FIELD_GET(WREN_TIMEOUTS_ADMIN_MS, v), 1000);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_LO),
 		 WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | WREN_CAP_UD |
-		 WREN_CAP_RD | WREN_CAP_TC_TABLE);
+		 WREN_CAP_RD | WREN_CAP_TC_TABLE | WREN_CAP_RDMA_WRITE |
+		 WREN_CAP_RDMA_READ);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
 
 	CHECK_EQ(h_enable(&h, 3, 3),
@@ -317,7 +318,8 @@ static void test_get_attr(void)
 	CHECK_EQ(FIELD_GET(WREN_FW_VERSION_MINOR, fw), 0);
 	CHECK_EQ(FIELD_GET(WREN_FW_VERSION_PATCH, fw), 0);
 	CHECK_EQ(wren_le64(a->caps), WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR |
-		 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE);
+		 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE |
+		 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ);
 	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
 	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
 	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);
@@ -344,7 +346,9 @@ static void test_get_attr(void)
 	CHECK_EQ(a->min_tc_log, 10);
 	CHECK_EQ(a->max_tc_log, 20);
 	CHECK_EQ(a->rsvd0, 0);
-	for (unsigned int i = 0; i < 21; i++)
+	CHECK_EQ(wren_le32(a->max_rd_atom), 128);
+	CHECK_EQ(wren_le32(a->max_res_rd_atom), 4 * 4096);
+	for (unsigned int i = 0; i < 19; i++)
 		CHECK_EQ(a->rsvd[i], 0);
 	/* Nothing past the structure was touched. */
 	CHECK_EQ(buf[sizeof(*a)], 0xa5);

@@ -41,6 +41,8 @@ struct wren_dev;
  * @max_qp_depth: work requests per queue
  * @max_sge: scatter/gather entries per send work request
  * @max_recv_sge: scatter/gather entries per receive work request
+ * @max_rd_atom: RDMA READs a QP may have outstanding
+ * @max_res_rd_atom: READs the device answers at once
  * @max_inline: inline bytes per send
  * @max_ah: address handles
  * @max_mr: memory regions
@@ -77,6 +79,8 @@ struct wren_caps {
 	u32 max_qp_depth;
 	u32 max_sge;
 	u32 max_recv_sge;
+	u32 max_rd_atom;
+	u32 max_res_rd_atom;
 	u32 max_inline;
 	u32 max_ah;
 	u32 max_mr;

@@ -367,6 +367,9 @@ enum wren_dev_stat {
  * @tc_cache: transport contexts the adapter holds at once
  * @max_tc_log: log2 of the most records SET_TC_TABLE accepts
  * @min_tc_log: log2 of the fewest
+ * @max_rd_atom: RDMA READs a QP may have outstanding; the device holds
+ *	later ones back until earlier ones complete
+ * @max_res_rd_atom: READs the device answers at once, all QPs together
  * @rsvd0: zero
  * @rsvd: zero
  */
@@ -402,7 +405,9 @@ struct wren_dev_attr {
 	__u8 max_tc_log;
 	__u8 min_tc_log;
 	__le16 rsvd0;
-	__le32 rsvd[21];
+	__le32 max_rd_atom;
+	__le32 max_res_rd_atom;
+	__le32 rsvd[19];
 };
 
 /**
@@ -843,8 +848,7 @@ enum wren_cqe_opcode {
 	WREN_CQE_OP_RECV		= 2,
 	WREN_CQE_OP_RDMA_WRITE		= 3,	/* WRITE and WRITE_IMM sent */
 	WREN_CQE_OP_RDMA_READ		= 4,
-	WREN_CQE_OP_RECV_RDMA_IMM	= 5,	/* a WRITE_IMM arrived; no
-						 * receive entry consumed */
+	WREN_CQE_OP_RECV_RDMA_IMM	= 5,	/* a WRITE_IMM arrived */
 };
 
 /*
@@ -864,8 +868,7 @@ enum wren_cqe_status {
 	WREN_CQE_REMOTE_OP_ERR		= 9,	/* remote could not place it */
 	WREN_CQE_REMOTE_TOO_LONG	= 10,	/* remote buffer too short */
 	WREN_CQE_LOC_DMA_ERR		= 11,	/* host memory unreachable */
-	WREN_CQE_REM_ACCESS_ERR		= 12,	/* remote key, PD, rights or
-						 * bounds refused */
+	WREN_CQE_REM_ACCESS_ERR		= 12,	/* remote key/PD/rights/bounds */
 };
 
 /* wren_cqe.flags */

@@ -35,6 +35,8 @@
  * timeout.  REMOTE_TOO_LONG (the destination's buffer is too short) is a
  * remote invalid request, as a length error at the responder is in RC.
  * LOC_DMA_ERR (host memory unreachable) has no verbs counterpart.
+ * REM_ACCESS_ERR is the responder refusing a WRITE or READ: key, PD,
+ * rights or bounds.
  */
 static const enum ibv_wc_status wren_wc_status_map[] = {
 	[WREN_CQE_SUCCESS] = IBV_WC_SUCCESS,
@@ -49,6 +51,7 @@ static const enum ibv_wc_status wren_wc_status_map[] = {
 	[WREN_CQE_REMOTE_OP_ERR] = IBV_WC_REM_OP_ERR,
 	[WREN_CQE_REMOTE_TOO_LONG] = IBV_WC_REM_INV_REQ_ERR,
 	[WREN_CQE_LOC_DMA_ERR] = IBV_WC_GENERAL_ERR,
+	[WREN_CQE_REM_ACCESS_ERR] = IBV_WC_REM_ACCESS_ERR,
 };
 
 /* A status the table does not know (a newer device's) is a general error. */
@@ -168,10 +171,17 @@ static int wren_cq_next(struct wren_cq *cq)
 
 		switch (cqe->opcode) {
 		case WREN_CQE_OP_SEND:
+		case WREN_CQE_OP_RDMA_WRITE:
+		case WREN_CQE_OP_RDMA_READ:
 			placed = wren_sq_retire(qp, cqe, &cq->cur_wr_id);
 			break;
 		case WREN_CQE_OP_RECV:
 			placed = wren_rq_retire(qp, cqe, &cq->cur_wr_id);
+			break;
+		case WREN_CQE_OP_RECV_RDMA_IMM:
+			/* Took no receive: it has no work request of ours. */
+			cq->cur_wr_id = 0;
+			placed = true;
 			break;
 		default:
 			placed = false;
@@ -216,11 +226,33 @@ static void wren_cq_finish_poll(struct wren_cq *cq)
 	wren_unlock(&cq->lock);
 }
 
+static bool wren_cqe_is_recv(const struct wren_cqe *cqe)
+{
+	return cqe->opcode == WREN_CQE_OP_RECV ||
+	       cqe->opcode == WREN_CQE_OP_RECV_RDMA_IMM;
+}
+
+static enum ibv_wc_opcode wren_cqe_wc_opcode(const struct wren_cqe *cqe)
+{
+	switch (cqe->opcode) {
+	case WREN_CQE_OP_RDMA_WRITE:
+		return IBV_WC_RDMA_WRITE;
+	case WREN_CQE_OP_RDMA_READ:
+		return IBV_WC_RDMA_READ;
+	case WREN_CQE_OP_RECV:
+		return IBV_WC_RECV;
+	case WREN_CQE_OP_RECV_RDMA_IMM:
+		return IBV_WC_RECV_RDMA_WITH_IMM;
+	default:
+		return IBV_WC_SEND;
+	}
+}
+
 static unsigned int wren_cqe_wc_flags(const struct wren_cqe *cqe)
 {
 	unsigned int wc_flags = 0;
 
-	if (cqe->opcode != WREN_CQE_OP_RECV)
+	if (!wren_cqe_is_recv(cqe))
 		return 0;
 	if (cqe->flags & WREN_CQE_F_GRH)
 		wc_flags |= IBV_WC_GRH;
@@ -239,12 +271,10 @@ static void wren_cq_fill_wc(const struct wren_cq *cq, struct ibv_wc *wc)
 		.vendor_err = cqe->status,
 		.qp_num = le32toh(cqe->qpn),
 	};
-	if (cqe->opcode == WREN_CQE_OP_SEND) {
-		wc->opcode = IBV_WC_SEND;
-		return;
-	}
-	wc->opcode = IBV_WC_RECV;
+	wc->opcode = wren_cqe_wc_opcode(cqe);
 	wc->byte_len = le32toh(cqe->byte_len);
+	if (!wren_cqe_is_recv(cqe))
+		return;
 	wc->src_qp = le32toh(cqe->src_qpn);
 	wc->wc_flags = wren_cqe_wc_flags(cqe);
 	if (wc->wc_flags & IBV_WC_WITH_IMM)
@@ -311,9 +341,7 @@ static void wren_end_poll(struct ibv_cq_ex *ibvcqx)
 
 static enum ibv_wc_opcode wren_wc_read_opcode(struct ibv_cq_ex *ibvcqx)
 {
-	const struct wren_cqe *cqe = to_wren_cq_ex(ibvcqx)->cur_cqe;
-
-	return cqe->opcode == WREN_CQE_OP_SEND ? IBV_WC_SEND : IBV_WC_RECV;
+	return wren_cqe_wc_opcode(to_wren_cq_ex(ibvcqx)->cur_cqe);
 }
 
 static uint32_t wren_wc_read_vendor_err(struct ibv_cq_ex *ibvcqx)

@@ -21,8 +21,23 @@
 #include "verbs.h"
 #include "wrendv.h"
 
-/* The ibv_wr_* operations a Wren QP can build. */
+/* The ibv_wr_* operations a Wren QP can build; one-sided ones on RD. */
 #define WREN_QP_SEND_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define WREN_QP_WRITE_OPS	(IBV_QP_EX_WITH_RDMA_WRITE | \
+				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+#define WREN_QP_READ_OPS	IBV_QP_EX_WITH_RDMA_READ
+
+/* The operations a QP of this type may ask for on this device. */
+static uint64_t wren_qp_send_ops(const struct wren_context *ctx, bool rd)
+{
+	uint64_t ops = WREN_QP_SEND_OPS;
+
+	if (rd && ctx->device_caps & WREN_IB_DEVICE_CAP_RDMA_WRITE)
+		ops |= WREN_QP_WRITE_OPS;
+	if (rd && ctx->device_caps & WREN_IB_DEVICE_CAP_RDMA_READ)
+		ops |= WREN_QP_READ_OPS;
+	return ops;
+}
 
 static int wren_check_qp_caps(struct wren_context *ctx,
 			      const struct ibv_qp_cap *cap)
@@ -85,7 +100,8 @@ static int wren_check_qp_attr(struct wren_context *ctx,
 		return EOPNOTSUPP;
 	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS &&
-	    !check_comp_mask(attr->send_ops_flags, WREN_QP_SEND_OPS)) {
+	    !check_comp_mask(attr->send_ops_flags,
+			     wren_qp_send_ops(ctx, dv_attr))) {
 		verbs_debug(&ctx->ibvctx, "create_qp: send_ops_flags %#llx unsupported\n",
 			    (unsigned long long)attr->send_ops_flags);
 		return EOPNOTSUPP;

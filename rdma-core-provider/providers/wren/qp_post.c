@@ -412,6 +412,43 @@ static void wren_wr_send_imm(struct ibv_qp_ex *ibvqpx, __be32 imm_data)
 		wqe->imm = imm_data;
 }
 
+/* One-sided operations exist on RD QPs, as the QP's send_ops_flags say. */
+static struct wren_sq_wqe *wren_wr_begin_rdma(struct ibv_qp_ex *ibvqpx,
+					      uint8_t opcode, uint32_t rkey,
+					      uint64_t remote_addr)
+{
+	struct wren_sq_wqe *wqe = wren_wr_begin(ibvqpx, opcode);
+
+	if (wqe) {
+		wqe->remote_addr = htole64(remote_addr);
+		wqe->rkey = htole32(rkey);
+	}
+	return wqe;
+}
+
+static void wren_wr_rdma_write(struct ibv_qp_ex *ibvqpx, uint32_t rkey,
+			       uint64_t remote_addr)
+{
+	wren_wr_begin_rdma(ibvqpx, WREN_WQE_RDMA_WRITE, rkey, remote_addr);
+}
+
+static void wren_wr_rdma_write_imm(struct ibv_qp_ex *ibvqpx, uint32_t rkey,
+				   uint64_t remote_addr, __be32 imm_data)
+{
+	struct wren_sq_wqe *wqe = wren_wr_begin_rdma(ibvqpx,
+						     WREN_WQE_RDMA_WRITE_IMM,
+						     rkey, remote_addr);
+
+	if (wqe)
+		wqe->imm = imm_data;
+}
+
+static void wren_wr_rdma_read(struct ibv_qp_ex *ibvqpx, uint32_t rkey,
+			      uint64_t remote_addr)
+{
+	wren_wr_begin_rdma(ibvqpx, WREN_WQE_RDMA_READ, rkey, remote_addr);
+}
+
 /* The entry a wr_set_* call fills in; NULL if there is none to fill. */
 static struct wren_sq_wqe *wren_wr_cur(struct wren_sq *sq)
 {
@@ -478,7 +515,9 @@ static void wren_wr_set_inline_data(struct ibv_qp_ex *ibvqpx, void *addr,
 
 	if (!wqe)
 		return;
-	if (unlikely(length > sq->max_inline)) {
+	/* A read's data comes back: there is no inline destination. */
+	if (unlikely(length > sq->max_inline ||
+		     wqe->opcode == WREN_WQE_RDMA_READ)) {
 		wren_wr_fail(sq, EINVAL);
 		return;
 	}
@@ -496,6 +535,10 @@ static void wren_wr_set_inline_data_list(struct ibv_qp_ex *ibvqpx,
 
 	if (!wqe)
 		return;
+	if (unlikely(wqe->opcode == WREN_WQE_RDMA_READ)) {
+		wren_wr_fail(sq, EINVAL);
+		return;
+	}
 	for (i = 0; i < nr_buf; i++) {
 		total += bufs[i].length;
 		if (unlikely(bufs[i].length > sq->max_inline ||
@@ -521,6 +564,12 @@ void wren_qp_set_wr_ops(struct wren_qp *qp, uint64_t send_ops_flags)
 		ibvqpx->wr_send = wren_wr_send;
 	if (send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_IMM)
 		ibvqpx->wr_send_imm = wren_wr_send_imm;
+	if (send_ops_flags & IBV_QP_EX_WITH_RDMA_WRITE)
+		ibvqpx->wr_rdma_write = wren_wr_rdma_write;
+	if (send_ops_flags & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+		ibvqpx->wr_rdma_write_imm = wren_wr_rdma_write_imm;
+	if (send_ops_flags & IBV_QP_EX_WITH_RDMA_READ)
+		ibvqpx->wr_rdma_read = wren_wr_rdma_read;
 	ibvqpx->wr_set_ud_addr = wren_wr_set_ud_addr;
 	ibvqpx->wr_set_sge = wren_wr_set_sge;
 	ibvqpx->wr_set_sge_list = wren_wr_set_sge_list;

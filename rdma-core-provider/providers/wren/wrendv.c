@@ -57,7 +57,16 @@ int wrendv_query_device(struct ibv_context *ibvctx,
 			attr->device_caps |= WRENDV_DEVICE_CAP_RD_ORDERED;
 		if (ctx->device_caps & WREN_IB_DEVICE_CAP_RD_HANDSHAKE)
 			attr->device_caps |= WRENDV_DEVICE_CAP_RD_HANDSHAKE;
+		if (ctx->device_caps & WREN_IB_DEVICE_CAP_RDMA_WRITE)
+			attr->device_caps |= WRENDV_DEVICE_CAP_RDMA_WRITE;
+		if (ctx->device_caps & WREN_IB_DEVICE_CAP_RDMA_READ)
+			attr->device_caps |= WRENDV_DEVICE_CAP_RDMA_READ;
 	}
+	/* One-sided operations are RD messages: the same bound. */
+	if (inlen >= WREN_END_OF(struct wrendv_device_attr, max_rdma_size) &&
+	    attr->device_caps & (WRENDV_DEVICE_CAP_RDMA_WRITE |
+				 WRENDV_DEVICE_CAP_RDMA_READ))
+		attr->max_rdma_size = ctx->max_msg_size;
 	return 0;
 }
 

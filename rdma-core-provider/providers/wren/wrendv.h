@@ -27,6 +27,8 @@ enum wrendv_device_caps {
 	WRENDV_DEVICE_CAP_RD = 1 << 0,		/* RD queue pairs */
 	WRENDV_DEVICE_CAP_RD_ORDERED = 1 << 1,	/* in-order RD delivery */
 	WRENDV_DEVICE_CAP_RD_HANDSHAKE = 1 << 2,	/* handshake establishment */
+	WRENDV_DEVICE_CAP_RDMA_WRITE = 1 << 3,	/* RD: RDMA WRITE (with imm) */
+	WRENDV_DEVICE_CAP_RDMA_READ = 1 << 4,	/* RD: RDMA READ */
 };
 
 /*
@@ -39,6 +41,8 @@ enum wrendv_device_caps {
  * inline_buf_size:	inline bytes per send work request
  * device_caps:		WRENDV_DEVICE_CAP_*
  * max_rd_msg_size:	largest message of an RD QP, in bytes
+ * max_rdma_size:	largest RDMA WRITE or READ, in bytes (0 without
+ *			WRENDV_DEVICE_CAP_RDMA_*); filled if @inlen covers it
  */
 struct wrendv_device_attr {
 	uint64_t comp_mask;
@@ -50,6 +54,7 @@ struct wrendv_device_attr {
 	uint8_t reserved[2];
 	uint32_t device_caps;
 	uint32_t max_rd_msg_size;
+	uint32_t max_rdma_size;
 };
 
 int wrendv_query_device(struct ibv_context *ibvctx,

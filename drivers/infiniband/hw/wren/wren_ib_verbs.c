@@ -47,6 +47,12 @@ int wren_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_pd = c->max_pd;
 	props->max_ah = c->max_ah;
 	props->max_pkeys = 1;
+	/* One-sided operations are on RD QPs; the limits are the device's. */
+	if (c->caps & WREN_CAP_RDMA_READ) {
+		props->max_qp_rd_atom = min_t(u32, c->max_rd_atom, INT_MAX);
+		props->max_qp_init_rd_atom = props->max_qp_rd_atom;
+		props->max_res_rd_atom = min_t(u32, c->max_res_rd_atom, INT_MAX);
+	}
 	return 0;
 }
 

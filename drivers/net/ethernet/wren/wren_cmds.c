@@ -37,6 +37,8 @@ static void wren_decode_attr(const struct wren_dev_attr *a,
 	c->max_qp_depth = le32_to_cpu(a->max_qp_depth);
 	c->max_sge = le32_to_cpu(a->max_sge);
 	c->max_recv_sge = le32_to_cpu(a->max_recv_sge);
+	c->max_rd_atom = le32_to_cpu(a->max_rd_atom);
+	c->max_res_rd_atom = le32_to_cpu(a->max_res_rd_atom);
 	c->max_inline = le32_to_cpu(a->max_inline);
 	c->max_ah = le32_to_cpu(a->max_ah);
 	c->max_mr = le32_to_cpu(a->max_mr);

@@ -20,6 +20,7 @@ cdef extern from 'infiniband/wrendv.h':
         uint8_t reserved[2]
         uint32_t device_caps
         uint32_t max_rd_msg_size
+        uint32_t max_rdma_size
 
     cdef struct wrendv_qp_init_attr:
         uint64_t comp_mask

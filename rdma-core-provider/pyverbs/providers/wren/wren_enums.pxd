@@ -11,6 +11,8 @@ cdef extern from 'infiniband/wrendv.h':
         WRENDV_DEVICE_CAP_RD
         WRENDV_DEVICE_CAP_RD_ORDERED
         WRENDV_DEVICE_CAP_RD_HANDSHAKE
+        WRENDV_DEVICE_CAP_RDMA_WRITE
+        WRENDV_DEVICE_CAP_RDMA_READ
 
     cpdef enum wrendv_qp_driver_type:
         WRENDV_QP_DRIVER_TYPE_RD

@@ -32,7 +32,9 @@ def dev_caps_to_str(caps):
     """
     names = {dve.WRENDV_DEVICE_CAP_RD: 'RD',
              dve.WRENDV_DEVICE_CAP_RD_ORDERED: 'RD ordered',
-             dve.WRENDV_DEVICE_CAP_RD_HANDSHAKE: 'RD handshake'}
+             dve.WRENDV_DEVICE_CAP_RD_HANDSHAKE: 'RD handshake',
+             dve.WRENDV_DEVICE_CAP_RDMA_WRITE: 'RDMA write',
+             dve.WRENDV_DEVICE_CAP_RDMA_READ: 'RDMA read'}
     return _bits_to_str(caps, names)
 
 
@@ -122,6 +124,10 @@ cdef class WrenDVDeviceAttr(PyverbsObject):
     def max_rd_msg_size(self):
         return self.device_attr.max_rd_msg_size
 
+    @property
+    def max_rdma_size(self):
+        return self.device_attr.max_rdma_size
+
     def __str__(self):
         fmt = '{:22}: {:<20}\n'
         return fmt.format('comp_mask', self.comp_mask) + \
@@ -132,7 +138,8 @@ cdef class WrenDVDeviceAttr(PyverbsObject):
             fmt.format('Inline buffer size', self.inline_buf_size) + \
             fmt.format('Device capabilities',
                        dev_caps_to_str(self.device_caps)) + \
-            fmt.format('Max RD message size', self.max_rd_msg_size)
+            fmt.format('Max RD message size', self.max_rd_msg_size) + \
+            fmt.format('Max RDMA size', self.max_rdma_size)
 
 
 cdef class WrenDVQPInitAttr(PyverbsObject):
