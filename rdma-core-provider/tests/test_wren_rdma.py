@@ -9,12 +9,16 @@ Every violation must complete the request with IBV_WC_REM_ACCESS_ERR and
 leave the responder as it was: memory unchanged, no completion there.
 """
 
+import fcntl
+import mmap
+import os
 import random
 import socket
+import struct
 
 from pyverbs.pyverbs_error import PyverbsRDMAError
 import pyverbs.enums as e
-from pyverbs.mr import MR
+from pyverbs.mr import MR, DmaBufMR
 from pyverbs.pd import PD
 
 from tests.wren_base import WrenRDTestCase, WrenRDResources, wren_e, \
@@ -31,6 +35,47 @@ RDMA_OPS = e.IBV_QP_EX_WITH_SEND | e.IBV_QP_EX_WITH_RDMA_WRITE | \
 RDMA_SIZES = [0, 1, 4095, 4096, 4097, 65537, 1 << 20]
 MR_SIZE = 2 << 20
 PAGE = 4096
+
+
+# <linux/udmabuf.h>: UDMABUF_CREATE = _IOW('u', 0x42, struct udmabuf_create)
+UDMABUF_CREATE = 0x40187542
+UDMABUF_FLAGS_CLOEXEC = 0x01
+
+
+class UDmaBuf:
+    """
+    length bytes of memfd memory exported as a dma-buf by /dev/udmabuf,
+    and mapped here too, so that the test sees what the device writes.
+    """
+    def __init__(self, length):
+        self.length = length
+        self.memfd = os.memfd_create('wren-udmabuf', os.MFD_ALLOW_SEALING)
+        self.fd = None
+        self.map = None
+        try:
+            os.ftruncate(self.memfd, length)
+            fcntl.fcntl(self.memfd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+            dev = os.open('/dev/udmabuf', os.O_RDWR)
+            try:
+                req = bytearray(struct.pack('IIQQ', self.memfd,
+                                            UDMABUF_FLAGS_CLOEXEC, 0, length))
+                # A mutable argument: the ioctl's return value, the fd.
+                self.fd = fcntl.ioctl(dev, UDMABUF_CREATE, req, True)
+            finally:
+                os.close(dev)
+            self.map = mmap.mmap(self.memfd, length)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        if self.map is not None:
+            self.map.close()
+            self.map = None
+        for fd in (self.fd, self.memfd):
+            if fd is not None:
+                os.close(fd)
+        self.fd = self.memfd = None
 
 
 class WrenRDMAResources(WrenRDResources):
@@ -283,6 +328,56 @@ class WrenRDMATest(WrenRDTestCase):
         with self.assertRaises(PyverbsRDMAError):
             qp.wr_complete()
         self.assertTrue(wb.cq_is_quiet(client.cq))
+
+    def test_rdma_rereg(self):
+        """
+        Re-registering an MR without remote write: WRITEs are refused with
+        the new key, READs go on, and the old key reaches nothing.
+        """
+        server = self.server
+        old_key = server.mr.rkey
+        self.write_and_check(64)
+        server.mr.rereg(e.IBV_REREG_MR_CHANGE_ACCESS, server.pd, 0, 0,
+                        e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_READ)
+        self.assertNotEqual(server.mr.rkey, old_key, 'rereg kept the key')
+        self.check_refused(e.IBV_WR_RDMA_WRITE, 64)
+        self.read_and_check(64)
+        for op in (e.IBV_WR_RDMA_WRITE, e.IBV_WR_RDMA_READ):
+            self.check_refused(op, 64, rkey=old_key)
+
+    def test_rdma_dmabuf(self):
+        """
+        An MR over a dma-buf (udmabuf): WRITE into it and READ from it, with
+        the bytes checked in the memory behind it; bounds still hold.
+        """
+        server = self.server
+        buf = UDmaBuf(4 * PAGE)
+        try:
+            mr = DmaBufMR(server.pd, 4 * PAGE, REMOTE_ACCESS, dmabuf=buf.fd)
+            data = random.randbytes(3 * PAGE + 5)
+            self.client.mr.write(data, len(data))
+            # A dma-buf MR's addresses start at 0 (its offset).
+            post_rdma(self.client, e.IBV_WR_RDMA_WRITE,
+                      [wb.sge(self.client, 0, len(data))], PAGE - 5,
+                      mr.rkey)
+            wc, = wb.poll(self.client.cq, 1)
+            self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+            self.assertEqual(buf.map[PAGE - 5:4 * PAGE], data)
+            back = random.randbytes(PAGE)
+            buf.map[0:PAGE] = back
+            post_rdma(self.client, e.IBV_WR_RDMA_READ,
+                      [wb.sge(self.client, PAGE, PAGE)], 0, mr.rkey)
+            wc, = wb.poll(self.client.cq, 1)
+            self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+            self.assertEqual(self.client.mr.read(PAGE, PAGE), back)
+            post_rdma(self.client, e.IBV_WR_RDMA_WRITE,
+                      [wb.sge(self.client, 0, 2)], 4 * PAGE - 1, mr.rkey)
+            wc, = wb.poll(self.client.cq, 1)
+            self.assertEqual(wc.status, e.IBV_WC_REM_ACCESS_ERR,
+                             wb.wc_str(wc))
+            mr.close()
+        finally:
+            buf.close()
 
     def test_rdma_after_errors(self):
         """

@@ -253,6 +253,27 @@ struct ibv_mr *wren_reg_dmabuf_mr(struct ibv_pd *ibvpd, uint64_t offset,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * The kernel registers a new region with what changes and what stays:
+ * the MR gets new keys, and the old ones reach nothing any more.
+ */
+int wren_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *ibvpd,
+		  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+	int err;
+
+	err = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access, ibvpd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err)
+		verbs_debug(verbs_get_ctx(vmr->ibv_mr.context),
+			    "rereg_mr %#x (flags %#x) failed: %s\n",
+			    vmr->ibv_mr.lkey, flags, strerror(err));
+	return err;
+}
+
 int wren_dereg_mr(struct verbs_mr *vmr)
 {
 	int err;

@@ -81,6 +81,7 @@ static const struct verbs_context_ops wren_ctx_ops = {
 	.reg_dmabuf_mr = wren_reg_dmabuf_mr,
 	.reg_mr = wren_reg_mr,
 	.req_notify_cq = wren_req_notify_cq,
+	.rereg_mr = wren_rereg_mr,
 };
 
 /* Map the context's doorbell page; the kernel picked its mmap key. */

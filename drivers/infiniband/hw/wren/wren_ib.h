@@ -177,13 +177,15 @@ struct wren_ib_pbl {
 /**
  * struct wren_ib_mr - a memory region
  * @ibmr: the ib_core MR
- * @umem: the pinned user memory
+ * @umem: the pinned user memory or dma-buf
  * @pbl: its page list
+ * @access: the IB_ACCESS_* rights it was registered with
  */
 struct wren_ib_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
 	struct wren_ib_pbl pbl;
+	int access;
 };
 
 static inline struct wren_ib_dev *to_wren_ib_dev(struct ib_device *ibdev)
@@ -315,6 +317,19 @@ int wren_ib_destroy_ah(struct ib_ah *ibah, u32 flags);
 struct ib_mr *wren_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 virt_addr, int access,
 				  struct ib_udata *udata);
+#ifdef HAVE_REG_DMABUF_ATTRS
+struct ib_mr *wren_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					 u64 length, u64 virt_addr, int fd,
+					 int access,
+					 struct uverbs_attr_bundle *attrs);
+#else
+struct ib_mr *wren_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					 u64 length, u64 virt_addr, int fd,
+					 int access, struct ib_udata *udata);
+#endif
+struct ib_mr *wren_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				    u64 length, u64 virt_addr, int access,
+				    struct ib_pd *ibpd, struct ib_udata *udata);
 int wren_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* wren_ib_stats.c */

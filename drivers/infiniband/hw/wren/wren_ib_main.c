@@ -44,6 +44,8 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 	.query_port = wren_ib_query_port,
 	.query_qp = wren_ib_query_qp,
 	.reg_user_mr = wren_ib_reg_user_mr,
+	.reg_user_mr_dmabuf = wren_ib_reg_user_mr_dmabuf,
+	.rereg_user_mr = wren_ib_rereg_user_mr,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, wren_ib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, wren_ib_cq, ibcq),

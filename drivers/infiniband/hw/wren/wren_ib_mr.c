@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Wren RDMA driver: memory regions of user memory.  The memory is pinned
- * and described to the device by a page list in DMA-coherent memory, in
+ * Wren RDMA driver: memory regions of user memory or of a dma-buf.  The
+ * memory is pinned and described to the device by a page list in
+ * DMA-coherent memory, in
  * the largest page size the device and the memory's layout allow: one
  * level of up to WREN_PBL_PER_PAGE pages, or two levels whose second
  * level is 4 KiB pages of WREN_PBL_PER_PAGE entries each.
  */
 #include <linux/dma-mapping.h>
 #include <rdma/ib_umem.h>
+#include <rdma/uverbs_ioctl.h>
 #include <rdma/iter.h>
 
 #include "wren_ib.h"
@@ -103,81 +105,53 @@ err_free_pages:
 	return -ENOMEM;
 }
 
-/**
- * wren_ib_reg_user_mr() - register user memory
- * @ibpd: its protection domain
- * @start: the memory's user address
- * @length: its bytes, at most the device's max_mr_size
- * @virt_addr: the address of its first byte in work requests (the IOVA)
- * @access: %IB_ACCESS_LOCAL_WRITE, %IB_ACCESS_REMOTE_WRITE,
- *	%IB_ACCESS_REMOTE_READ; optional access flags are ignored
- * @udata: carries no request and gets no response
- *
- * The key is both the lkey and the rkey.
- *
- * Return: the MR, or ERR_PTR() of -EOPNOTSUPP for another access flag
- * (atomics, memory window binding, zero-based, on-demand paging) or a
- * request in @udata, -EINVAL for a length of 0 or beyond the device's or
- * memory no page size of the device fits, -ENOMEM, or another negative
- * errno.
- */
-struct ib_mr *wren_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				  u64 virt_addr, int access,
-				  struct ib_udata *udata)
+/* The request's access rights and length, against what the device takes. */
+static int wren_ib_mr_check(struct wren_ib_dev *dev, u64 length, int access)
 {
-	struct wren_ib_dev *dev = to_wren_ib_dev(ibpd->device);
-	struct wren_ib_pd *pd = to_wren_ib_pd(ibpd);
+	if (access & ~(WREN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL)) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: access %#x unsupported\n",
+			  access & ~(WREN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL));
+		return -EOPNOTSUPP;
+	}
+	if (!length || length > dev->caps->max_mr_size) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: %llu bytes, at most %llu\n",
+			  length, dev->caps->max_mr_size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Describe @mr's pinned memory to the device: the page list in the
+ * largest page size that fits, then REG_MR.  On failure the page list is
+ * gone again; the umem is the caller's to release.
+ */
+static int wren_ib_mr_register(struct wren_ib_dev *dev, struct wren_ib_pd *pd,
+			       struct wren_ib_mr *mr, u64 length,
+			       u64 virt_addr, int access)
+{
 	struct wren_mr_params params = {};
-	struct wren_ib_mr *mr;
 	unsigned long pgsz;
 	size_t npages;
 	u32 key;
 	int err;
 
-	if (udata) {
-		err = wren_ib_copy_req(udata, NULL, 0);
-		if (err)
-			return ERR_PTR(err);
-	}
-	if (access & ~(WREN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL)) {
-		ibdev_dbg(&dev->ibdev, "reg_mr: access %#x unsupported\n",
-			  access & ~(WREN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL));
-		return ERR_PTR(-EOPNOTSUPP);
-	}
-	if (!length || length > dev->caps->max_mr_size) {
-		ibdev_dbg(&dev->ibdev, "reg_mr: %llu bytes, at most %llu\n",
-			  length, dev->caps->max_mr_size);
-		return ERR_PTR(-EINVAL);
-	}
-
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		ibdev_dbg(&dev->ibdev, "reg_mr: pinning %llu bytes failed: %d\n",
-			  length, err);
-		goto err_free_mr;
-	}
 	pgsz = ib_umem_find_best_pgsz(mr->umem, dev->caps->page_size_cap,
 				      virt_addr);
 	if (!pgsz) {
 		ibdev_dbg(&dev->ibdev, "reg_mr: no page size fits IOVA %#llx\n",
 			  virt_addr);
-		err = -EINVAL;
-		goto err_release_umem;
+		return -EINVAL;
 	}
 	npages = ib_umem_num_dma_blocks(mr->umem, pgsz);
 	if (npages > WREN_PBL_PER_PAGE * WREN_PBL_PER_PAGE) {
 		ibdev_dbg(&dev->ibdev, "reg_mr: %zu pages of %lu bytes, at most %u\n",
 			  npages, pgsz, WREN_PBL_PER_PAGE * WREN_PBL_PER_PAGE);
-		err = -EINVAL;
-		goto err_release_umem;
+		return -EINVAL;
 	}
 	err = wren_ib_pbl_alloc(dev, &mr->pbl, mr->umem, pgsz, npages);
 	if (err)
-		goto err_release_umem;
+		return err;
 
 	params.iova = virt_addr;
 	params.length = length;
@@ -192,21 +166,223 @@ struct ib_mr *wren_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		ibdev_err_ratelimited(&dev->ibdev,
 				      "register MR of %llu bytes on PD %u failed: %d\n",
 				      length, pd->pdn, err);
-		goto err_free_pbl;
+		wren_ib_pbl_free(dev, &mr->pbl);
+		return err;
 	}
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
+	mr->access = access;
 	ibdev_dbg(&dev->ibdev, "MR %#x: %llu bytes at %#llx, %zu pages of %lu bytes\n",
 		  key, length, virt_addr, npages, pgsz);
+	return 0;
+}
+
+/* A new MR over the user memory at @start, pinned. */
+static struct ib_mr *wren_ib_mr_new(struct wren_ib_dev *dev,
+				    struct ib_pd *ibpd, u64 start, u64 length,
+				    u64 virt_addr, int access)
+{
+	struct wren_ib_mr *mr;
+	int err;
+
+	err = wren_ib_mr_check(dev, length, access);
+	if (err)
+		return ERR_PTR(err);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		ibdev_dbg(&dev->ibdev, "reg_mr: pinning %llu bytes failed: %d\n",
+			  length, err);
+		goto err_free_mr;
+	}
+	err = wren_ib_mr_register(dev, to_wren_ib_pd(ibpd), mr, length,
+				  virt_addr, access);
+	if (err)
+		goto err_release_umem;
 	return &mr->ibmr;
 
-err_free_pbl:
-	wren_ib_pbl_free(dev, &mr->pbl);
 err_release_umem:
 	ib_umem_release(mr->umem);
 err_free_mr:
 	kfree(mr);
 	return ERR_PTR(err);
+}
+
+/**
+ * wren_ib_reg_user_mr() - register user memory
+ * @ibpd: its protection domain
+ * @start: the memory's user address
+ * @length: its bytes, at most the device's max_mr_size
+ * @virt_addr: the address of its first byte in work requests (the IOVA)
+ * @access: %IB_ACCESS_LOCAL_WRITE, %IB_ACCESS_REMOTE_WRITE,
+ *	%IB_ACCESS_REMOTE_READ; optional access flags are ignored
+ * @udata: carries no request and gets no response
+ *
+ * The key is both the lkey and the rkey.  Huge pages are described as
+ * such when the IOVA allows it.
+ *
+ * Return: the MR, or ERR_PTR() of -EOPNOTSUPP for another access flag
+ * (atomics, memory window binding, zero-based, on-demand paging) or a
+ * request in @udata, -EINVAL for a length of 0 or beyond the device's or
+ * memory no page size of the device fits, -ENOMEM, or another negative
+ * errno.
+ */
+struct ib_mr *wren_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 virt_addr, int access,
+				  struct ib_udata *udata)
+{
+	int err;
+
+	if (udata) {
+		err = wren_ib_copy_req(udata, NULL, 0);
+		if (err)
+			return ERR_PTR(err);
+	}
+	return wren_ib_mr_new(to_wren_ib_dev(ibpd->device), ibpd, start, length,
+			      virt_addr, access);
+}
+
+/*
+ * A dma-buf's pages, pinned and mapped for the device for as long as the
+ * MR lives; the device then sees them as it sees pinned user memory.
+ */
+static struct ib_mr *wren_ib_reg_dmabuf(struct ib_pd *ibpd, u64 offset,
+					u64 length, u64 virt_addr, int fd,
+					int access, struct ib_udata *udata)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibpd->device);
+	struct ib_umem_dmabuf *umem_dmabuf;
+	struct wren_ib_mr *mr;
+	int err;
+
+	if (udata) {
+		err = wren_ib_copy_req(udata, NULL, 0);
+		if (err)
+			return ERR_PTR(err);
+	}
+	err = wren_ib_mr_check(dev, length, access);
+	if (err)
+		return ERR_PTR(err);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	umem_dmabuf = ib_umem_dmabuf_get_pinned(ibpd->device, offset, length,
+						fd, access);
+	if (IS_ERR(umem_dmabuf)) {
+		err = PTR_ERR(umem_dmabuf);
+		ibdev_dbg(&dev->ibdev, "reg_dmabuf_mr: fd %d: %d\n", fd, err);
+		goto err_free_mr;
+	}
+	mr->umem = &umem_dmabuf->umem;
+	err = wren_ib_mr_register(dev, to_wren_ib_pd(ibpd), mr, length,
+				  virt_addr, access);
+	if (err)
+		goto err_release_umem;
+	return &mr->ibmr;
+
+err_release_umem:
+	ib_umem_release(mr->umem);
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+#ifdef HAVE_REG_DMABUF_ATTRS
+/**
+ * wren_ib_reg_user_mr_dmabuf() - register the pages of a dma-buf
+ * @ibpd: its protection domain
+ * @offset: where the region starts in the dma-buf
+ * @length: its bytes
+ * @virt_addr: the IOVA of its first byte
+ * @fd: the dma-buf
+ * @access: as for wren_ib_reg_user_mr()
+ * @attrs: carries no request
+ *
+ * Return: the MR, or an ERR_PTR() as wren_ib_reg_user_mr() returns, or of
+ * the dma-buf layer's errno.
+ */
+struct ib_mr *wren_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					 u64 length, u64 virt_addr, int fd,
+					 int access,
+					 struct uverbs_attr_bundle *attrs)
+{
+	return wren_ib_reg_dmabuf(ibpd, offset, length, virt_addr, fd, access,
+				  attrs ? &attrs->driver_udata : NULL);
+}
+#else
+/**
+ * wren_ib_reg_user_mr_dmabuf() - register the pages of a dma-buf
+ * @ibpd: its protection domain
+ * @offset: where the region starts in the dma-buf
+ * @length: its bytes
+ * @virt_addr: the IOVA of its first byte
+ * @fd: the dma-buf
+ * @access: as for wren_ib_reg_user_mr()
+ * @udata: carries no request
+ *
+ * Return: the MR, or an ERR_PTR() as wren_ib_reg_user_mr() returns, or of
+ * the dma-buf layer's errno.
+ */
+struct ib_mr *wren_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					 u64 length, u64 virt_addr, int fd,
+					 int access, struct ib_udata *udata)
+{
+	return wren_ib_reg_dmabuf(ibpd, offset, length, virt_addr, fd, access,
+				  udata);
+}
+#endif
+
+/**
+ * wren_ib_rereg_user_mr() - change a memory region
+ * @ibmr: the MR
+ * @flags: %IB_MR_REREG_TRANS (new memory), %IB_MR_REREG_PD,
+ *	%IB_MR_REREG_ACCESS
+ * @start: the new memory's user address, with %IB_MR_REREG_TRANS
+ * @length: its bytes
+ * @virt_addr: its IOVA
+ * @access: the new rights, with %IB_MR_REREG_ACCESS
+ * @ibpd: the new PD, with %IB_MR_REREG_PD
+ * @udata: carries no request
+ *
+ * The device cannot change a region in place: a new one is registered
+ * with what changes and what stays, and ib_core then deregisters the old
+ * one.  The new MR has a new key, so the old key no longer reaches the
+ * memory, as after a deregistration.  A dma-buf region cannot change.
+ *
+ * Return: the new MR, or an ERR_PTR() as wren_ib_reg_user_mr() returns,
+ * or of -EOPNOTSUPP for a dma-buf region or an unknown flag; the old MR
+ * is then unchanged.
+ */
+struct ib_mr *wren_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				    u64 length, u64 virt_addr, int access,
+				    struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibmr->device);
+	struct wren_ib_mr *mr = to_wren_ib_mr(ibmr);
+	int err;
+
+	if (udata) {
+		err = wren_ib_copy_req(udata, NULL, 0);
+		if (err)
+			return ERR_PTR(err);
+	}
+	if (flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_PD |
+		      IB_MR_REREG_ACCESS) || mr->umem->is_dmabuf) {
+		ibdev_dbg(&dev->ibdev, "rereg_mr %#x: flags %#x unsupported\n",
+			  ibmr->lkey, flags);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = mr->umem->length;
+		virt_addr = ibmr->iova;
+	}
+	return wren_ib_mr_new(dev, flags & IB_MR_REREG_PD ? ibpd : ibmr->pd,
+			      start, length, virt_addr,
+			      flags & IB_MR_REREG_ACCESS ? access : mr->access);
 }
 
 /**
