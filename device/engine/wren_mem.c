@@ -6,12 +6,27 @@
  * here: the key must name a live region of the same protection domain
  * with the rights the access needs, and the range must lie inside it;
  * then each page is found in the region's page list (in host memory, one
- * or two levels) and accessed with a bounded DMA of its piece only.
+ * to three levels) and accessed with a bounded DMA of its piece only.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "wren_internal.h"
+
+static_assert(WREN_PBL_PER_PAGE == 1 << 9, "page list entries per page");
+
+/* Levels of the page list of @npages pages. */
+static unsigned int pbl_levels(uint32_t npages)
+{
+	unsigned int levels = 1;
+	uint64_t span = WREN_PBL_PER_PAGE;
+
+	while (npages > span) {
+		levels++;
+		span *= WREN_PBL_PER_PAGE;
+	}
+	return levels;
+}
 
 /* The host address of page @i of @mr, or -EIO with a warning. */
 static int mr_page(struct wren_engine *e, const struct wren_mr *mr,
@@ -19,12 +34,19 @@ static int mr_page(struct wren_engine *e, const struct wren_mr *mr,
 {
 	uint64_t at = mr->pbl_addr, entry;
 
-	if (mr->npages > WREN_PBL_PER_PAGE) {
-		if (e->ops->dma_read(e->opaque, at + 8ULL * (i / WREN_PBL_PER_PAGE),
-				     &entry, 8))
+	/* Down the tree: each level's entry names a 4 KiB page below. */
+	for (unsigned int l = pbl_levels(mr->npages) - 1; l; l--) {
+		/* Pages per entry: WREN_PBL_PER_PAGE (2^9) to the l. */
+		uint64_t span = 1ULL << (9 * l);
+
+		if (e->ops->dma_read(e->opaque, at + 8 * (i / span), &entry, 8))
 			goto dma;
 		at = wren_le64(entry);
-		i %= WREN_PBL_PER_PAGE;
+		i %= span;
+		if (at & (WREN_PBL_PER_PAGE * 8 - 1)) {
+			wren_warn(e, WREN_WRN_DMA, at, WREN_PBL_PER_PAGE * 8);
+			return -EIO;
+		}
 	}
 	if (e->ops->dma_read(e->opaque, at + 8ULL * i, &entry, 8))
 		goto dma;

@@ -568,7 +568,7 @@ int wren_reg_mr(struct wren_engine *e, const void *payload,
 	if (!len || len > e->cfg.max_mr_size || iova + len < iova)
 		return bad(st, WREN_BODY(struct wren_cmd_reg_mr, length));
 	/* The pages must cover the region exactly. */
-	if (!npages || npages > WREN_PBL_PER_PAGE * WREN_PBL_PER_PAGE ||
+	if (!npages || npages > WREN_PBL_MAX_PAGES ||
 	    ((iova + len - 1) >> c->page_shift) - (iova >> c->page_shift) + 1 !=
 	    npages)
 		return bad(st, WREN_BODY(struct wren_cmd_reg_mr, npages));

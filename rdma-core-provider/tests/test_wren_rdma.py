@@ -379,6 +379,62 @@ class WrenRDMATest(WrenRDTestCase):
         finally:
             buf.close()
 
+    def test_rdma_three_level_mr(self):
+        """
+        An MR of 2 GiB of 4 KiB pages needs a three-level page list: a
+        WRITE near its end and a READ through another alias of the same
+        bytes.  Its pages all show the same 2 MiB again and again, so it
+        costs no memory.
+        """
+        server, client = self.server, self.client
+        length = (2 << 30) + PAGE
+        buf = wb.AliasedBuffer(length)
+        self.addCleanup(buf.close)
+        mr = MR(server.pd, length, REMOTE_ACCESS, address=buf.addr)
+        self.addCleanup(mr.close)
+        data = random.randbytes(PAGE + 100)
+        client.mr.write(data, len(data))
+        far = length - len(data)
+        post_rdma(client, e.IBV_WR_RDMA_WRITE, [wb.sge(client, 0, len(data))],
+                  buf.addr + far, mr.rkey)
+        wc, = wb.poll(client.cq, 1)
+        self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+        # The same bytes, 2 MiB times k lower: another branch of the tree.
+        near = far % (2 << 20) + (4 << 20)
+        post_rdma(client, e.IBV_WR_RDMA_READ,
+                  [wb.sge(client, 2 * PAGE, len(data))], buf.addr + near,
+                  mr.rkey)
+        wc, = wb.poll(client.cq, 1)
+        self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+        self.assertEqual(client.mr.read(len(data), 2 * PAGE), data)
+
+    def test_rdma_huge_pages(self):
+        """
+        An MR over 2 MiB huge pages, written and read across the boundary
+        between two of them.
+        """
+        need = 2
+        with open('/proc/sys/vm/nr_hugepages', 'r+') as f:
+            if int(f.read()) < need:
+                f.seek(0)
+                f.write(str(need))
+        server, client = self.server, self.client
+        mr = MR(server.pd, 4 << 20, REMOTE_ACCESS | e.IBV_ACCESS_HUGETLB)
+        self.addCleanup(mr.close)
+        data = random.randbytes(2 * PAGE)
+        client.mr.write(data, len(data))
+        at = (2 << 20) - PAGE
+        post_rdma(client, e.IBV_WR_RDMA_WRITE, [wb.sge(client, 0, len(data))],
+                  mr.buf + at, mr.rkey)
+        wc, = wb.poll(client.cq, 1)
+        self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+        self.assertEqual(mr.read(len(data), at), data)
+        post_rdma(client, e.IBV_WR_RDMA_READ,
+                  [wb.sge(client, 4 * PAGE, len(data))], mr.buf + at, mr.rkey)
+        wc, = wb.poll(client.cq, 1)
+        self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+        self.assertEqual(client.mr.read(len(data), 4 * PAGE), data)
+
     def test_rdma_after_errors(self):
         """
         Refusals do not break the QPs: traffic goes on afterwards.

@@ -1155,6 +1155,9 @@ static uint32_t reg_mr_ok(struct harness *h, uint32_t pdn, uint64_t iova,
 #define PAGE_C		(FAKE_MEM_BASE + 0xa0000)
 #define PBL_DIR		(FAKE_MEM_BASE + 0xc0000)
 #define PBL_L1		(FAKE_MEM_BASE + 0xc1000)
+#define PBL_TOP3	(FAKE_MEM_BASE + 0xc4000)
+#define PBL_MID3	(FAKE_MEM_BASE + 0xc5000)
+#define PBL_LEAF3	(FAKE_MEM_BASE + 0xc6000)
 
 static void test_mr_access(void)
 {
@@ -1213,6 +1216,28 @@ static void test_mr_access(void)
 	pbl_set(&h, PBL_L1, 551, PAGE_A + 8);
 	CHECK_EQ(wren_mr_read(&h.e, pdn, big, 551 * 4096ULL, in, 1, 0), -EIO);
 	CHECK_EQ(h.env.warnings[WREN_WRN_DMA], 1);
+
+	/*
+	 * Three levels: 512^2 + 10 pages (1 GiB and 40 KiB).  The device
+	 * reads only the entries on the way to a page, so the tree can share
+	 * one middle page and one leaf page among all its branches.
+	 */
+	pbl_set(&h, PBL_TOP3, 0, PBL_MID3);
+	pbl_set(&h, PBL_TOP3, 1, PBL_MID3);
+	for (uint32_t i = 0; i < WREN_PBL_PER_PAGE; i++) {
+		pbl_set(&h, PBL_MID3, i, PBL_LEAF3);
+		pbl_set(&h, PBL_LEAF3, i, i == 3 ? PAGE_B : PAGE_A);
+	}
+	big = reg_mr_ok(&h, pdn, 0, (512 * 512 + 10) * 4096ULL, 512 * 512 + 10,
+			PBL_TOP3, WREN_MR_ACCESS_LOCAL_WRITE);
+	CHECK_EQ(wren_mr_write(&h.e, pdn, big, (512 * 512 + 3) * 4096ULL + 7,
+			       "deep", 4, WREN_MR_ACCESS_LOCAL_WRITE), 0);
+	CHECK(!memcmp(fake_env_ptr(&h.env, PAGE_B + 7, 4), "deep", 4));
+	/* A middle entry that is not a page of the list: refused too. */
+	pbl_set(&h, PBL_TOP3, 1, PBL_MID3 + 8);
+	CHECK_EQ(wren_mr_read(&h.e, pdn, big, (512 * 512 + 3) * 4096ULL, in, 1,
+			      0), -EIO);
+	CHECK_EQ(h.env.warnings[WREN_WRN_DMA], 2);
 	h_fini(&h);
 }
 
@@ -2154,7 +2179,7 @@ static const struct tap_test tests[] = {
 	{ "hostile register writes and ring contents", test_hostile_guest },
 	{ "CQ and QP: fields, references, states, doorbells", test_objects },
 	{ "AH and MR: fields, keys, references, reset", test_ah_mr },
-	{ "MR access: pages, key, PD, rights, bounds, two levels", test_mr_access },
+	{ "MR access: pages, key, PD, rights, bounds, two and three levels", test_mr_access },
 	{ "CQ: phase, arming, solicited, overrun", test_cq_post },
 	{ "RD messages between two adapters, and their errors", test_rd_between_adapters },
 	{ "UD datagrams between two adapters, and their errors", test_ud_between_adapters },

@@ -706,17 +706,25 @@ struct wren_cmd_create_ah {
 
 /* Page list entries per 4 KiB page of the list. */
 #define WREN_PBL_PER_PAGE		512
+/* Levels of a page list at most: 512^3 pages, 512 GiB of 4 KiB pages. */
+#define WREN_PBL_MAX_LEVELS		3
+#define WREN_PBL_MAX_PAGES		(WREN_PBL_PER_PAGE * WREN_PBL_PER_PAGE * \
+					 WREN_PBL_PER_PAGE)
 
 /**
  * struct wren_cmd_reg_mr - WREN_ADMIN_REG_MR
  * @iova: the address the region's first byte has in work requests
  * @length: bytes, at least 1, at most max_mr_size
- * @pbl_addr: DMA address of the page list: with at most
- *	WREN_PBL_PER_PAGE pages, an array of @npages __le64 page addresses;
- *	beyond, an array of the addresses of 4 KiB pages each holding
- *	WREN_PBL_PER_PAGE of them.  8-byte aligned, contiguous.
+ * @pbl_addr: DMA address of the page list's top level, 8-byte aligned,
+ *	contiguous.  With at most WREN_PBL_PER_PAGE pages, an array of
+ *	@npages __le64 page addresses (one level); else a tree of as many
+ *	levels as @npages needs (at most WREN_PBL_MAX_LEVELS): the leaves
+ *	are 4 KiB pages of WREN_PBL_PER_PAGE page addresses each, every
+ *	level above holds the addresses of the 4 KiB pages of the level
+ *	below, and the top is an array of as many entries as needed (at
+ *	most WREN_PBL_PER_PAGE)
  * @pdn: its protection domain
- * @npages: pages in the region, at most WREN_PBL_PER_PAGE^2
+ * @npages: pages in the region, at most WREN_PBL_MAX_PAGES
  * @page_shift: log2 of the page size, a bit of page_size_cap
  * @access: WREN_MR_ACCESS_*
  * @key_tag: the low 8 bits of the region's key, chosen by the driver so

@@ -159,11 +159,12 @@ struct wren_ib_pbl_page {
 /**
  * struct wren_ib_pbl - the page list of a memory region, as the device
  * reads it
- * @l1: the first level: the region's page addresses, or with @pages the
- *	addresses of the second-level pages
+ * @l1: the top level: the region's page addresses, or with @pages the
+ *	addresses of the pages of the level below
  * @l1_dma: its DMA address
  * @l1_size: its bytes
- * @pages: the second-level pages, or NULL for a one-level list
+ * @pages: the 4 KiB pages of the lower levels, leaves first, or NULL for
+ *	a one-level list
  * @npages: the number of @pages
  */
 struct wren_ib_pbl {

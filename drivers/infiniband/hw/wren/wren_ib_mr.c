@@ -2,10 +2,8 @@
 /*
  * Wren RDMA driver: memory regions of user memory or of a dma-buf.  The
  * memory is pinned and described to the device by a page list in
- * DMA-coherent memory, in
- * the largest page size the device and the memory's layout allow: one
- * level of up to WREN_PBL_PER_PAGE pages, or two levels whose second
- * level is 4 KiB pages of WREN_PBL_PER_PAGE entries each.
+ * DMA-coherent memory, in the largest page size the device and the
+ * memory's layout allow, in one to three levels.
  */
 #include <linux/dma-mapping.h>
 #include <rdma/ib_umem.h>
@@ -18,6 +16,8 @@
 #define WREN_IB_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ)
+/* Hints that change nothing: huge pages are found whatever the flag says. */
+#define WREN_IB_MR_IGNORED	(IB_ACCESS_OPTIONAL | IB_ACCESS_HUGETLB)
 
 /* Bytes of a second-level page of the page list. */
 #define WREN_IB_PBL_PAGE_SIZE	(WREN_PBL_PER_PAGE * sizeof(__le64))
@@ -48,69 +48,87 @@ static void wren_ib_pbl_free(struct wren_ib_dev *dev, struct wren_ib_pbl *pbl)
 	dma_free_coherent(dma_dev, pbl->l1_size, pbl->l1, pbl->l1_dma);
 }
 
-/* The page list of @npages pages of @pgsz bytes of @umem. */
+/*
+ * The page list of @npages pages of @pgsz bytes of @umem: up to
+ * WREN_PBL_PER_PAGE pages, the top list alone; beyond, a tree whose
+ * leaves are 4 KiB pages of page addresses, each level above naming the
+ * 4 KiB pages of the one below, up to a top list of at most
+ * WREN_PBL_PER_PAGE entries (include/linux/wren/wren_if.h, REG_MR).
+ * @pbl->pages holds the tree's pages, leaves first, then level by level.
+ */
 static int wren_ib_pbl_alloc(struct wren_ib_dev *dev, struct wren_ib_pbl *pbl,
 			     struct ib_umem *umem, unsigned long pgsz,
 			     u32 npages)
 {
 	struct device *dma_dev = wren_dma_dev(dev->wdev);
+	u32 level_pages[WREN_PBL_MAX_LEVELS - 1], total = 0, top = npages;
+	unsigned int levels = 0, lv;
 	struct ib_block_iter biter;
-	u32 entries, i = 0, n;
+	u32 i = 0, j, base, n;
 
-	/* One level, or a first level naming the second-level pages. */
-	entries = npages;
-	if (npages > WREN_PBL_PER_PAGE) {
-		entries = DIV_ROUND_UP(npages, WREN_PBL_PER_PAGE);
-		pbl->pages = kcalloc(entries, sizeof(*pbl->pages), GFP_KERNEL);
+	while (top > WREN_PBL_PER_PAGE) {
+		top = DIV_ROUND_UP(top, WREN_PBL_PER_PAGE);
+		level_pages[levels++] = top;
+		total += top;
+	}
+	if (total) {
+		pbl->pages = kcalloc(total, sizeof(*pbl->pages), GFP_KERNEL);
 		if (!pbl->pages)
 			return -ENOMEM;
 	}
-	pbl->l1_size = entries * sizeof(__le64);
+	pbl->l1_size = top * sizeof(__le64);
 	pbl->l1 = dma_alloc_coherent(dma_dev, pbl->l1_size, &pbl->l1_dma,
 				     GFP_KERNEL);
-	if (!pbl->l1)
-		goto err_free_pages;
-	if (pbl->pages) {
-		/* Counted as allocated from now on, for wren_ib_pbl_free(). */
-		pbl->npages = entries;
-		for (n = 0; n < entries; n++) {
-			pbl->pages[n].buf = dma_alloc_coherent(dma_dev,
-							       WREN_IB_PBL_PAGE_SIZE,
-							       &pbl->pages[n].dma,
-							       GFP_KERNEL);
-			if (!pbl->pages[n].buf)
-				goto err_free_pbl;
-			pbl->l1[n] = cpu_to_le64(pbl->pages[n].dma);
+	if (!pbl->l1) {
+		kfree(pbl->pages);
+		return -ENOMEM;
+	}
+	/* Counted as allocated from now on, for wren_ib_pbl_free(). */
+	pbl->npages = total;
+	for (n = 0; n < total; n++) {
+		pbl->pages[n].buf = dma_alloc_coherent(dma_dev,
+						       WREN_IB_PBL_PAGE_SIZE,
+						       &pbl->pages[n].dma,
+						       GFP_KERNEL);
+		if (!pbl->pages[n].buf) {
+			wren_ib_pbl_free(dev, pbl);
+			return -ENOMEM;
 		}
 	}
 
+	/* The leaves: the region's pages. */
 	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
 		__le64 addr = cpu_to_le64(rdma_block_iter_dma_address(&biter));
 
 		if (i == npages)
 			break;
-		if (pbl->pages)
+		if (levels)
 			pbl->pages[i / WREN_PBL_PER_PAGE].buf[i % WREN_PBL_PER_PAGE] = addr;
 		else
 			pbl->l1[i] = addr;
 		i++;
 	}
-	return 0;
+	/* Each level names its pages in the level above, the last in l1. */
+	for (lv = 0, base = 0; lv < levels; base += level_pages[lv++]) {
+		for (j = 0; j < level_pages[lv]; j++) {
+			__le64 addr = cpu_to_le64(pbl->pages[base + j].dma);
 
-err_free_pbl:
-	wren_ib_pbl_free(dev, pbl);
-	return -ENOMEM;
-err_free_pages:
-	kfree(pbl->pages);
-	return -ENOMEM;
+			if (lv + 1 < levels)
+				pbl->pages[base + level_pages[lv] +
+					   j / WREN_PBL_PER_PAGE].buf[j % WREN_PBL_PER_PAGE] = addr;
+			else
+				pbl->l1[j] = addr;
+		}
+	}
+	return 0;
 }
 
 /* The request's access rights and length, against what the device takes. */
 static int wren_ib_mr_check(struct wren_ib_dev *dev, u64 length, int access)
 {
-	if (access & ~(WREN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL)) {
+	if (access & ~(WREN_IB_MR_ACCESS | WREN_IB_MR_IGNORED)) {
 		ibdev_dbg(&dev->ibdev, "reg_mr: access %#x unsupported\n",
-			  access & ~(WREN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL));
+			  access & ~(WREN_IB_MR_ACCESS | WREN_IB_MR_IGNORED));
 		return -EOPNOTSUPP;
 	}
 	if (!length || length > dev->caps->max_mr_size) {
@@ -144,9 +162,9 @@ static int wren_ib_mr_register(struct wren_ib_dev *dev, struct wren_ib_pd *pd,
 		return -EINVAL;
 	}
 	npages = ib_umem_num_dma_blocks(mr->umem, pgsz);
-	if (npages > WREN_PBL_PER_PAGE * WREN_PBL_PER_PAGE) {
+	if (npages > WREN_PBL_MAX_PAGES) {
 		ibdev_dbg(&dev->ibdev, "reg_mr: %zu pages of %lu bytes, at most %u\n",
-			  npages, pgsz, WREN_PBL_PER_PAGE * WREN_PBL_PER_PAGE);
+			  npages, pgsz, WREN_PBL_MAX_PAGES);
 		return -EINVAL;
 	}
 	err = wren_ib_pbl_alloc(dev, &mr->pbl, mr->umem, pgsz, npages);
@@ -218,7 +236,8 @@ err_free_mr:
  * @length: its bytes, at most the device's max_mr_size
  * @virt_addr: the address of its first byte in work requests (the IOVA)
  * @access: %IB_ACCESS_LOCAL_WRITE, %IB_ACCESS_REMOTE_WRITE,
- *	%IB_ACCESS_REMOTE_READ; optional access flags are ignored
+ *	%IB_ACCESS_REMOTE_READ; optional access flags and %IB_ACCESS_HUGETLB
+ *	are ignored
  * @udata: carries no request and gets no response
  *
  * The key is both the lkey and the rkey.  Huge pages are described as
