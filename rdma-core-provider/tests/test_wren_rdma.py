@@ -9,6 +9,7 @@ Every violation must complete the request with IBV_WC_REM_ACCESS_ERR and
 leave the responder as it was: memory unchanged, no completion there.
 """
 
+import ctypes
 import fcntl
 import mmap
 import os
@@ -17,6 +18,7 @@ import socket
 import struct
 
 from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.wr import SGE
 import pyverbs.enums as e
 from pyverbs.mr import MR, DmaBufMR
 from pyverbs.pd import PD
@@ -434,6 +436,44 @@ class WrenRDMATest(WrenRDTestCase):
         wc, = wb.poll(client.cq, 1)
         self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
         self.assertEqual(client.mr.read(len(data), 4 * PAGE), data)
+
+    def test_rdma_responder_without_ah(self):
+        """
+        The responder holds no AH for the requester: WRITE, WRITE with
+        immediate and READ still work, the READ's data coming back to the
+        address the request came from.
+        """
+        self.server.ah.close()
+        self.write_and_check(5000)
+        self.read_and_check(5000)
+        self.rdma(e.IBV_WR_RDMA_WRITE_WITH_IMM, 10, imm_data=IMM_DATA)
+        wc, = wb.poll(self.server.cq, 1)
+        self.assertEqual(wc.opcode, e.IBV_WC_RECV_RDMA_WITH_IMM)
+
+    def test_rdma_max_size(self):
+        """
+        One WRITE of max_rdma_size bytes (1 GiB), cut into packets by the
+        device: every byte lands.  Both sides are MRs whose pages show the
+        same 2 MiB again and again, so the gigabyte costs no memory: the
+        destination's 2 MiB must end as the source's.
+        """
+        client, server = self.client, self.server
+        size = client.dv_attr.max_rdma_size
+        src = wb.AliasedBuffer(size)
+        self.addCleanup(src.close)
+        dst = wb.AliasedBuffer(size)
+        self.addCleanup(dst.close)
+        smr = MR(client.pd, size, e.IBV_ACCESS_LOCAL_WRITE, address=src.addr)
+        self.addCleanup(smr.close)
+        dmr = MR(server.pd, size, REMOTE_ACCESS, address=dst.addr)
+        self.addCleanup(dmr.close)
+        pattern = random.randbytes(2 << 20)
+        ctypes.memmove(src.addr, pattern, len(pattern))
+        post_rdma(client, e.IBV_WR_RDMA_WRITE,
+                  [SGE(src.addr, size, smr.lkey)], dst.addr, dmr.rkey)
+        wc, = wb.poll(client.cq, 1, timeout=600)
+        self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+        self.assertEqual(ctypes.string_at(dst.addr, len(pattern)), pattern)
 
     def test_rdma_after_errors(self):
         """
