@@ -28,7 +28,8 @@ void wren_config_defaults(struct wren_config *cfg)
 	cfg->max_inline = WREN_SQ_MAX_INLINE;
 	cfg->max_ah = 4096;
 	cfg->max_mr = 4096;
-	cfg->max_mr_size = 1ULL << 40;
+	/* What a page list describes in 4 KiB pages: any memory fits. */
+	cfg->max_mr_size = (uint64_t)WREN_PBL_MAX_PAGES << 12;
 	cfg->page_size_cap = (1ULL << 12) | (1ULL << 21) | (1ULL << 30);
 	cfg->max_eq_depth = 4096;
 	cfg->db_page_count = 256;

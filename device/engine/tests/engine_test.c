@@ -338,7 +338,7 @@ static void test_get_attr(void)
 	CHECK_EQ(wren_le32(a->max_recv_sge), WREN_RQ_MAX_SGE);
 	CHECK_EQ(wren_le32(a->max_inline), WREN_SQ_MAX_INLINE);
 	CHECK_EQ(wren_le32(a->db_page_count), 256);
-	CHECK_EQ(wren_le64(a->max_mr_size), 1ULL << 40);
+	CHECK_EQ(wren_le64(a->max_mr_size), 512ULL << 30);
 	CHECK_EQ(wren_le64(a->page_size_cap),
 		 (1ULL << 12) | (1ULL << 21) | (1ULL << 30));
 	CHECK_EQ(wren_le32(a->max_msg_size), 1U << 30);
