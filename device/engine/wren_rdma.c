@@ -196,7 +196,7 @@ static void resp_send_queued(struct wren_engine *e)
 			.src_qpn = r->qp + WREN_QPN_FIRST,
 			.imm = r->imm,
 		};
-		uint32_t i = e->resp_head;
+		int rc;
 
 		if (!qp) {
 			/* The QP went away: the requester's timer will tell. */
@@ -205,10 +205,14 @@ static void resp_send_queued(struct wren_engine *e)
 			continue;
 		}
 		memcpy(d.mac, r->peer_mac, sizeof(d.mac));
-		if (wren_tp_send(e->tp, &d, &m, resp_cookie(e, r)) == -ENOBUFS)
+		rc = wren_tp_send(e->tp, &d, &m, resp_cookie(e, r));
+		if (rc == -ENOBUFS)
 			return;		/* again from the next tx_done */
-		e->resp_head = e->resps[i].next;
-		e->resps[i].next = RESP_NONE;
+		e->resp_head = r->next;
+		r->next = RESP_NONE;
+		/* Refused outright: no tx_done will come to free it. */
+		if (rc)
+			resp_free(e, r);
 	}
 	if (e->resp_head == RESP_NONE)
 		e->resp_tail = RESP_NONE;
