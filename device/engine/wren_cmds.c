@@ -58,7 +58,7 @@ static void fill_attr(struct wren_engine *e, struct wren_dev_attr *a)
 	a->tc_cache = wren_to_le32(c->tc_cache);
 	a->min_tc_log = wren_tc_min_log(e);
 	a->max_tc_log = WREN_TC_MAX_LOG;
-	a->max_rd_atom = wren_to_le32(WREN_MAX_RD_ATOM);
+	a->max_rd_atom = wren_to_le32(c->max_rd_atom);
 	a->max_res_rd_atom = wren_to_le32(e->resp_count);
 }
 

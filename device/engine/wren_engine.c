@@ -36,6 +36,7 @@ void wren_config_defaults(struct wren_config *cfg)
 	cfg->max_msg_size = 1U << 30;
 	cfg->time_scale = 1;
 	cfg->tc_cache = 1024;
+	cfg->max_rd_atom = 128;
 }
 
 void wren_warn(struct wren_engine *e, enum wren_wrn what, uint64_t a, uint64_t b)

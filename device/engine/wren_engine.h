@@ -39,6 +39,7 @@ struct wren_config {
 	uint32_t max_msg_size;
 	uint32_t time_scale;		/* transport timers x this (>= 1) */
 	uint32_t tc_cache;		/* transport contexts held at once */
+	uint16_t max_rd_atom;		/* READs in flight per QP; more wait */
 };
 
 /* A ring the device writes and the driver consumes (ACQ, AEQ, EQs). */

@@ -81,9 +81,6 @@ int wren_mr_walk(struct wren_engine *e, uint32_t pdn, uint32_t key,
 int wren_mr_read(struct wren_engine *e, uint32_t pdn, uint32_t key,
 		 uint64_t va, void *buf, uint32_t len, uint8_t need);
 
-/* RDMA READs a QP may have in flight; later ones wait. */
-#define WREN_MAX_RD_ATOM	128
-
 /* The responder's side of one-sided operations (wren_rdma.c). */
 int wren_rdma_init(struct wren_engine *e);
 void wren_rdma_reset(struct wren_engine *e);

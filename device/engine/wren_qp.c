@@ -394,7 +394,7 @@ void wren_sq_process(struct wren_engine *e, struct wren_qp *qp)
 			return;
 		}
 		if (sw->wqe.opcode == WREN_WQE_RDMA_READ &&
-		    qp->reads_out >= WREN_MAX_RD_ATOM) {
+		    qp->reads_out >= e->cfg.max_rd_atom) {
 			/* Resumed when one of the QP's reads is done. */
 			qp->sq_blocked = true;
 			e->sq_waiting = true;

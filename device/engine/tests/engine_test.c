@@ -1381,6 +1381,7 @@ static void test_tc_table_cmd(void)
 struct adapter {
 	struct harness h;
 	uint32_t tc_cache;	/* non-zero: that cache and a context table */
+	uint16_t max_rd_atom;	/* non-zero: that limit */
 	uint32_t pdn, cqn, qpn, key, ah;
 	uint64_t sq_db, rq_db, cq_db;
 	uint16_t sq_pi, rq_pi;
@@ -1417,6 +1418,8 @@ static void adapter_up(struct adapter *a, int n, uint8_t type)
 	a->h.cfg.mac[5] = n;
 	if (a->tc_cache)
 		a->h.cfg.tc_cache = a->tc_cache;
+	if (a->max_rd_atom)
+		a->h.cfg.max_rd_atom = a->max_rd_atom;
 	h_start(&a->h);
 	h_enable(&a->h, 4, 3);
 	if (a->tc_cache)
@@ -2154,6 +2157,58 @@ static void test_read_response_checks(void)
 	free(b);
 }
 
+/* A QP's READs beyond max_rd_atom wait for earlier ones to finish. */
+static void test_read_limit(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	static uint8_t frame[16384];
+	struct wren_tp_stats st;
+	struct wren_cqe c;
+	uint32_t rkey;
+	size_t len;
+	int i, ok = 0;
+
+	a->max_rd_atom = 2;
+	adapter_up(a, 0, WREN_QPT_RD);
+	adapter_up(b, 1, WREN_QPT_RD);
+	adapter_ah(a, b);
+	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+			 WREN_MR_ACCESS_LOCAL_WRITE | WREN_MR_ACCESS_REMOTE_READ);
+	for (i = 0; i < 5; i++)
+		post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, i * 100, 100,
+			  DATA_IOVA + i * 100, rkey);
+	/* b's answers are held back: only two requests may leave a. */
+	for (i = 0; i < 300; i++) {
+		while ((len = wren_engine_tx_pull(&a->h.e, frame, sizeof(frame))))
+			wren_engine_rx_frame(&b->h.e, frame, len);
+		while ((len = wren_engine_tx_pull(&b->h.e, frame, sizeof(frame))))
+			if ((frame[WREN_WIRE_L2L4_LEN] & 0xf) != WREN_WIRE_DATA)
+				wren_engine_rx_frame(&a->h.e, frame, len);
+		fake_env_advance(&a->h.env, 1000);
+		fake_env_advance(&b->h.env, 1000);
+	}
+	wren_tp_get_stats(b->h.e.tp, &st);
+	CHECK_EQ(st.msgs_rx, 2);
+	CHECK(!poll_cq(a, &c));
+	/* Let the answers through: all five complete, in order. */
+	for (i = 0; i < 100 && ok < 5; i++) {
+		pump(a, b);
+		while (poll_cq(a, &c)) {
+			CHECK_EQ(wren_le16(c.wqe_index), ok);
+			ok += c.status == WREN_CQE_SUCCESS;
+		}
+		fake_env_advance(&a->h.env, 10000000);
+		fake_env_advance(&b->h.env, 10000000);
+	}
+	CHECK_EQ(ok, 5);
+	wren_tp_get_stats(b->h.e.tp, &st);
+	CHECK_EQ(st.msgs_rx, 5);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
 static void test_rd_between_adapters(void)
 {
 	two_adapters(WREN_QPT_RD);
@@ -2185,6 +2240,7 @@ static const struct tap_test tests[] = {
 	{ "UD datagrams between two adapters, and their errors", test_ud_between_adapters },
 	{ "RDMA WRITE, WRITE_IMM, READ; every protection check", test_rdma_between_adapters },
 	{ "READ responses: forged ones refused, a silent responder times out", test_read_response_checks },
+	{ "READs beyond max_rd_atom wait their turn", test_read_limit },
 	{ "send completions in send-queue order; GET_STATS", test_send_completion_order },
 	{ "QPs of one adapter talk through its loopback", test_loopback },
 	{ "QP numbers go round", test_qpn_rotation },
