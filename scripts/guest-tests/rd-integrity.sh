@@ -6,14 +6,18 @@
 # sends to all the others, and each checks that every message arrived
 # exactly once with every byte intact.  Guest 0 is the rendezvous hub,
 # 10.0.0.1 on the LAN.  ARGS go to wren_rd_stress (--messages, --seed,
-# --ordered, --max-size, --timeout...); give scripts/vm a --timeout that
-# covers the run.  Passes when the summary shows no duplicate, loss or
-# corruption and the program exits 0; with --lossy (a fabric that loses
-# frames), also when the adapter's counters (rdma statistic) show the
-# retransmissions that repaired the losses; with --spill (adapters with
-# fewer context slots than peers, QEMU property tc-cache), also when they
-# show contexts written to the transport-context table in host memory
-# and read back, and debugfs shows the records.
+# --ordered, --max-size, --rdma-ops, --timeout...); give scripts/vm a
+# --timeout that covers the run.  Passes when the summary shows no
+# duplicate, loss or corruption and the program exits 0; with
+# --rdma-ops N in ARGS, also when its RDMA summary shows every one-sided
+# transaction done (N WRITEs and READs with each other guest, N / 2
+# WRITE_WITH_IMM arrivals from each) and none corrupt or duplicated; with
+# --lossy (a fabric that loses frames), also when the adapter's counters
+# (rdma statistic) show the retransmissions that repaired the losses;
+# with --spill (adapters with fewer context slots than peers, QEMU
+# property tc-cache), also when they show contexts written to the
+# transport-context table in host memory and read back, and debugfs
+# shows the records.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
@@ -41,15 +45,22 @@ fi
 # a report of what is missing; this outer limit only catches a hang
 # inside a verbs call.
 limit=600
+rdma_ops=0
 prev=
 for a in "$@"; do
 	case $a in
 	--timeout=*) limit=${a#--timeout=} ;;
-	*) [ "$prev" = --timeout ] && limit=$a ;;
+	--rdma-ops=*) rdma_ops=${a#--rdma-ops=} ;;
+	*)
+		[ "$prev" = --timeout ] && limit=$a
+		[ "$prev" = --rdma-ops ] && rdma_ops=$a
+		;;
 	esac
 	prev=$a
 done
 case $limit in '' | *[!0-9]*) limit=600 ;; esac
+# A malformed count is the program's to refuse.
+case $rdma_ops in '' | *[!0-9]*) rdma_ops=0 ;; esac
 
 check "modules load" load_wren
 check "LAN up" lan_up
@@ -62,6 +73,14 @@ printf '%s\n' "$out"
 expect_match "every message exactly once, every byte intact" \
 	"^wren_rd_stress: index $index sent [0-9]+ received [0-9]+ bytes [0-9]+ duplicates 0 lost 0 corrupt 0 rnr_resends [0-9]+ in [0-9.]+ s$" \
 	"$out"
+if [ "$rdma_ops" -gt 0 ]; then
+	ops=$((rdma_ops * (count - 1)))
+	# The odd transactions write with immediate.
+	imm=$(((count - 1) * (rdma_ops / 2)))
+	expect_match "one-sided: $ops WRITEs and READs, $imm arrivals, all intact" \
+		"^wren_rd_stress: index $index rdma writes $ops reads $ops imm_arrivals $imm bytes [1-9][0-9]* corrupt 0 duplicates 0$" \
+		"$out"
+fi
 check "wren_rd_stress passed (exit status $rc)" test "$rc" -eq 0
 
 stats=$(rdma statistic show link wren_0/1 2>&1)

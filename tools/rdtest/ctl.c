@@ -2,8 +2,8 @@
 /*
  * The rendezvous of wren_rd_stress over TCP.  Participant 0, the hub,
  * accepts one connection from each of the others; every participant
- * sends a HELLO (its QP number, GID and configuration); the hub checks
- * that all agree and sends everybody the TABLE.  At the end each sends
+ * sends a HELLO (its QP number, GID, window and configuration); the hub
+ * checks that all agree and sends everybody the TABLE.  At the end each sends
  * DONE (its figures, and the messages it had to send again after
  * "receiver not ready"); once all are done the hub sends each a RELEASE
  * (everybody's figures, the resends addressed to it), so that nobody
@@ -32,7 +32,8 @@
 #include "rdtest.h"
 
 #define CTL_MAGIC	0x57524453U	/* "WRDS" */
-#define CTL_VERSION	1U
+/* 2: the HELLO and the TABLE carry the one-sided window. */
+#define CTL_VERSION	2U
 #define CTL_MAX_BODY	(256U << 20)
 #define CTL_TEXT_MAX	400U
 
@@ -502,6 +503,10 @@ static void hello_put(struct wbuf *b, const struct rd_hello *h)
 	put32(b, h->messages);
 	put32(b, h->max_size);
 	put32(b, h->flags);
+	put32(b, h->rdma_ops);
+	put32(b, h->rdma_max);
+	put32(b, h->win_rkey);
+	put64(b, h->win_addr);
 	put64(b, h->seed);
 	put64(b, h->digest);
 	put(b, h->gid, sizeof(h->gid));
@@ -517,6 +522,10 @@ static int hello_get(struct rbuf *b, struct rd_hello *h, uint32_t *version)
 	h->messages = get32(b);
 	h->max_size = get32(b);
 	h->flags = get32(b);
+	h->rdma_ops = get32(b);
+	h->rdma_max = get32(b);
+	h->win_rkey = get32(b);
+	h->win_addr = get64(b);
 	h->seed = get64(b);
 	h->digest = get64(b);
 	get(b, h->gid, sizeof(h->gid));
@@ -574,6 +583,18 @@ static int hello_check(struct ctl *c, const struct rd_hello *me,
 		    h->index, h->max_size, me->max_size);
 		return -1;
 	}
+	if (h->rdma_ops != me->rdma_ops) {
+		why(c, "participant %u says --rdma-ops %u, the hub %u",
+		    h->index, h->rdma_ops, me->rdma_ops);
+		return -1;
+	}
+	/* The largest transaction sizes every slot of every window. */
+	if (h->rdma_ops && h->rdma_max != me->rdma_max) {
+		why(c, "participant %u writes and reads %u bytes at most, the "
+		    "hub %u (another device's largest RDMA size?)", h->index,
+		    h->rdma_max, me->rdma_max);
+		return -1;
+	}
 	if ((h->flags ^ me->flags) & RD_HELLO_ORDERED) {
 		why(c, "participant %u %s --ordered, the hub %s", h->index,
 		    h->flags & RD_HELLO_ORDERED ? "has" : "has no",
@@ -593,6 +614,8 @@ static void table_row(struct rd_peer *row, const struct rd_hello *h)
 	row->qpn = h->qpn;
 	row->ipv4 = h->ipv4;
 	row->messages = h->messages;
+	row->win_rkey = h->win_rkey;
+	row->win_addr = h->win_addr;
 	memcpy(row->gid, h->gid, sizeof(row->gid));
 }
 
@@ -731,6 +754,8 @@ static int hub_start(struct ctl *c, const struct rd_hello *me,
 		put32(&b, table[i].qpn);
 		put32(&b, table[i].ipv4);
 		put32(&b, table[i].messages);
+		put32(&b, table[i].win_rkey);
+		put64(&b, table[i].win_addr);
 		put(&b, table[i].gid, sizeof(table[i].gid));
 	}
 	for (i = 1; i < c->peers; i++) {
@@ -810,6 +835,8 @@ static int client_start(struct ctl *c, const struct rd_hello *me,
 		table[i].qpn = get32(&rb);
 		table[i].ipv4 = get32(&rb);
 		table[i].messages = get32(&rb);
+		table[i].win_rkey = get32(&rb);
+		table[i].win_addr = get64(&rb);
 		get(&rb, table[i].gid, sizeof(table[i].gid));
 	}
 	if (rb.bad || rb.off != rb.len) {
@@ -817,6 +844,8 @@ static int client_start(struct ctl *c, const struct rd_hello *me,
 		goto fail;
 	}
 	if (table[c->index].qpn != me->qpn ||
+	    table[c->index].win_addr != me->win_addr ||
+	    table[c->index].win_rkey != me->win_rkey ||
 	    memcmp(table[c->index].gid, me->gid, sizeof(me->gid))) {
 		why(c, "the hub's table does not have us as participant %u",
 		    c->index);

@@ -2,7 +2,8 @@
 /*
  * The messages of wren_rd_stress: each one's size and payload are a pure
  * function of (seed, sender, receiver, k), so a receiver recomputes what
- * it should have got without being told.
+ * it should have got without being told.  One-sided transactions draw
+ * theirs the same way from (seed, writer, window owner, t).
  */
 #include <endian.h>
 #include <math.h>
@@ -33,12 +34,19 @@ static inline uint64_t mix64(uint64_t z)
 
 #define TAG_SIZE	0x73697a6573697a65ULL	/* "sizesize" */
 #define TAG_PATTERN	0x7061747465726e21ULL	/* "pattern!" */
+#define TAG_RDMA	0x6f6e652d73696465ULL	/* "one-side" */
 
 uint64_t rd_msg_key(uint64_t seed, unsigned int s, unsigned int d,
 		    uint32_t k)
 {
 	return mix64(mix64(seed) ^ ((uint64_t)(s & 0xffff) << 48 |
 				    (uint64_t)(d & 0xffff) << 32 | k));
+}
+
+uint64_t rd_rdma_key(uint64_t seed, unsigned int s, unsigned int d,
+		     uint32_t t)
+{
+	return rd_msg_key(seed, s, d, t) ^ TAG_RDMA;
 }
 
 void rd_class_range(unsigned int c, uint32_t max_size, uint32_t *lo,
@@ -181,7 +189,8 @@ uint64_t rd_gen_digest(uint64_t seed, uint32_t max_size)
 	uint32_t k;
 
 	for (k = 0; k < 1024; k++) {
-		key = rd_msg_key(seed, k % 3, (k + 1) % 3, k);
+		key = k % 2 ? rd_rdma_key(seed, k % 3, (k + 1) % 3, k) :
+			      rd_msg_key(seed, k % 3, (k + 1) % 3, k);
 		st = pattern_state(key);
 		h = mix64(h ^ rd_msg_size(key, max_size, NULL));
 		h = mix64(h ^ xorshift64s(&st));

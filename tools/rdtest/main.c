@@ -12,6 +12,15 @@
  * knows what it should have got: it counts duplicates, losses, wrong
  * lengths and bytes, and with --ordered messages overtaken by later ones.
  * "Receiver not ready" is no error: that message is sent again later.
+ *
+ * With --rdma-ops N, each participant also exposes a window (one slot per
+ * writer) and runs N one-sided transactions with every other, one at a
+ * time per peer, among the sends on the same QP: an RDMA WRITE of a
+ * generated payload into its slot in the peer's window, then an RDMA READ
+ * of it back, checked byte for byte.  Every other transaction writes with
+ * immediate, and the window's owner checks its slot when that arrival
+ * completes; it then counts the arrival in the slot's header, which the
+ * writer reads before it may write the slot again.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -53,6 +62,25 @@
 #define SLOT_ALIGN		64
 #define MISSING_SHOWN		16
 
+/*
+ * A window slot: a header its owner writes, then the writer's payload.
+ * The header is the count of WRITE_WITH_IMM arrivals from that writer the
+ * owner has checked (little-endian, 64 bits), so that the writer knows
+ * when it may overwrite bytes the owner has yet to look at.
+ */
+#define WIN_HDR			64
+/* How soon to read the header again while the owner has not looked. */
+#define ACK_POLL_MIN_NS		(100000ULL)
+#define ACK_POLL_MAX_NS		(10 * 1000000ULL)
+/*
+ * A one-sided work request's wr_id: WR_RDMA, the step, the transaction
+ * and the peer; a send's is its slot, below WR_RDMA.
+ */
+#define WR_RDMA			(1ULL << 63)
+#define WR_STEP_SHIFT		48
+#define WR_T_SHIFT		16
+#define WR_DEST_MASK		0xffffU
+
 struct opts {
 	unsigned int peers;
 	unsigned int index;
@@ -66,6 +94,7 @@ struct opts {
 	uint32_t window;
 	uint32_t recv_depth;
 	bool ordered;
+	uint32_t rdma_ops;
 	const char *json;
 	unsigned int timeout;
 };
@@ -87,6 +116,27 @@ struct retry {
 	uint64_t not_before;
 };
 
+/* The steps of a one-sided transaction. */
+enum txn_step {
+	STEP_WRITE,		/* the payload into our slot in the peer's */
+	STEP_READ,		/* the slot back, header and payload */
+	STEP_ACK,		/* the header alone, until it counts t */
+	STEP_DONE,		/* no transaction left */
+};
+
+/* Our one-sided transactions with one participant, one at a time. */
+struct txn {
+	uint32_t t;		/* the one under way */
+	enum txn_step step;
+	bool posted;		/* the step's work request is outstanding */
+	uint64_t not_before;	/* post the step no earlier */
+	uint64_t backoff;
+	uint64_t key;
+	uint32_t len;
+	uint8_t *buf;		/* our local slot: header and payload */
+	uint64_t raddr;		/* our slot in the peer's window */
+};
+
 /* What we send to one participant. */
 struct tx_dest {
 	struct ibv_ah *ah;
@@ -94,6 +144,7 @@ struct tx_dest {
 	uint32_t completed;
 	uint64_t backoff;
 	uint64_t *resent;	/* --ordered: bitmap of k sent again */
+	struct txn txn;
 };
 
 /* A message that arrived after a later one from the same sender. */
@@ -110,6 +161,12 @@ struct rx_src {
 	uint32_t next;		/* one past the highest k seen */
 	struct late *late;
 	uint32_t nlate, cap_late;
+	/*
+	 * Its WRITE_WITH_IMM arrivals, the odd transactions, come one at a
+	 * time: those before imm_got are the ones seen.
+	 */
+	uint32_t imm_expect;
+	uint32_t imm_got;
 };
 
 struct run {
@@ -125,6 +182,11 @@ struct run {
 	uint8_t *sbuf, *rbuf;
 	size_t stride;
 	struct ibv_mr *smr, *rmr;
+	/* --rdma-ops: our window, our local slots, a slot's size. */
+	uint8_t *win, *lbuf;
+	struct ibv_mr *wmr, *lmr;
+	size_t win_slot;
+	uint32_t rdma_max;	/* the largest transaction */
 	union ibv_gid gid;
 	uint32_t ipv4;
 
@@ -151,9 +213,13 @@ struct run {
 	uint64_t duplicates, corrupt, recv_errors, misordered, lost;
 	uint64_t rnr_resends;
 	uint64_t sent_cls[RD_NCLASSES], recv_cls[RD_NCLASSES];
+	uint64_t txn_done, rdma_writes, rdma_reads, rdma_bytes;
+	uint64_t imm_arrivals, imm_expect_total;
+	uint64_t rdma_corrupt, rdma_duplicates, rdma_errors, rdma_rnr;
+	uint64_t ack_polls;
 	unsigned int logged;
 	bool done_reported, released, data_phase;
-	char send_error[256];	/* a fatal send completion, before blame */
+	char send_error[256];	/* a fatal send or RDMA completion, pre-blame */
 };
 
 static unsigned int g_index;
@@ -261,6 +327,8 @@ static void usage(FILE *f)
 "  --window W        sends outstanding at most (32)\n"
 "  --recv-depth R    receives posted (64)\n"
 "  --ordered         ask for in-order delivery and check it per sender\n"
+"  --rdma-ops N      also N one-sided transactions (RDMA WRITE, then READ\n"
+"                    back) with each other participant (0)\n"
 "  --json FILE       write the figures to FILE\n"
 "  --timeout SECONDS give up after this long, saying what is missing (600)\n"
 "Exit status: 0 if every check passed, 1 if one failed, 2 on bad usage.\n",
@@ -315,6 +383,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "window", required_argument, NULL, 'w' },
 		{ "recv-depth", required_argument, NULL, 'r' },
 		{ "ordered", no_argument, NULL, 'o' },
+		{ "rdma-ops", required_argument, NULL, 'R' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -397,6 +466,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'o':
 			o->ordered = true;
+			break;
+		case 'R':
+			/* t travels in the immediate, like a message's k. */
+			if (parse_num(name, optarg, 0, RD_MAX_PER_DEST, false,
+				      &v))
+				return -1;
+			o->rdma_ops = (uint32_t)v;
 			break;
 		case 'j':
 			o->json = optarg;
@@ -484,6 +560,53 @@ static uint32_t share(uint32_t m, unsigned int peers, unsigned int s,
 /* Verbs: setting up                                                    */
 /* ------------------------------------------------------------------ */
 
+/*
+ * One-sided work requests outstanding at most, each also a completion on
+ * the send CQ, and WRITE_WITH_IMM arrivals waiting on the receive CQ: one
+ * per other participant, since transactions to a peer go one at a time
+ * and a writer waits for us to count its arrival.
+ */
+static uint32_t rdma_depth(const struct opts *o)
+{
+	return o->rdma_ops ? o->peers - 1 : 0;
+}
+
+/* --rdma-ops: can the device, how large a transaction, a window slot. */
+static int check_rdma(struct run *r, struct ibv_device *dev,
+		      const struct wrendv_device_attr *da, uint64_t max_mr)
+{
+	const uint32_t caps = WRENDV_DEVICE_CAP_RDMA_WRITE |
+			      WRENDV_DEVICE_CAP_RDMA_READ;
+	const struct opts *o = &r->o;
+
+	if (!o->rdma_ops)
+		return 0;
+	if ((da->device_caps & caps) != caps) {
+		fail("--rdma-ops: %s has no RDMA WRITE and READ on RD queue "
+		     "pairs (device_caps 0x%x)", ibv_get_device_name(dev),
+		     da->device_caps);
+		return -1;
+	}
+	/* A READ brings the slot's header back with the payload. */
+	if (da->max_rdma_size <= WIN_HDR) {
+		fail("--rdma-ops: %s writes and reads %u bytes at most",
+		     ibv_get_device_name(dev), da->max_rdma_size);
+		return -1;
+	}
+	r->rdma_max = da->max_rdma_size - WIN_HDR;
+	if (r->rdma_max > o->max_size)
+		r->rdma_max = o->max_size;
+	r->win_slot = WIN_HDR + (((size_t)r->rdma_max + SLOT_ALIGN - 1) &
+				 ~(size_t)(SLOT_ALIGN - 1));
+	if (r->win_slot * o->peers > max_mr) {
+		fail("%s registers %" PRIu64 " bytes at most; a window of %u "
+		     "slots of %zu bytes is more", ibv_get_device_name(dev),
+		     max_mr, o->peers, r->win_slot);
+		return -1;
+	}
+	return 0;
+}
+
 static int open_device(struct run *r)
 {
 	const struct opts *o = &r->o;
@@ -553,17 +676,23 @@ static int open_device(struct run *r)
 		     dattr.max_rd_msg_size);
 		return -1;
 	}
-	if (o->window > dattr.max_sq_wr || o->window > (uint32_t)attr.max_cqe) {
-		fail("--window %u: %s allows %u send work requests and %d "
-		     "completions per queue", o->window,
+	if (check_rdma(r, dev, &dattr, attr.max_mr_size))
+		return -1;
+	if (o->window + rdma_depth(o) > dattr.max_sq_wr ||
+	    o->window + rdma_depth(o) > (uint32_t)attr.max_cqe) {
+		fail("--window %u%s: %s allows %u send work requests and %d "
+		     "completions per queue", o->window, o->rdma_ops ?
+		     " and one RDMA operation per participant" : "",
 		     ibv_get_device_name(dev), dattr.max_sq_wr, attr.max_cqe);
 		return -1;
 	}
 	if (o->recv_depth > dattr.max_rq_wr ||
-	    o->recv_depth > (uint32_t)attr.max_cqe) {
-		fail("--recv-depth %u: %s allows %u receive work requests and "
-		     "%d completions per queue", o->recv_depth,
-		     ibv_get_device_name(dev), dattr.max_rq_wr, attr.max_cqe);
+	    o->recv_depth + rdma_depth(o) > (uint32_t)attr.max_cqe) {
+		fail("--recv-depth %u%s: %s allows %u receive work requests "
+		     "and %d completions per queue", o->recv_depth,
+		     o->rdma_ops ? " and one WRITE_WITH_IMM arrival per "
+		     "participant" : "", ibv_get_device_name(dev),
+		     dattr.max_rq_wr, attr.max_cqe);
 		return -1;
 	}
 	r->stride = ((size_t)o->max_size + SLOT_ALIGN - 1) &
@@ -610,9 +739,10 @@ static int open_device(struct run *r)
 		if (!memcmp(r->gid.raw, v4mapped, sizeof(v4mapped)))
 			memcpy(&r->ipv4, r->gid.raw + 12, 4);
 	}
-	note("device %s port %u gid[%u] %s, max RD message %u bytes",
-	     ibv_get_device_name(dev), RD_IB_PORT, o->gid_index,
-	     gid_str(r->gid.raw, gbuf, sizeof(gbuf)), dattr.max_rd_msg_size);
+	note("device %s port %u gid[%u] %s, max RD message %u bytes, max "
+	     "RDMA %u bytes", ibv_get_device_name(dev), RD_IB_PORT,
+	     o->gid_index, gid_str(r->gid.raw, gbuf, sizeof(gbuf)),
+	     dattr.max_rd_msg_size, dattr.max_rdma_size);
 	return 0;
 }
 
@@ -636,7 +766,7 @@ static int make_qp(struct run *r)
 		.send_cq = r->scq,
 		.recv_cq = r->rcq,
 		.cap = {
-			.max_send_wr = o->window,
+			.max_send_wr = o->window + rdma_depth(o),
 			.max_recv_wr = o->recv_depth,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
@@ -653,11 +783,16 @@ static int make_qp(struct run *r)
 	};
 	struct ibv_qp_attr a;
 
+	if (o->rdma_ops)
+		ia.send_ops_flags |= IBV_QP_EX_WITH_RDMA_WRITE |
+				     IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+				     IBV_QP_EX_WITH_RDMA_READ;
 	r->qp = wrendv_create_qp(r->ctx, &ia, &da, sizeof(da));
 	if (!r->qp) {
-		fail("wrendv_create_qp(RD%s, %u sends, %u receives): %s",
-		     o->ordered ? ", ordered" : "", o->window, o->recv_depth,
-		     strerror(errno));
+		fail("wrendv_create_qp(RD%s%s, %u sends, %u receives): %s",
+		     o->ordered ? ", ordered" : "",
+		     o->rdma_ops ? ", RDMA WRITE and READ" : "",
+		     ia.cap.max_send_wr, o->recv_depth, strerror(errno));
 		return -1;
 	}
 	r->qpx = ibv_qp_to_qp_ex(r->qp);
@@ -734,6 +869,51 @@ static int alloc_buffers(struct run *r)
 	return 0;
 }
 
+/*
+ * --rdma-ops: our window, a slot per writer (ours unused), which the
+ * others write and read; and our local slots, a slot per peer, whence
+ * our WRITEs come and where our READs land.
+ */
+static int alloc_window(struct run *r)
+{
+	size_t size = r->win_slot * r->o.peers;
+	int ret;
+
+	if (!r->o.rdma_ops)
+		return 0;
+	ret = posix_memalign((void **)&r->win, 4096, size);
+	if (ret) {
+		r->win = NULL;
+		fail("allocating %zu bytes for the RDMA window: %s", size,
+		     strerror(ret));
+		return -1;
+	}
+	ret = posix_memalign((void **)&r->lbuf, 4096, size);
+	if (ret) {
+		r->lbuf = NULL;
+		fail("allocating %zu bytes of RDMA local slots: %s", size,
+		     strerror(ret));
+		return -1;
+	}
+	/* Every slot's header: no arrival counted yet. */
+	memset(r->win, 0, size);
+	memset(r->lbuf, 0, size);
+	r->wmr = ibv_reg_mr(r->pd, r->win, size, IBV_ACCESS_LOCAL_WRITE |
+			    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!r->wmr) {
+		fail("ibv_reg_mr(RDMA window, %zu bytes, remote write and "
+		     "read): %s", size, strerror(errno));
+		return -1;
+	}
+	r->lmr = ibv_reg_mr(r->pd, r->lbuf, size, IBV_ACCESS_LOCAL_WRITE);
+	if (!r->lmr) {
+		fail("ibv_reg_mr(RDMA local slots, %zu bytes): %s", size,
+		     strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int setup_verbs(struct run *r)
 {
 	const struct opts *o = &r->o;
@@ -745,19 +925,21 @@ static int setup_verbs(struct run *r)
 		fail("ibv_alloc_pd: %s", strerror(errno));
 		return -1;
 	}
-	r->scq = ibv_create_cq(r->ctx, (int)o->window, NULL, NULL, 0);
+	r->scq = ibv_create_cq(r->ctx, (int)(o->window + rdma_depth(o)), NULL,
+			       NULL, 0);
 	if (!r->scq) {
-		fail("ibv_create_cq(send, %u entries): %s", o->window,
-		     strerror(errno));
+		fail("ibv_create_cq(send, %u entries): %s",
+		     o->window + rdma_depth(o), strerror(errno));
 		return -1;
 	}
-	r->rcq = ibv_create_cq(r->ctx, (int)o->recv_depth, NULL, NULL, 0);
+	r->rcq = ibv_create_cq(r->ctx, (int)(o->recv_depth + rdma_depth(o)),
+			       NULL, NULL, 0);
 	if (!r->rcq) {
-		fail("ibv_create_cq(receive, %u entries): %s", o->recv_depth,
-		     strerror(errno));
+		fail("ibv_create_cq(receive, %u entries): %s",
+		     o->recv_depth + rdma_depth(o), strerror(errno));
 		return -1;
 	}
-	if (alloc_buffers(r))
+	if (alloc_buffers(r) || alloc_window(r))
 		return -1;
 	return make_qp(r);
 }
@@ -807,12 +989,31 @@ static int post_all_recvs(struct run *r)
 	return 0;
 }
 
+static void txn_begin(struct run *r, unsigned int d, struct txn *x);
+
+/* --rdma-ops: our transactions with @p, its arrivals into our window. */
+static void setup_rdma_peer(struct run *r, unsigned int p)
+{
+	const struct opts *o = &r->o;
+	struct txn *x = &r->tx[p].txn;
+
+	x->step = STEP_DONE;
+	if (!o->rdma_ops)
+		return;
+	x->buf = r->lbuf + r->win_slot * p;
+	x->raddr = r->table[p].win_addr + r->win_slot * o->index;
+	txn_begin(r, p, x);
+	/* The odd transactions write with immediate. */
+	r->rx[p].imm_expect = o->rdma_ops / 2;
+	r->imm_expect_total += r->rx[p].imm_expect;
+}
+
 /* After the table: an AH and the counts for every other participant. */
 static int setup_peers(struct run *r)
 {
 	const struct opts *o = &r->o;
+	char gbuf[64], wbuf[64] = "";
 	unsigned int p;
-	char gbuf[64];
 
 	r->others = calloc(o->peers, sizeof(*r->others));
 	r->tx = calloc(o->peers, sizeof(*r->tx));
@@ -835,8 +1036,12 @@ static int setup_peers(struct run *r)
 		const struct rd_peer *t = &r->table[p];
 
 		gid_str(t->gid, gbuf, sizeof(gbuf));
-		note("participant %u: qpn %u gid %s sends %u messages%s", p,
-		     t->qpn, gbuf, t->messages, p == o->index ? " (us)" : "");
+		if (o->rdma_ops)
+			snprintf(wbuf, sizeof(wbuf), ", window 0x%" PRIx64
+				 " rkey 0x%x", t->win_addr, t->win_rkey);
+		note("participant %u: qpn %u gid %s sends %u messages%s%s", p,
+		     t->qpn, gbuf, t->messages, wbuf,
+		     p == o->index ? " (us)" : "");
 		if (p == o->index)
 			continue;
 		r->others[r->nothers++] = p;
@@ -869,8 +1074,347 @@ static int setup_peers(struct run *r)
 			}
 		}
 		r->expect_total += rx->expect;
+		setup_rdma_peer(r, p);
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* One-sided transactions                                               */
+/* ------------------------------------------------------------------ */
+
+static const char *const step_name[] = {
+	[STEP_WRITE] = "WRITE",
+	[STEP_READ] = "READ",
+	[STEP_ACK] = "READ of the header",
+	[STEP_DONE] = "nothing",
+};
+
+static uint64_t rdma_wr_id(enum txn_step step, uint32_t t, unsigned int d)
+{
+	return WR_RDMA | (uint64_t)step << WR_STEP_SHIFT |
+	       (uint64_t)t << WR_T_SHIFT | d;
+}
+
+/* Transaction t with @d, if any is left: its payload into our slot. */
+static void txn_begin(struct run *r, unsigned int d, struct txn *x)
+{
+	const struct opts *o = &r->o;
+
+	x->backoff = 0;
+	x->not_before = 0;
+	if (x->t == o->rdma_ops) {
+		x->step = STEP_DONE;
+		return;
+	}
+	x->key = rd_rdma_key(o->seed, o->index, d, x->t);
+	x->len = rd_msg_size(x->key, r->rdma_max, NULL);
+	rd_fill(x->buf + WIN_HDR, x->len, x->key);
+	x->step = STEP_WRITE;
+}
+
+static void txn_end(struct run *r, unsigned int d, struct txn *x)
+{
+	r->txn_done++;
+	x->t++;
+	txn_begin(r, d, x);
+}
+
+/* Post the step again later, twice as late as the last time. */
+static void txn_delay(struct txn *x, uint64_t min, uint64_t max)
+{
+	x->backoff = x->backoff ? 2 * x->backoff : min;
+	if (x->backoff > max)
+		x->backoff = max;
+	x->not_before = rd_now() + x->backoff;
+}
+
+/* The bytes a READ of the step brings: the whole slot, or its header. */
+static uint32_t txn_read_len(const struct txn *x)
+{
+	return x->step == STEP_ACK ? sizeof(uint64_t) : WIN_HDR + x->len;
+}
+
+/* The work request of @x's step, into the batch under way. */
+static void txn_build(struct run *r, unsigned int d, struct txn *x)
+{
+	struct ibv_qp_ex *qpx = r->qpx;
+	uint32_t rkey = r->table[d].win_rkey, lkey = r->lmr->lkey;
+
+	qpx->wr_id = rdma_wr_id(x->step, x->t, d);
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	if (x->step == STEP_WRITE && x->t % 2)
+		ibv_wr_rdma_write_imm(qpx, rkey, x->raddr + WIN_HDR,
+				      htobe32(rd_imm(r->o.index, x->t)));
+	else if (x->step == STEP_WRITE)
+		ibv_wr_rdma_write(qpx, rkey, x->raddr + WIN_HDR);
+	else
+		ibv_wr_rdma_read(qpx, rkey, x->raddr);
+	ibv_wr_set_ud_addr(qpx, r->tx[d].ah, r->table[d].qpn, RD_QKEY);
+	if (x->step != STEP_WRITE)
+		ibv_wr_set_sge(qpx, lkey, (uintptr_t)x->buf, txn_read_len(x));
+	else if (x->len)
+		ibv_wr_set_sge(qpx, lkey, (uintptr_t)x->buf + WIN_HDR, x->len);
+	else
+		ibv_wr_set_sge_list(qpx, 0, NULL);
+	x->posted = true;
+}
+
+/* Post the next step of every transaction that may go on now. */
+static int post_rdma(struct run *r)
+{
+	unsigned int i, n = 0;
+	uint64_t now;
+	int ret;
+
+	if (r->txn_done == (uint64_t)r->o.rdma_ops * r->nothers)
+		return 0;
+	now = rd_now();
+	for (i = 0; i < r->nothers; i++) {
+		unsigned int d = r->others[i];
+		struct txn *x = &r->tx[d].txn;
+
+		if (x->step == STEP_DONE || x->posted || x->not_before > now)
+			continue;
+		if (!n)
+			ibv_wr_start(r->qpx);
+		txn_build(r, d, x);
+		n++;
+	}
+	if (n) {
+		ret = ibv_wr_complete(r->qpx);
+		if (ret) {
+			fail("ibv_wr_complete (%u RDMA operations): %s", n,
+			     verr(ret));
+			return -1;
+		}
+	}
+	return (int)n;
+}
+
+/* The WRITE is in the peer's window: read the slot back. */
+static void write_done(struct run *r, struct txn *x)
+{
+	uint32_t i;
+
+	r->rdma_writes++;
+	r->rdma_bytes += x->len;
+	/* What the READ must overwrite, every byte of it. */
+	memset(x->buf, 0xff, WIN_HDR);
+	for (i = 0; i < x->len; i++)
+		x->buf[WIN_HDR + i] ^= 0xff;
+	x->step = STEP_READ;
+	x->backoff = 0;
+}
+
+/*
+ * Does the header of our slot, as the last READ brought it, count
+ * transaction t's arrival?  It counts every odd transaction before t, and
+ * an odd t once the peer has checked it; any other count is wrong (and
+ * will not get right by waiting).
+ */
+static bool txn_acked(struct run *r, unsigned int d, const struct txn *x)
+{
+	uint64_t h, before = x->t / 2;
+
+	memcpy(&h, x->buf, sizeof(h));
+	h = le64toh(h);
+	if (h == before + x->t % 2)
+		return true;
+	if (x->t % 2 && h == before)
+		return false;
+	data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: participant %u's "
+		   "window counts %" PRIu64 " arrivals of ours at transaction "
+		   "%u, %" PRIu64 "%s expected", d, h, x->t, before,
+		   x->t % 2 ? " or one more" : "");
+	return true;
+}
+
+/* Our WRITE_WITH_IMM is not counted yet: read the header again soon. */
+static void txn_await(struct txn *x)
+{
+	memset(x->buf, 0xff, sizeof(uint64_t));
+	x->step = STEP_ACK;
+	txn_delay(x, ACK_POLL_MIN_NS, ACK_POLL_MAX_NS);
+}
+
+static void read_done(struct run *r, unsigned int d, struct txn *x,
+		      const struct ibv_wc *wc)
+{
+	struct rd_mismatch mm;
+
+	r->rdma_reads++;
+	r->rdma_bytes += x->len;
+	if (wc->byte_len != WIN_HDR + x->len)
+		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: the READ of "
+			   "transaction %u from participant %u brought %u "
+			   "bytes, %u expected", x->t, d, wc->byte_len,
+			   WIN_HDR + x->len);
+	else if (rd_check(x->buf + WIN_HDR, x->len, x->key, &mm))
+		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
+			   "with participant %u (%u bytes) read back: byte %u "
+			   "is 0x%02x, 0x%02x expected", x->t, d, x->len,
+			   mm.offset, mm.got, mm.want);
+	x->backoff = 0;
+	if (txn_acked(r, d, x))
+		txn_end(r, d, x);
+	else
+		txn_await(x);
+}
+
+static void ack_done(struct run *r, unsigned int d, struct txn *x,
+		     const struct ibv_wc *wc)
+{
+	r->ack_polls++;
+	if (wc->byte_len != sizeof(uint64_t))
+		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: the READ of "
+			   "participant %u's header brought %u bytes, %zu "
+			   "expected", d, wc->byte_len, sizeof(uint64_t));
+	if (txn_acked(r, d, x))
+		txn_end(r, d, x);
+	else
+		txn_await(x);
+}
+
+/*
+ * One completion of a one-sided work request: 0, -1 on a fatal error,
+ * -2 when it failed (r->send_error says how).
+ */
+static int rdma_done(struct run *r, const struct ibv_wc *wc)
+{
+	unsigned int d = wc->wr_id & WR_DEST_MASK;
+	unsigned int step = (wc->wr_id >> WR_STEP_SHIFT) & 0xff;
+	uint32_t t = (wc->wr_id >> WR_T_SHIFT) & RD_IMM_K_MASK;
+	enum ibv_wc_opcode want;
+	struct txn *x = NULL;
+
+	if (r->o.rdma_ops && d < r->o.peers && d != r->o.index)
+		x = &r->tx[d].txn;
+	if (!x || !x->posted || x->step != step || x->t != t) {
+		fail("a completion for RDMA work request 0x%" PRIx64 ", which "
+		     "is not outstanding (status %s)", (uint64_t)wc->wr_id,
+		     ibv_wc_status_str(wc->status));
+		return -1;
+	}
+	x->posted = false;
+	if (wc->status == IBV_WC_RNR_RETRY_EXC_ERR) {
+		/* The peer's adapter had no room for it: again, later. */
+		r->rdma_rnr++;
+		txn_delay(x, RNR_BACKOFF_MIN_NS, RNR_BACKOFF_MAX_NS);
+		return 0;
+	}
+	if (wc->status != IBV_WC_SUCCESS) {
+		r->rdma_errors++;
+		snprintf(r->send_error, sizeof(r->send_error),
+			 "RDMA %s of transaction %u (%u bytes) with "
+			 "participant %u completed with %s (status %d, vendor "
+			 "error 0x%x)",
+			 step_name[step], t, x->len, d,
+			 ibv_wc_status_str(wc->status), wc->status,
+			 wc->vendor_err);
+		return -2;
+	}
+	want = step == STEP_WRITE ? IBV_WC_RDMA_WRITE : IBV_WC_RDMA_READ;
+	if (wc->opcode != want)
+		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: the %s of "
+			   "transaction %u with participant %u completed with "
+			   "opcode %d", step_name[step], t, d, wc->opcode);
+	if (step == STEP_WRITE)
+		write_done(r, x);
+	else if (step == STEP_READ)
+		read_done(r, d, x, wc);
+	else
+		ack_done(r, d, x, wc);
+	return 0;
+}
+
+/*
+ * Who wrote a WRITE_WITH_IMM that arrived, and which transaction: false
+ * (counted as corrupt) if nobody may have.
+ */
+static bool arrival_source(struct run *r, const struct ibv_wc *wc,
+			   uint32_t *s, uint32_t *t)
+{
+	const struct opts *o = &r->o;
+	uint32_t imm = be32toh(wc->imm_data);
+
+	*s = imm >> RD_IMM_K_BITS;
+	*t = imm & RD_IMM_K_MASK;
+	if (!o->rdma_ops || !(wc->wc_flags & IBV_WC_WITH_IMM)) {
+		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: a WRITE with "
+			   "immediate arrived (%u bytes from QP %u)%s",
+			   wc->byte_len, wc->src_qp, o->rdma_ops ?
+			   " without immediate data" : ", without --rdma-ops");
+		return false;
+	}
+	if (*s >= o->peers || *s == o->index) {
+		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: the immediate "
+			   "0x%08x of a WRITE (from QP %u, %u bytes) names "
+			   "participant %u", imm, wc->src_qp, wc->byte_len, *s);
+		return false;
+	}
+	if (wc->src_qp != r->table[*s].qpn) {
+		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
+			   "of participant %u came from QP %u, not %u", *t, *s,
+			   wc->src_qp, r->table[*s].qpn);
+		return false;
+	}
+	if (*t % 2 == 0 || *t >= o->rdma_ops) {
+		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: participant %u "
+			   "wrote transaction %u with immediate, which it does "
+			   "not", *s, *t);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A WRITE_WITH_IMM into our window arrived: the writer's slot must hold
+ * exactly that transaction's bytes now, since the writer writes the slot
+ * again only once the slot's header counts this arrival.
+ */
+static void check_arrival(struct run *r, const struct ibv_wc *wc)
+{
+	const struct opts *o = &r->o;
+	struct rd_mismatch mm;
+	struct rx_src *rx;
+	uint32_t s, t, len;
+	uint64_t key, count;
+	uint8_t *slot;
+
+	if (!arrival_source(r, wc, &s, &t))
+		return;
+	rx = &r->rx[s];
+	/* They come one at a time: those before imm_got are the ones seen. */
+	if (t / 2 < rx->imm_got) {
+		data_error(r, &r->rdma_duplicates, "RDMA DUPLICATE: "
+			   "transaction %u of participant %u arrived again "
+			   "(%u bytes)", t, s, wc->byte_len);
+		return;
+	}
+	if (t / 2 > rx->imm_got) {
+		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
+			   "of participant %u arrived before its transaction "
+			   "%u", t, s, 2 * rx->imm_got + 1);
+		return;
+	}
+	key = rd_rdma_key(o->seed, s, o->index, t);
+	len = rd_msg_size(key, r->rdma_max, NULL);
+	slot = r->win + r->win_slot * s;
+	if (wc->byte_len != len)
+		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
+			   "of participant %u arrived with %u bytes, %u "
+			   "expected", t, s, wc->byte_len, len);
+	else if (rd_check(slot + WIN_HDR, len, key, &mm))
+		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
+			   "of participant %u (%u bytes) as it arrived in our "
+			   "window: byte %u is 0x%02x, 0x%02x expected", t, s,
+			   len, mm.offset, mm.got, mm.want);
+	rx->imm_got++;
+	r->imm_arrivals++;
+	/* Done with the slot: from now on the writer may write it again. */
+	count = htole64(rx->imm_got);
+	__atomic_store_n((uint64_t *)(void *)slot, count, __ATOMIC_RELEASE);
 }
 
 /* ------------------------------------------------------------------ */
@@ -992,10 +1536,15 @@ static int note_resent(struct run *r, uint32_t dest, uint32_t k)
 	return 0;
 }
 
+/*
+ * The send CQ's completions, of sends and of one-sided work requests: how
+ * many, -1 on a fatal error, -2 when a send or an RDMA operation failed
+ * (r->send_error says how).
+ */
 static int poll_sends(struct run *r)
 {
 	struct ibv_wc wc[POLL_BATCH];
-	int n, i;
+	int n, i, ret;
 
 	n = ibv_poll_cq(r->scq, POLL_BATCH, wc);
 	if (n < 0) {
@@ -1007,6 +1556,12 @@ static int poll_sends(struct run *r)
 		struct tx_slot *s;
 		struct tx_dest *tx;
 
+		if (id & WR_RDMA) {
+			ret = rdma_done(r, &wc[i]);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (id >= r->o.window || !r->slots[id].busy) {
 			fail("a send completion for work request %" PRIu64
 			     ", which is not outstanding (status %s)", id,
@@ -1147,10 +1702,15 @@ static int check_message(struct run *r, const struct ibv_wc *wc,
 	return 0;
 }
 
+/*
+ * The receive CQ's completions: messages, reposting their buffers, and
+ * WRITE_WITH_IMM arrivals, which took no buffer.
+ */
 static int poll_recvs(struct run *r)
 {
 	struct ibv_wc wc[POLL_BATCH];
 	uint32_t repost[POLL_BATCH];
+	unsigned int nrepost = 0;
 	int n, i;
 
 	n = ibv_poll_cq(r->rcq, POLL_BATCH, wc);
@@ -1161,6 +1721,11 @@ static int poll_recvs(struct run *r)
 	for (i = 0; i < n; i++) {
 		uint64_t id = wc[i].wr_id;
 
+		if (wc[i].status == IBV_WC_SUCCESS &&
+		    wc[i].opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+			check_arrival(r, &wc[i]);
+			continue;
+		}
 		if (id >= r->o.recv_depth) {
 			fail("a receive completion for work request %" PRIu64
 			     ", which was never posted (status %s)", id,
@@ -1179,9 +1744,9 @@ static int poll_recvs(struct run *r)
 				   wc[i].status, wc[i].vendor_err);
 		else if (check_message(r, &wc[i], r->rbuf + r->stride * id))
 			return -1;
-		repost[i] = (uint32_t)id;
+		repost[nrepost++] = (uint32_t)id;
 	}
-	if (n > 0 && post_recvs(r, repost, (unsigned int)n))
+	if (post_recvs(r, repost, nrepost))
 		return -1;
 	return n;
 }
@@ -1190,14 +1755,48 @@ static int poll_recvs(struct run *r)
 /* The run                                                              */
 /* ------------------------------------------------------------------ */
 
+static bool rdma_done_all(const struct run *r)
+{
+	return r->txn_done == (uint64_t)r->o.rdma_ops * r->nothers &&
+	       r->imm_arrivals == r->imm_expect_total;
+}
+
 static bool locally_done(const struct run *r)
 {
-	return r->sent == r->o.messages && r->received == r->expect_total;
+	return r->sent == r->o.messages && r->received == r->expect_total &&
+	       rdma_done_all(r);
 }
 
 static uint64_t errors_so_far(const struct run *r)
 {
-	return r->duplicates + r->corrupt + r->recv_errors;
+	return r->duplicates + r->corrupt + r->recv_errors +
+	       r->rdma_corrupt + r->rdma_duplicates;
+}
+
+/* Where our transactions and the others' arrivals stand. */
+static void report_missing_rdma(const struct run *r)
+{
+	const struct opts *o = &r->o;
+	unsigned int i, p;
+
+	note("RDMA: %" PRIu64 " of %" PRIu64 " transactions complete, %"
+	     PRIu64 " of %" PRIu64 " WRITE_WITH_IMM arrivals", r->txn_done,
+	     (uint64_t)o->rdma_ops * r->nothers, r->imm_arrivals,
+	     r->imm_expect_total);
+	for (i = 0; i < r->nothers; i++) {
+		const struct txn *x;
+
+		p = r->others[i];
+		x = &r->tx[p].txn;
+		if (x->step != STEP_DONE)
+			note("  with participant %u: transaction %u of %u, its "
+			     "%s %s", p, x->t, o->rdma_ops, step_name[x->step],
+			     x->posted ? "outstanding" : "not posted yet");
+		if (r->rx[p].imm_got < r->rx[p].imm_expect)
+			note("  from participant %u: %u of %u arrivals; next: "
+			     "transaction %u", p, r->rx[p].imm_got,
+			     r->rx[p].imm_expect, 2 * r->rx[p].imm_got + 1);
+	}
 }
 
 static void report_missing(struct run *r)
@@ -1239,6 +1838,8 @@ static void report_missing(struct run *r)
 		     rx->got, rx->expect, list,
 		     rx->expect - rx->got > shown ? ", ..." : "");
 	}
+	if (o->rdma_ops)
+		report_missing_rdma(r);
 	if (o->index == 0) {
 		ctl_pending(&r->ctl, pending, sizeof(pending));
 		note("the hub waits for participants %s to be done", pending);
@@ -1251,15 +1852,21 @@ static void progress(struct run *r, uint64_t now, uint64_t *last_t,
 		     uint64_t *last_sent, uint64_t *last_recv)
 {
 	double dt = secs(now - *last_t);
+	char rdma[128] = "";
 
 	if (dt <= 0)
 		dt = 1e-9;
+	if (r->o.rdma_ops)
+		snprintf(rdma, sizeof(rdma), " rdma transactions %" PRIu64 "/%"
+			 PRIu64 " arrivals %" PRIu64 "/%" PRIu64, r->txn_done,
+			 (uint64_t)r->o.rdma_ops * r->nothers, r->imm_arrivals,
+			 r->imm_expect_total);
 	note("%.0f s: sent %" PRIu64 "/%u received %" PRIu64 "/%" PRIu64
 	     " (%.0f sent/s, %.0f received/s) rnr_resends %" PRIu64
-	     " errors %" PRIu64, secs(now - r->t_data), r->sent,
+	     "%s errors %" PRIu64, secs(now - r->t_data), r->sent,
 	     r->o.messages, r->received, r->expect_total,
 	     (double)(r->sent - *last_sent) / dt,
-	     (double)(r->received - *last_recv) / dt, r->rnr_resends,
+	     (double)(r->received - *last_recv) / dt, r->rnr_resends, rdma,
 	     errors_so_far(r));
 	*last_t = now;
 	*last_sent = r->sent;
@@ -1293,7 +1900,7 @@ static int run_loop(struct run *r)
 	next_progress = now + PROGRESS_NS;
 	for (;;) {
 		enum ctl_state st;
-		int a, b, c;
+		int a, b, c, d;
 
 		a = poll_recvs(r);
 		if (a < 0)
@@ -1306,7 +1913,10 @@ static int run_loop(struct run *r)
 		c = post_sends(r);
 		if (c < 0)
 			return -1;
-		idle = a + b + c ? 0 : idle + 1;
+		d = post_rdma(r);
+		if (d < 0)
+			return -1;
+		idle = a + b + c + d ? 0 : idle + 1;
 		now = rd_now();
 
 		if (!r->done_reported && locally_done(r)) {
@@ -1319,9 +1929,10 @@ static int run_loop(struct run *r)
 			r->t_end = now;
 			r->done_reported = true;
 			r->ctl.deadline = r->deadline + DONE_GRACE_NS;
-			note("done: all sent, all received, %" PRIu64
+			note("done: all sent, all received%s, %" PRIu64
 			     " errors; waiting for the others",
-			     errors_so_far(r));
+			     r->o.rdma_ops ? ", all transactions and arrivals" :
+			     "", errors_so_far(r));
 			if (ctl_done(&r->ctl, &rep, r->resent, r->nresent)) {
 				fail("%s", r->ctl.why);
 				return -1;
@@ -1480,6 +2091,23 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The one-sided figures, one object (zeros without --rdma-ops). */
+static void json_rdma(FILE *f, const struct run *r)
+{
+	fprintf(f, "  \"rdma\": {\"ops\": %u, \"max_size\": %u, "
+		"\"transactions\": %" PRIu64 ", \"writes\": %" PRIu64
+		", \"reads\": %" PRIu64 ", \"bytes\": %" PRIu64 ",\n",
+		r->o.rdma_ops, r->rdma_max, r->txn_done, r->rdma_writes,
+		r->rdma_reads, r->rdma_bytes);
+	fprintf(f, "           \"imm_expected\": %" PRIu64
+		", \"imm_arrivals\": %" PRIu64 ", \"corrupt\": %" PRIu64
+		", \"duplicates\": %" PRIu64 ",\n", r->imm_expect_total,
+		r->imm_arrivals, r->rdma_corrupt, r->rdma_duplicates);
+	fprintf(f, "           \"errors\": %" PRIu64 ", \"rnr_retries\": %"
+		PRIu64 ", \"ack_polls\": %" PRIu64 "},\n", r->rdma_errors,
+		r->rdma_rnr, r->ack_polls);
+}
+
 static int write_json(const struct run *r, bool passed, double seconds)
 {
 	const struct opts *o = &r->o;
@@ -1511,6 +2139,7 @@ static int write_json(const struct run *r, bool passed, double seconds)
 		",\n", r->corrupt, r->misordered);
 	fprintf(f, "  \"recv_errors\": %" PRIu64 ",\n", r->recv_errors);
 	fprintf(f, "  \"rnr_resends\": %" PRIu64 ",\n", r->rnr_resends);
+	json_rdma(f, r);
 	fprintf(f, "  \"seconds\": %.3f,\n", seconds);
 	fprintf(f, "  \"expected_mean_size\": %.3f,\n",
 		rd_expected_mean(o->max_size));
@@ -1574,6 +2203,16 @@ static void teardown(struct run *r)
 		if (ret)
 			fail("ibv_dereg_mr(receive buffers): %s", verr(ret));
 	}
+	if (r->wmr) {
+		ret = ibv_dereg_mr(r->wmr);
+		if (ret)
+			fail("ibv_dereg_mr(RDMA window): %s", verr(ret));
+	}
+	if (r->lmr) {
+		ret = ibv_dereg_mr(r->lmr);
+		if (ret)
+			fail("ibv_dereg_mr(RDMA local slots): %s", verr(ret));
+	}
 	if (r->scq) {
 		ret = ibv_destroy_cq(r->scq);
 		if (ret)
@@ -1611,6 +2250,8 @@ static void teardown(struct run *r)
 	free(r->resent);
 	free(r->sbuf);
 	free(r->rbuf);
+	free(r->win);
+	free(r->lbuf);
 }
 
 static void on_signal(int sig)
@@ -1622,6 +2263,7 @@ int main(int argc, char **argv)
 {
 	struct run run = { 0 }, *r = &run;
 	struct sigaction sa = { .sa_handler = on_signal };
+	char rdma_also[128] = "", rdma_failed[96] = "";
 	struct rd_hello me;
 	double seconds = 0;
 	bool passed;
@@ -1637,9 +2279,10 @@ int main(int argc, char **argv)
 	r->t_begin = rd_now();
 	r->deadline = r->t_begin + (uint64_t)r->o.timeout * NS;
 	note("participant %u of %u, seed %" PRIu64 ", %u messages, max-size "
-	     "%u, window %u, recv-depth %u%s; expected mean size %.1f B",
-	     r->o.index, r->o.peers, r->o.seed, r->o.messages, r->o.max_size,
-	     r->o.window, r->o.recv_depth, r->o.ordered ? ", ordered" : "",
+	     "%u, window %u, recv-depth %u%s, rdma-ops %u; expected mean size "
+	     "%.1f B", r->o.index, r->o.peers, r->o.seed, r->o.messages,
+	     r->o.max_size, r->o.window, r->o.recv_depth,
+	     r->o.ordered ? ", ordered" : "", r->o.rdma_ops,
 	     rd_expected_mean(r->o.max_size));
 
 	/* Meet first: a participant that then fails can say so. */
@@ -1664,6 +2307,10 @@ int main(int argc, char **argv)
 		.messages = r->o.messages,
 		.max_size = r->o.max_size,
 		.flags = r->o.ordered ? RD_HELLO_ORDERED : 0,
+		.rdma_ops = r->o.rdma_ops,
+		.rdma_max = r->rdma_max,
+		.win_rkey = r->wmr ? r->wmr->rkey : 0,
+		.win_addr = (uintptr_t)r->win,
 		.seed = r->o.seed,
 		.digest = rd_gen_digest(r->o.seed, r->o.max_size),
 	};
@@ -1697,7 +2344,17 @@ out:
 	teardown(r);
 
 	passed = !g_failure[0] && r->released && !r->duplicates && !r->lost &&
-		 !r->corrupt && !r->recv_errors && !r->misordered;
+		 !r->corrupt && !r->recv_errors && !r->misordered &&
+		 !r->rdma_corrupt && !r->rdma_duplicates;
+	if (r->o.rdma_ops) {
+		snprintf(rdma_also, sizeof(rdma_also), "; RDMA: %" PRIu64
+			 " failed, %" PRIu64 " header polls, %" PRIu64
+			 " RNR retries", r->rdma_errors, r->ack_polls,
+			 r->rdma_rnr);
+		snprintf(rdma_failed, sizeof(rdma_failed), ", %" PRIu64
+			 " RDMA corrupt, %" PRIu64 " RDMA duplicates",
+			 r->rdma_corrupt, r->rdma_duplicates);
+	}
 	if (r->data_phase) {
 		print_sizes(r);
 		printf("%s: index %u sent %" PRIu64 " received %" PRIu64
@@ -1706,11 +2363,18 @@ out:
 		       " in %.1f s\n", RD_PROG, r->o.index, r->sent,
 		       r->received, r->bytes, r->duplicates, r->lost,
 		       r->corrupt, r->rnr_resends, seconds);
+		if (r->o.rdma_ops)
+			printf("%s: index %u rdma writes %" PRIu64 " reads %"
+			       PRIu64 " imm_arrivals %" PRIu64 " bytes %" PRIu64
+			       " corrupt %" PRIu64 " duplicates %" PRIu64 "\n",
+			       RD_PROG, r->o.index, r->rdma_writes,
+			       r->rdma_reads, r->imm_arrivals, r->rdma_bytes,
+			       r->rdma_corrupt, r->rdma_duplicates);
 		printf("%s: index %u also: misordered %" PRIu64
 		       "%s, receive errors %" PRIu64 ", %" PRIu64
-		       " bytes sent\n", RD_PROG, r->o.index, r->misordered,
+		       " bytes sent%s\n", RD_PROG, r->o.index, r->misordered,
 		       r->o.ordered ? "" : " (not checked: no --ordered)",
-		       r->recv_errors, r->sent_bytes);
+		       r->recv_errors, r->sent_bytes, rdma_also);
 		if (r->released)
 			for (i = 0; i < r->o.peers; i++)
 				printf("%s: index %u   participant %u: sent %u "
@@ -1729,9 +2393,9 @@ out:
 	else
 		printf("%s: index %u FAILED: %" PRIu64 " duplicates, %" PRIu64
 		       " lost, %" PRIu64 " corrupt, %" PRIu64 " misordered, %"
-		       PRIu64 " receive errors\n", RD_PROG, r->o.index,
+		       PRIu64 " receive errors%s\n", RD_PROG, r->o.index,
 		       r->duplicates, r->lost, r->corrupt, r->misordered,
-		       r->recv_errors);
+		       r->recv_errors, rdma_failed);
 	if (r->ctl_opened)
 		ctl_close(&r->ctl);
 	return passed ? 0 : 1;

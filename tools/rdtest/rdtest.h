@@ -2,7 +2,9 @@
 /*
  * wren_rd_stress: N participants, one RD queue pair each, every one
  * sending to every other; each receiver checks that every message
- * arrives exactly once with every byte intact.  This header is what the
+ * arrives exactly once with every byte intact.  With --rdma-ops, each
+ * also writes into and reads back from every other's window (one-sided
+ * transactions).  This header is what the
  * parts share: the message generator (gen.c) and the TCP rendezvous
  * (ctl.c), neither of which needs a device, so that the host self-test
  * (tests/selftest.c) can exercise both.
@@ -52,6 +54,13 @@ extern const struct rd_class rd_classes[RD_NCLASSES];
 /* The key every draw for message k from @s to @d derives from. */
 uint64_t rd_msg_key(uint64_t seed, unsigned int s, unsigned int d,
 		    uint32_t k);
+/*
+ * The key of one-sided transaction t from @s to @d's window: another
+ * family than the messages', so that a transaction's bytes are never a
+ * message's.
+ */
+uint64_t rd_rdma_key(uint64_t seed, unsigned int s, unsigned int d,
+		     uint32_t t);
 /* Class @c's bounds once clipped to @max_size (at least 1). */
 void rd_class_range(unsigned int c, uint32_t max_size, uint32_t *lo,
 		    uint32_t *hi);
@@ -76,8 +85,9 @@ int rd_check(const void *buf, uint32_t len, uint64_t key,
 
 /*
  * A digest of the sizes and patterns this build draws for @seed and
- * @max_size: participants whose digests differ would disagree about what
- * the messages are (another binary, another libm), and must not run.
+ * @max_size, of messages and transactions: participants whose digests
+ * differ would disagree about what the messages are (another binary,
+ * another libm), and must not run.
  */
 uint64_t rd_gen_digest(uint64_t seed, uint32_t max_size);
 
@@ -96,6 +106,10 @@ struct rd_hello {
 	uint32_t messages;	/* messages it sends, over all the others */
 	uint32_t max_size;
 	uint32_t flags;		/* RD_HELLO_* */
+	uint32_t rdma_ops;	/* transactions to each other; 0: none */
+	uint32_t rdma_max;	/* the largest transaction, when rdma_ops */
+	uint32_t win_rkey;	/* the window the others write and read */
+	uint64_t win_addr;
 	uint64_t seed;
 	uint64_t digest;	/* rd_gen_digest() */
 	uint8_t gid[16];
@@ -106,6 +120,8 @@ struct rd_peer {
 	uint32_t qpn;
 	uint32_t ipv4;
 	uint32_t messages;
+	uint32_t win_rkey;
+	uint64_t win_addr;
 	uint8_t gid[16];
 };
 

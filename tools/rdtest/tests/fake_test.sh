@@ -4,8 +4,9 @@
 # fake_test.sh BIN: wren_rd_stress linked with tests/fakeverbs.c instead
 # of libibverbs and libwren, run as 2 to 4 processes on this host (the
 # rendezvous on 127.0.0.1, the "RD QPs" UNIX sockets), clean and with
-# faults injected on one sender; checks what each participant reports
-# and its exit status.  TAP, then "N passed, N failed".
+# faults injected on one sender, with and without one-sided transactions
+# (--rdma-ops); checks what each participant reports and its exit status.
+# TAP, then "N passed, N failed".
 
 # env_I, e and rc are written and read through eval.
 # shellcheck disable=SC2034,SC2154
@@ -75,6 +76,7 @@ expect() {
 }
 
 zeros='duplicates 0 lost 0 corrupt 0 rnr_resends [0-9]+ in [0-9.]+ s$'
+rdma_zeros='bytes [1-9][0-9]* corrupt 0 duplicates 0$'
 
 run 3 --messages 3000 --max-size 256K
 for i in 0 1 2; do
@@ -144,6 +146,60 @@ expect "a send error elsewhere aborts the hub" 0 1 \
 	"FAILED: participant 2 failed: send of message"
 expect "a send error elsewhere aborts the others, naming the cause" 1 1 \
 	"FAILED: aborted by the hub: participant 2 failed: send of message"
+
+# 150 transactions with each of 2 others: 300 WRITEs and READs, and 75
+# WRITE_WITH_IMM arrivals from each other.
+run 3 --messages 1500 --max-size 64K --rdma-ops 150
+for i in 0 1 2; do
+	expect "--rdma-ops 150, 3 participants: participant $i passes" $i 0 \
+		"^wren_rd_stress: index $i sent 1500 received 1500 bytes [0-9]+ $zeros" \
+		"^wren_rd_stress: index $i rdma writes 300 reads 300 imm_arrivals 150 $rdma_zeros" \
+		"^wren_rd_stress: index $i PASSED$"
+done
+if command -v python3 >/dev/null; then
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rdma"]; sys.exit(0 if r["ops"] == 150 and r["transactions"] == 300 and r["imm_arrivals"] == r["imm_expected"] == 150 and r["corrupt"] == 0 else 1)' \
+		"$dir/out1.json"
+	result $? "--json has the RDMA figures"
+fi
+
+env_1="FAKERD_RDMA_CORRUPT_EVERY=7"
+run 2 --messages 500 --max-size 16K --rdma-ops 100
+expect "a byte flipped in a WRITE is found in what the writer reads back" \
+	1 1 "RDMA CORRUPT: transaction [0-9]+ with participant 0 \([0-9]+ bytes\) read back: byte [0-9]+ is 0x" \
+	"^wren_rd_stress: index 1 rdma writes 100 reads 100 imm_arrivals 50 bytes [0-9]+ corrupt [1-9][0-9]* duplicates 0$" \
+	"FAILED: 0 duplicates, 0 lost, 0 corrupt, 0 misordered, 0 receive errors, [1-9][0-9]* RDMA corrupt"
+expect "... and by the window's owner when it writes with immediate" 0 1 \
+	"RDMA CORRUPT: transaction [0-9]*[13579] of participant 1 \([0-9]+ bytes\) as it arrived in our window: byte [0-9]+ is 0x"
+
+env_1="FAKERD_RDMA_DUP_EVERY=3"
+run 2 --messages 500 --max-size 16K --rdma-ops 100
+expect "a WRITE_WITH_IMM arriving twice is a duplicate at the window's owner" \
+	0 1 "RDMA DUPLICATE: transaction [0-9]+ of participant 1 arrived again" \
+	"^wren_rd_stress: index 0 rdma writes 100 reads 100 imm_arrivals 50 bytes [0-9]+ corrupt 0 duplicates [1-9][0-9]*$"
+expect "the writer itself passes" 1 0 "PASSED"
+
+env_1="FAKERD_RDMA_BADKEY_AT=30"
+run 2 --messages 500 --max-size 16K --rdma-ops 100
+expect "a refused RDMA operation fails the requester" 1 1 \
+	"FAILED: RDMA (WRITE|READ|READ of the header) of transaction [0-9]+ \([0-9]+ bytes\) with participant 0 completed with remote access error" \
+	"RDMA: 1 failed"
+expect "... and aborts the others, naming the cause" 0 1 \
+	"FAILED: participant 1 failed: RDMA .* remote access error"
+
+# Participant 1 without --rdma-ops: the hub refuses it.
+port=$((port + 1))
+FAKERD_DIR="$dir" "$bin" --peers 2 --index 0 --port $port --rdma-ops 10 \
+	>"$dir/out0" 2>&1 &
+pid_0=$!
+FAKERD_DIR="$dir" "$bin" --peers 2 --index 1 --hub 127.0.0.1 --port $port \
+	>"$dir/out1" 2>&1
+rc_1=$?
+wait $pid_0
+rc_0=$?
+expect "an --rdma-ops mismatch is refused by the hub" 0 1 \
+	"FAILED: participant 1 says --rdma-ops 0, the hub 10"
+expect "... and the participant is told why" 1 1 \
+	"FAILED: aborted by the hub: participant 1 says --rdma-ops 0, the hub 10"
 
 "$bin" --peers 2 --index 2 >"$dir/usage" 2>&1
 [ $? -eq 2 ] && grep -q "must be below --peers" "$dir/usage"

@@ -5,7 +5,10 @@
  * of a process is a UNIX socket in $FAKERD_DIR named by its QP number; a
  * send is a frame to the receiving QP's socket, and completes when the
  * receiver answers: placed in a posted receive, or "receiver not ready"
- * when none is posted.  Faults, on the sending side, from the environment:
+ * when none is posted.  RDMA WRITE (with immediate) and READ work the
+ * same way on the responder's registered memory, checked against its
+ * keys, rights and bounds as the device does.  Faults, on the sending
+ * side, from the environment:
  *
  *   FAKERD_DUP_EVERY=N      every Nth message is delivered twice
  *   FAKERD_CORRUPT_EVERY=N  every Nth non-empty message has a byte flipped
@@ -13,6 +16,12 @@
  *   FAKERD_SWAP_EVERY=N     every Nth message overtakes the one queued
  *                           before it on the same connection
  *   FAKERD_SEND_ERROR_AT=N  the Nth message completes with a remote error
+ *   FAKERD_RDMA_DUP_EVERY=N      every Nth WRITE with immediate is
+ *                                delivered twice
+ *   FAKERD_RDMA_CORRUPT_EVERY=N  every Nth non-empty WRITE has a byte
+ *                                flipped on the way
+ *   FAKERD_RDMA_BADKEY_AT=N      the Nth one-sided operation goes with a
+ *                                wrong key (the responder refuses it)
  *
  * This is test scaffolding: one device, one port, one QP per process.
  */
@@ -30,17 +39,21 @@
 #include <infiniband/verbs.h>
 #include <infiniband/wrendv.h>
 
-enum { F_DATA = 1, F_ACK = 2 };
-enum { A_OK = 0, A_RNR = 1, A_ERR = 2 };
+enum { F_DATA = 1, F_ACK, F_WRITE, F_READ, F_RESP };
+enum { A_OK = 0, A_RNR = 1, A_ERR = 2, A_ACCESS = 3 };
+#define FH_IMM		1U	/* a WRITE with immediate */
 
 struct fhdr {
 	uint32_t type;
 	uint32_t src_qpn;
 	uint32_t imm;		/* network order, as on the wire */
-	uint32_t len;
+	uint32_t len;		/* the payload's */
 	uint32_t status;
-	uint32_t pad;
+	uint32_t flags;		/* FH_* */
 	uint64_t cookie;
+	uint64_t raddr;		/* WRITE, READ: the responder's memory */
+	uint32_t rkey;
+	uint32_t rlen;		/* READ: the bytes to read */
 };
 
 struct out {
@@ -66,15 +79,29 @@ struct fake_cq {
 struct wr {
 	uint64_t wr_id;
 	unsigned int flags;
+	uint32_t type;		/* F_DATA, F_WRITE or F_READ */
+	bool with_imm;
 	uint32_t imm;
 	uint32_t qpn;
 	uint64_t addr;
 	uint32_t len;
+	uint64_t raddr;
+	uint32_t rkey;
 };
 
 struct pend {
 	uint64_t cookie;
 	uint64_t wr_id;
+	enum ibv_wc_opcode opcode;
+	uint64_t laddr;		/* a READ's destination */
+	uint32_t llen;
+};
+
+/* A registered region, for the responder's checks. */
+struct fake_mr {
+	struct ibv_mr mr;
+	int access;
+	struct fake_mr *next;
 };
 
 struct rq_entry {
@@ -96,11 +123,14 @@ struct fake_qp {
 	uint32_t nbatch, cap_batch;
 	struct pend *pend;
 	uint32_t npend, cap_pend;
-	uint64_t next_cookie, nmsg;
+	uint64_t next_cookie, nmsg, nrdma;
 	uint64_t dup_every, corrupt_every, drop_every, swap_every, error_at;
+	uint64_t rdma_dup_every, rdma_corrupt_every, rdma_badkey_at;
 };
 
 static struct fake_qp *g_qp;
+static struct fake_mr *g_mrs;
+static uint32_t g_next_key = 0x100;
 static struct ibv_device g_dev = { .name = "fakerd0" };
 
 static void *xzalloc(size_t n)
@@ -158,17 +188,42 @@ static void cq_push(struct fake_cq *cq, const struct ibv_wc *wc)
 }
 
 static void send_done(struct fake_qp *qp, uint64_t wr_id,
-		      enum ibv_wc_status st)
+		      enum ibv_wc_opcode opcode, enum ibv_wc_status st,
+		      uint32_t byte_len)
 {
 	struct ibv_wc wc = {
 		.wr_id = wr_id,
 		.status = st,
-		.opcode = IBV_WC_SEND,
+		.opcode = opcode,
 		.qp_num = qp->qpx.qp_base.qp_num,
 		.vendor_err = st ? 0x42 : 0,
+		.byte_len = byte_len,
 	};
 
 	cq_push(qp->scq, &wc);
+}
+
+/*
+ * The memory a one-sided operation names, if a region of this process
+ * with key @rkey grants @access over all of it; NULL otherwise.  Empty
+ * operations touch nothing and are not checked, as on the device.
+ */
+static uint8_t *mr_range(uint32_t rkey, uint64_t addr, uint32_t len,
+			 int access)
+{
+	struct fake_mr *m;
+	uint64_t base;
+
+	if (!len)
+		return (uint8_t *)(uintptr_t)addr;
+	for (m = g_mrs; m; m = m->next) {
+		base = (uintptr_t)m->mr.addr;
+		if (m->mr.rkey == rkey && (m->access & access) == access &&
+		    addr >= base && addr - base <= m->mr.length &&
+		    len <= m->mr.length - (addr - base))
+			return (uint8_t *)(uintptr_t)addr;
+	}
+	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -305,21 +360,118 @@ static void on_data(struct fake_qp *qp, struct conn *c, const struct fhdr *h,
 	answer(qp, c, h->cookie, A_OK);
 }
 
-static void on_ack(struct fake_qp *qp, const struct fhdr *h)
+/* A WRITE: placed if the key allows, then answered like a send. */
+static void on_write(struct fake_qp *qp, struct conn *c, const struct fhdr *h,
+		     const uint8_t *payload)
+{
+	uint8_t *dst = mr_range(h->rkey, h->raddr, h->len,
+				IBV_ACCESS_REMOTE_WRITE);
+	struct ibv_wc wc = {
+		.opcode = IBV_WC_RECV_RDMA_WITH_IMM,
+		.qp_num = qp->qpx.qp_base.qp_num,
+		.src_qp = h->src_qpn,
+		.wc_flags = IBV_WC_WITH_IMM,
+		.imm_data = h->imm,
+		.byte_len = h->len,
+	};
+
+	if (!dst) {
+		answer(qp, c, h->cookie, A_ACCESS);
+		return;
+	}
+	if (h->len)
+		memcpy(dst, payload, h->len);
+	/* With immediate: a completion that takes no receive. */
+	if (h->flags & FH_IMM)
+		cq_push(qp->rcq, &wc);
+	answer(qp, c, h->cookie, A_OK);
+}
+
+/* A READ: answered with the bytes, or refused. */
+static void on_read(struct fake_qp *qp, struct conn *c, const struct fhdr *h)
+{
+	const uint8_t *src = mr_range(h->rkey, h->raddr, h->rlen,
+				      IBV_ACCESS_REMOTE_READ);
+	struct fhdr r = {
+		.type = F_RESP,
+		.src_qpn = qp->qpx.qp_base.qp_num,
+		.len = h->rlen,
+		.cookie = h->cookie,
+	};
+
+	if (!src) {
+		answer(qp, c, h->cookie, A_ACCESS);
+		return;
+	}
+	enqueue(c, frame(&r, src), false);
+}
+
+/* The work request a frame answers, taken off the list; or -1. */
+static int pend_take(struct fake_qp *qp, uint64_t cookie, struct pend *p)
 {
 	uint32_t i;
 
-	if (!h->cookie)
-		return;		/* the copy of a duplicate */
+	if (!cookie)
+		return -1;	/* the copy of a duplicate */
 	for (i = 0; i < qp->npend; i++) {
-		if (qp->pend[i].cookie != h->cookie)
+		if (qp->pend[i].cookie != cookie)
 			continue;
-		send_done(qp, qp->pend[i].wr_id,
-			  h->status == A_OK ? IBV_WC_SUCCESS :
-			  h->status == A_RNR ? IBV_WC_RNR_RETRY_EXC_ERR :
-			  IBV_WC_REM_INV_REQ_ERR);
+		*p = qp->pend[i];
 		qp->pend[i] = qp->pend[--qp->npend];
+		return 0;
+	}
+	return -1;
+}
+
+static void on_ack(struct fake_qp *qp, const struct fhdr *h)
+{
+	struct pend p;
+
+	if (pend_take(qp, h->cookie, &p))
 		return;
+	send_done(qp, p.wr_id, p.opcode,
+		  h->status == A_OK ? IBV_WC_SUCCESS :
+		  h->status == A_RNR ? IBV_WC_RNR_RETRY_EXC_ERR :
+		  h->status == A_ACCESS ? IBV_WC_REM_ACCESS_ERR :
+		  IBV_WC_REM_INV_REQ_ERR, 0);
+}
+
+static void on_resp(struct fake_qp *qp, const struct fhdr *h,
+		    const uint8_t *payload)
+{
+	struct pend p;
+
+	if (pend_take(qp, h->cookie, &p))
+		return;
+	if (h->len > p.llen) {
+		send_done(qp, p.wr_id, p.opcode, IBV_WC_LOC_LEN_ERR, 0);
+		return;
+	}
+	if (h->len)
+		memcpy((void *)(uintptr_t)p.laddr, payload, h->len);
+	send_done(qp, p.wr_id, p.opcode, IBV_WC_SUCCESS, h->len);
+}
+
+/* One whole frame that came on @c. */
+static void on_frame(struct fake_qp *qp, struct conn *c, const struct fhdr *h,
+		     const uint8_t *payload)
+{
+	switch (h->type) {
+	case F_DATA:
+		on_data(qp, c, h, payload);
+		break;
+	case F_WRITE:
+		on_write(qp, c, h, payload);
+		break;
+	case F_READ:
+		on_read(qp, c, h);
+		break;
+	case F_RESP:
+		on_resp(qp, h, payload);
+		break;
+	default:
+		on_ack(qp, h);
+		break;
 	}
 }
 
@@ -375,10 +527,7 @@ static void pump(struct fake_qp *qp)
 			memcpy(&h, c->in + off, sizeof(h));
 			if (c->in_len - off < sizeof(h) + h.len)
 				break;
-			if (h.type == F_DATA)
-				on_data(qp, c, &h, c->in + off + sizeof(h));
-			else
-				on_ack(qp, &h);
+			on_frame(qp, c, &h, c->in + off + sizeof(h));
 			off += sizeof(h) + h.len;
 		}
 		memmove(c->in, c->in + off, c->in_len - off);
@@ -404,7 +553,8 @@ static void fake_wr_start(struct ibv_qp_ex *qpx)
 	fqp(qpx)->nbatch = 0;
 }
 
-static void fake_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm)
+/* The batch's next work request, of frame type @type. */
+static struct wr *wr_new(struct ibv_qp_ex *qpx, uint32_t type)
 {
 	struct fake_qp *qp = fqp(qpx);
 	struct wr *w;
@@ -415,7 +565,42 @@ static void fake_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm)
 	memset(w, 0, sizeof(*w));
 	w->wr_id = qpx->wr_id;
 	w->flags = qpx->wr_flags;
+	w->type = type;
+	return w;
+}
+
+static void fake_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm)
+{
+	wr_new(qpx, F_DATA)->imm = imm;
+}
+
+static void fake_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			       uint64_t raddr)
+{
+	struct wr *w = wr_new(qpx, F_WRITE);
+
+	w->rkey = rkey;
+	w->raddr = raddr;
+}
+
+static void fake_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
+				   uint64_t raddr, __be32 imm)
+{
+	struct wr *w = wr_new(qpx, F_WRITE);
+
+	w->rkey = rkey;
+	w->raddr = raddr;
+	w->with_imm = true;
 	w->imm = imm;
+}
+
+static void fake_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
+			      uint64_t raddr)
+{
+	struct wr *w = wr_new(qpx, F_READ);
+
+	w->rkey = rkey;
+	w->raddr = raddr;
 }
 
 static void fake_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
@@ -460,50 +645,107 @@ static bool every(uint64_t n, uint64_t period)
 	return period && n % period == 0;
 }
 
+/* Wait for the answer to the frame just numbered qp->next_cookie. */
+static void pend_add(struct fake_qp *qp, const struct wr *w,
+		     enum ibv_wc_opcode opcode)
+{
+	grow((void **)&qp->pend, &qp->cap_pend, qp->npend + 1,
+	     sizeof(*qp->pend));
+	qp->pend[qp->npend++] = (struct pend){
+		.cookie = qp->next_cookie,
+		.wr_id = w->wr_id,
+		.opcode = opcode,
+		.laddr = w->addr,
+		.llen = w->len,
+	};
+}
+
+static void post_send(struct fake_qp *qp, const struct wr *w)
+{
+	struct fhdr h = {
+		.type = F_DATA,
+		.src_qpn = qp->qpx.qp_base.qp_num,
+		.imm = w->imm,
+		.len = w->len,
+	};
+	struct conn *c;
+	struct out *o;
+	uint64_t n = ++qp->nmsg;
+
+	if (n == qp->error_at) {
+		send_done(qp, w->wr_id, IBV_WC_SEND, IBV_WC_REM_OP_ERR, 0);
+		return;
+	}
+	if (every(n, qp->drop_every)) {
+		send_done(qp, w->wr_id, IBV_WC_SEND, IBV_WC_SUCCESS, 0);
+		return;
+	}
+	c = conn_to(qp, w->qpn);
+	if (!c) {
+		send_done(qp, w->wr_id, IBV_WC_SEND, IBV_WC_RETRY_EXC_ERR, 0);
+		return;
+	}
+	h.cookie = ++qp->next_cookie;
+	o = frame(&h, (const void *)(uintptr_t)w->addr);
+	if (w->len && every(n, qp->corrupt_every))
+		o->buf[sizeof(h) + w->len / 2] ^= 0x10;
+	enqueue(c, o, every(n, qp->swap_every));
+	if (every(n, qp->dup_every)) {
+		h.cookie = 0;
+		enqueue(c, frame(&h, (const void *)(uintptr_t)w->addr), false);
+	}
+	pend_add(qp, w, IBV_WC_SEND);
+}
+
+/* A WRITE carries its payload; a READ asks for w->len bytes. */
+static void post_rdma(struct fake_qp *qp, const struct wr *w)
+{
+	bool write = w->type == F_WRITE;
+	enum ibv_wc_opcode opcode = write ? IBV_WC_RDMA_WRITE :
+					    IBV_WC_RDMA_READ;
+	struct fhdr h = {
+		.type = w->type,
+		.src_qpn = qp->qpx.qp_base.qp_num,
+		.imm = w->imm,
+		.len = write ? w->len : 0,
+		.flags = w->with_imm ? FH_IMM : 0,
+		.raddr = w->raddr,
+		.rkey = w->rkey,
+		.rlen = write ? 0 : w->len,
+	};
+	uint64_t n = ++qp->nrdma;
+	struct conn *c;
+	struct out *o;
+
+	c = conn_to(qp, w->qpn);
+	if (!c) {
+		send_done(qp, w->wr_id, opcode, IBV_WC_RETRY_EXC_ERR, 0);
+		return;
+	}
+	if (n == qp->rdma_badkey_at)
+		h.rkey ^= 0x8000;
+	h.cookie = ++qp->next_cookie;
+	o = frame(&h, write ? (const void *)(uintptr_t)w->addr : NULL);
+	if (write && w->len && every(n, qp->rdma_corrupt_every))
+		o->buf[sizeof(h) + w->len / 2] ^= 0x10;
+	enqueue(c, o, false);
+	if (w->with_imm && every(n, qp->rdma_dup_every)) {
+		h.cookie = 0;
+		enqueue(c, frame(&h, (const void *)(uintptr_t)w->addr), false);
+	}
+	pend_add(qp, w, opcode);
+}
+
 static int fake_wr_complete(struct ibv_qp_ex *qpx)
 {
 	struct fake_qp *qp = fqp(qpx);
 	uint32_t i;
 
 	for (i = 0; i < qp->nbatch; i++) {
-		const struct wr *w = &qp->batch[i];
-		struct fhdr h = {
-			.type = F_DATA,
-			.src_qpn = qp->qpx.qp_base.qp_num,
-			.imm = w->imm,
-			.len = w->len,
-		};
-		struct conn *c;
-		struct out *o;
-		uint64_t n = ++qp->nmsg;
-
-		if (n == qp->error_at) {
-			send_done(qp, w->wr_id, IBV_WC_REM_OP_ERR);
-			continue;
-		}
-		if (every(n, qp->drop_every)) {
-			send_done(qp, w->wr_id, IBV_WC_SUCCESS);
-			continue;
-		}
-		c = conn_to(qp, w->qpn);
-		if (!c) {
-			send_done(qp, w->wr_id, IBV_WC_RETRY_EXC_ERR);
-			continue;
-		}
-		h.cookie = ++qp->next_cookie;
-		o = frame(&h, (const void *)(uintptr_t)w->addr);
-		if (w->len && every(n, qp->corrupt_every))
-			o->buf[sizeof(h) + w->len / 2] ^= 0x10;
-		enqueue(c, o, every(n, qp->swap_every));
-		if (every(n, qp->dup_every)) {
-			h.cookie = 0;
-			enqueue(c, frame(&h, (const void *)(uintptr_t)w->addr),
-				false);
-		}
-		grow((void **)&qp->pend, &qp->cap_pend, qp->npend + 1,
-		     sizeof(*qp->pend));
-		qp->pend[qp->npend++] = (struct pend){ qp->next_cookie,
-						       w->wr_id };
+		if (qp->batch[i].type == F_DATA)
+			post_send(qp, &qp->batch[i]);
+		else
+			post_rdma(qp, &qp->batch[i]);
 	}
 	qp->nbatch = 0;
 	pump(qp);
@@ -612,8 +854,11 @@ int wrendv_query_device(struct ibv_context *ctx,
 	a->max_rq_wr = 4096;
 	a->max_sq_sge = 5;
 	a->max_rq_sge = 3;
-	a->device_caps = WRENDV_DEVICE_CAP_RD | WRENDV_DEVICE_CAP_RD_ORDERED;
+	a->device_caps = WRENDV_DEVICE_CAP_RD | WRENDV_DEVICE_CAP_RD_ORDERED |
+			 WRENDV_DEVICE_CAP_RDMA_WRITE |
+			 WRENDV_DEVICE_CAP_RDMA_READ;
 	a->max_rd_msg_size = 1U << 30;
+	a->max_rdma_size = 1U << 30;
 	return 0;
 }
 
@@ -659,6 +904,7 @@ const char *ibv_wc_status_str(enum ibv_wc_status s)
 	case IBV_WC_RNR_RETRY_EXC_ERR: return "RNR retry counter exceeded";
 	case IBV_WC_REM_OP_ERR: return "remote operation error";
 	case IBV_WC_LOC_LEN_ERR: return "local length error";
+	case IBV_WC_REM_ACCESS_ERR: return "remote access error";
 	default: return "some error";
 	}
 }
@@ -702,21 +948,34 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 struct ibv_mr *(ibv_reg_mr)(struct ibv_pd *pd, void *addr, size_t len,
 			    int access)
 {
-	struct ibv_mr *mr = xzalloc(sizeof(*mr));
+	struct fake_mr *m = xzalloc(sizeof(*m));
 
-	(void)access;
-	mr->pd = pd;
-	mr->context = pd->context;
-	mr->addr = addr;
-	mr->length = len;
-	mr->lkey = 0x1234;
-	return mr;
+	m->mr.pd = pd;
+	m->mr.context = pd->context;
+	m->mr.addr = addr;
+	m->mr.length = len;
+	m->mr.lkey = g_next_key;
+	m->mr.rkey = g_next_key++;
+	m->access = access;
+	m->next = g_mrs;
+	g_mrs = m;
+	return &m->mr;
 }
 
 int ibv_dereg_mr(struct ibv_mr *mr)
 {
-	free(mr);
-	return 0;
+	struct fake_mr **pp;
+
+	for (pp = &g_mrs; *pp; pp = &(*pp)->next) {
+		if (&(*pp)->mr == mr) {
+			struct fake_mr *m = *pp;
+
+			*pp = m->next;
+			free(m);
+			return 0;
+		}
+	}
+	return EINVAL;
 }
 
 struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
@@ -760,6 +1019,12 @@ struct ibv_qp *wrendv_create_qp(struct ibv_context *ctx,
 	qp->qpx.wr_complete = fake_wr_complete;
 	qp->qpx.wr_abort = fake_wr_abort;
 	qp->qpx.wr_send_imm = fake_wr_send_imm;
+	if (attr->send_ops_flags & IBV_QP_EX_WITH_RDMA_WRITE)
+		qp->qpx.wr_rdma_write = fake_wr_rdma_write;
+	if (attr->send_ops_flags & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+		qp->qpx.wr_rdma_write_imm = fake_wr_rdma_write_imm;
+	if (attr->send_ops_flags & IBV_QP_EX_WITH_RDMA_READ)
+		qp->qpx.wr_rdma_read = fake_wr_rdma_read;
 	qp->qpx.wr_set_ud_addr = fake_wr_set_ud_addr;
 	qp->qpx.wr_set_sge = fake_wr_set_sge;
 	qp->qpx.wr_set_sge_list = fake_wr_set_sge_list;
@@ -770,6 +1035,9 @@ struct ibv_qp *wrendv_create_qp(struct ibv_context *ctx,
 	qp->drop_every = env_num("FAKERD_DROP_EVERY");
 	qp->swap_every = env_num("FAKERD_SWAP_EVERY");
 	qp->error_at = env_num("FAKERD_SEND_ERROR_AT");
+	qp->rdma_dup_every = env_num("FAKERD_RDMA_DUP_EVERY");
+	qp->rdma_corrupt_every = env_num("FAKERD_RDMA_CORRUPT_EVERY");
+	qp->rdma_badkey_at = env_num("FAKERD_RDMA_BADKEY_AT");
 	sock_path(qp->path, sizeof(qp->path), qp->qpx.qp_base.qp_num);
 	memcpy(a.sun_path, qp->path, sizeof(a.sun_path));
 	unlink(qp->path);

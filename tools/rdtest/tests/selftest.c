@@ -2,8 +2,9 @@
 /*
  * The host self-test of wren_rd_stress's parts that need no device: the
  * message generator (sizes, their distribution and mean, the payload and
- * its check) and the TCP rendezvous, played by forked participants on
- * loopback.  TAP, then "N passed, N failed"; exit 1 if any failed.
+ * its check) and the TCP rendezvous (with the one-sided windows it hands
+ * out), played by forked participants on loopback.  TAP, then "N passed,
+ * N failed"; exit 1 if any failed.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -150,6 +151,8 @@ static void test_pattern(void)
 	   "the reverse direction's pattern differs");
 	ok(rd_check(ref, sizeof(ref), rd_msg_key(2, 2, 3, 4), NULL) == 1,
 	   "another seed's pattern differs");
+	ok(rd_check(ref, sizeof(ref), rd_rdma_key(1, 2, 3, 4), NULL) == 1,
+	   "transaction 4's pattern differs from message 4's");
 	ok(rd_gen_digest(1, 1U << 20) == rd_gen_digest(1, 1U << 20) &&
 	   rd_gen_digest(1, 1U << 20) != rd_gen_digest(2, 1U << 20) &&
 	   rd_gen_digest(1, 1U << 20) != rd_gen_digest(1, 1U << 19),
@@ -163,6 +166,8 @@ static void test_pattern(void)
 enum role_fault {
 	FAULT_NONE,
 	FAULT_SEED,		/* says another --seed */
+	FAULT_RDMA_OPS,		/* says another --rdma-ops */
+	FAULT_RDMA_MAX,		/* has another largest transaction */
 	FAULT_FAIL,		/* fails after the table */
 	FAULT_HANGUP,		/* exits after the table, saying nothing */
 	FAULT_ABSENT,		/* never connects */
@@ -179,6 +184,10 @@ static struct rd_hello hello_of(unsigned int peers, unsigned int i,
 		.ipv4 = 0x0a000001 + i,
 		.messages = 1000 + i,
 		.max_size = 4096,
+		.rdma_ops = 10,
+		.rdma_max = 4096,
+		.win_rkey = 0x300 + i,
+		.win_addr = 0x7f0000000000ULL + ((uint64_t)i << 32),
 		.seed = seed,
 		.digest = rd_gen_digest(seed, 4096),
 	};
@@ -187,6 +196,13 @@ static struct rd_hello hello_of(unsigned int peers, unsigned int i,
 	h.gid[10] = h.gid[11] = 0xff;
 	h.gid[15] = (uint8_t)(i + 1);
 	return h;
+}
+
+/* The faults that the hub refuses in the HELLO, aborting everybody. */
+static bool refused_hello(enum role_fault fault)
+{
+	return fault == FAULT_SEED || fault == FAULT_RDMA_OPS ||
+	       fault == FAULT_RDMA_MAX;
 }
 
 /*
@@ -207,6 +223,10 @@ static int participant(unsigned int peers, unsigned int i, uint16_t port,
 	unsigned int p;
 	int ret;
 
+	if (fault == FAULT_RDMA_OPS)
+		me.rdma_ops = 11;
+	if (fault == FAULT_RDMA_MAX)
+		me.rdma_max = 2048;
 	alarm(20);
 	ret = ctl_open(&c, peers, i, "127.0.0.1", port, 10,
 		       rd_now() + 15000000000ULL);
@@ -227,6 +247,8 @@ static int participant(unsigned int peers, unsigned int i, uint16_t port,
 
 		if (table[p].qpn != h.qpn || table[p].ipv4 != h.ipv4 ||
 		    table[p].messages != h.messages ||
+		    table[p].win_addr != h.win_addr ||
+		    table[p].win_rkey != h.win_rkey ||
 		    memcmp(table[p].gid, h.gid, sizeof(h.gid)))
 			return 13;
 	}
@@ -343,9 +365,14 @@ static void scenario(const char *name, unsigned int peers, unsigned int who,
 				fprintf(stderr, "hub: %s\n", c.why);
 				_exit(33);
 			}
-			for (p = 0; p < peers; p++)
-				if (table[p].qpn != 100 + p)
+			for (p = 0; p < peers; p++) {
+				struct rd_hello h = hello_of(peers, p, 1);
+
+				if (table[p].qpn != h.qpn ||
+				    table[p].win_addr != h.win_addr ||
+				    table[p].win_rkey != h.win_rkey)
 					_exit(34);
+			}
 			if (ctl_done(&c, &rep, resent, peers > 2 ? 2 : 1))
 				_exit(35);
 			do
@@ -379,7 +406,7 @@ static void scenario(const char *name, unsigned int peers, unsigned int who,
 		if (pid[i] == 0)
 			_exit(participant(peers, i, port,
 					  i == who ? fault : FAULT_NONE,
-					  i == who && fault != FAULT_SEED ?
+					  i == who && !refused_hello(fault) ?
 					  NULL : expect));
 	}
 	for (i = 0; i < peers; i++) {
@@ -416,6 +443,10 @@ int main(void)
 		 FAULT_NONE, NULL, true);
 	scenario("a --seed mismatch aborts everybody", 3, 2, FAULT_SEED,
 		 "--seed", false);
+	scenario("an --rdma-ops mismatch aborts everybody", 3, 1,
+		 FAULT_RDMA_OPS, "says --rdma-ops 11, the hub 10", false);
+	scenario("another largest transaction aborts everybody", 3, 2,
+		 FAULT_RDMA_MAX, "writes and reads 2048 bytes at most", false);
 	scenario("a participant's failure aborts everybody", 3, 1, FAULT_FAIL,
 		 "participant 1 failed: a deliberate failure", false);
 	scenario("a participant hanging up aborts everybody", 3, 2,
