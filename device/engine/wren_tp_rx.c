@@ -540,13 +540,17 @@ static struct tp_rx_msg *rx_msg_of(struct wren_tp *tp, struct tp_rx *rx,
 	    bit_test(rx->msn_done, i)) {
 		/*
 		 * Finished: only a refused message still has packets never
-		 * received.  Its refusal is refused again; one whose status
+		 * received.  Its refusal is said again, and only said: its
+		 * MSN is done already, and marking it done once more would
+		 * mark, once the base has moved on, the message that takes
+		 * its slot TP_MSN_WINDOW messages later.  One whose status
 		 * has aged out of the window (the initiator lost every NACK
 		 * while many messages went by) still gets an answer, or the
 		 * initiator would retry it until it gave the peer up.
 		 */
 		if (rx->msn_tag[i] == msn && rx->msn_status[i])
-			rx_refuse(tp, rx, p, rx->msn_status[i]);
+			nack(tp, p, session_of(rx), WREN_WIRE_NACK_STATUS,
+			     rx->msn_status[i]);
 		else if (seq_lt(msn, rx->msn_base))
 			nack(tp, p, session_of(rx), WREN_WIRE_NACK_STATUS,
 			     WREN_WIRE_ST_REMOTE_OP);

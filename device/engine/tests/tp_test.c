@@ -746,6 +746,42 @@ static void test_refusals(void)
 	net_free(net);
 }
 
+/*
+ * Every packet of a refused message is refused, each with its NACK; the
+ * later ones must not mark the message done again, or the message that
+ * takes its MSN slot a window later would be taken for done.
+ */
+static void test_refused_then_window_later(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	int first, i;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 41);
+	CHECK(net_start(net));
+	net->node[1].refuse = WREN_TP_RNR;
+	for (i = 0; i < 3; i++)
+		CHECK(net_send(net, 0, 1, 5 * 1024, false, 0, 0) >= 0);
+	/* Short runs: the context must not go idle and start afresh. */
+	net_run(net, MS / 10);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(net->msgs[i].done_status, WREN_TP_RNR);
+	net->node[1].refuse = WREN_TP_OK;
+	first = net->nmsgs;
+	for (i = 0; i < 2 * TP_MSN_WINDOW; i++) {
+		CHECK(net_send(net, 0, 1, 1, false, 0, 0) >= 0);
+		if (i % 64 == 63)
+			net_run(net, MS / 10);
+	}
+	net_run(net, 5 * MS);
+	for (i = first; i < (int)net->nmsgs; i++) {
+		CHECK_EQ(net->msgs[i].done_status, WREN_TP_OK);
+		CHECK_EQ(net->msgs[i].delivered, 1);
+	}
+	net_free(net);
+}
+
 static void test_local_read_error(void)
 {
 	struct wren_tp_config cfg;
@@ -988,6 +1024,7 @@ static const struct tap_test tests[] = {
 	{ "grants pace large messages into one target", test_grants },
 	{ "trimmed packets are resent on NACK", test_trimmed },
 	{ "refused messages complete with the target's status", test_refusals },
+	{ "a refused message's late packets do not touch a later one", test_refused_then_window_later },
 	{ "a local read error does not block later messages", test_local_read_error },
 	{ "a target that forgot the session: reconnect", test_target_forgets },
 	{ "bad input: errors, not crashes", test_bad_input },
