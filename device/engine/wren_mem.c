@@ -70,7 +70,8 @@ dma:
  * @va: the range's first byte, in the region's addresses
  * @len: its length (0: nothing to check or do)
  * @need: WREN_MR_ACCESS_* rights the access needs (0: read)
- * @fn: called for each piece, in order, with its host address and length
+ * @fn: called for each piece, in order, with its host address and length;
+ *	NULL to check the range and its page list only
  * @arg: passed to @fn
  *
  * Return: 0; -EACCES if the key, PD, rights or bounds refuse the access;
@@ -100,7 +101,7 @@ int wren_mr_walk(struct wren_engine *e, uint32_t pdn, uint32_t key,
 		uint32_t piece = min_t64(len, page_size - off);
 
 		if (mr_page(e, mr, (va >> mr->page_shift) - first, &addr) ||
-		    fn(arg, addr + off, piece))
+		    (fn && fn(arg, addr + off, piece)))
 			return -EIO;
 		va += piece;
 		len -= piece;

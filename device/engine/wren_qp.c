@@ -229,14 +229,6 @@ static void qp_error(struct wren_engine *e, struct wren_qp *qp)
 /* Send                                                                 */
 /* ------------------------------------------------------------------ */
 
-static int check_piece(void *arg, uint64_t addr, uint32_t len)
-{
-	(void)arg;
-	(void)addr;
-	(void)len;
-	return 0;
-}
-
 /*
  * Check a send entry; its payload length in @len.  0, or the completion
  * status it fails with.
@@ -275,7 +267,7 @@ static uint8_t sq_check(struct wren_engine *e, const struct wren_qp *qp,
 			if (wren_mr_walk(e, qp->pdn, wren_le32(s->lkey),
 					 wren_le64(s->addr), n,
 					 read ? WREN_MR_ACCESS_LOCAL_WRITE : 0,
-					 check_piece, NULL))
+					 NULL, NULL))
 				return WREN_CQE_LOC_PROT_ERR;
 		}
 	}

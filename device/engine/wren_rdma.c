@@ -97,9 +97,9 @@ void wren_rdma_reset(struct wren_engine *e)
 {
 	e->resp_free = RESP_NONE;
 	for (uint32_t i = e->resp_count; i--;) {
-		if (e->resps[i].in_use)
+		if (e->resps[i].in_use) {
 			resp_free(e, &e->resps[i]);
-		else {
+		} else {
 			e->resps[i].next = e->resp_free;
 			e->resp_free = i;
 		}
@@ -112,14 +112,6 @@ void wren_rdma_fini(struct wren_engine *e)
 	free(e->resps);
 	e->resps = NULL;
 	e->resp_count = 0;
-}
-
-static int check_piece(void *arg, uint64_t addr, uint32_t len)
-{
-	(void)arg;
-	(void)addr;
-	(void)len;
-	return 0;
 }
 
 /*
@@ -139,8 +131,7 @@ enum wren_tp_status wren_rdma_rx_begin(struct wren_engine *e,
 	if (len > e->cfg.max_msg_size ||
 	    wren_mr_walk(e, qp->pdn, m->rkey, m->raddr, len,
 			 read ? WREN_MR_ACCESS_REMOTE_READ :
-				WREN_MR_ACCESS_REMOTE_WRITE,
-			 check_piece, NULL))
+				WREN_MR_ACCESS_REMOTE_WRITE, NULL, NULL))
 		return WREN_TP_REMOTE_ACCESS;
 	if (e->resp_free == RESP_NONE)
 		return WREN_TP_RNR;
