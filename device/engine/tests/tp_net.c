@@ -279,86 +279,69 @@ void net_fini(struct net *net)
 	}
 }
 
+/*
+ * Post @m to node @to, addressed by @d (its class and mode), as a message
+ * or a datagram, its index in net->msgs as its immediate: the index, or
+ * a negative errno.
+ */
+static int net_post(struct net *net, int from, int to, struct wren_tp_dest *d,
+		    struct wren_tp_msg *m, bool ud)
+{
+	unsigned int i = net->nmsgs;
+	int rc;
+
+	if (i >= NET_MAX_MSGS)
+		return -ENOSPC;
+	d->ipv4 = net_ip(to);
+	memcpy(d->mac, net->node[to].cfg.mac, 6);
+	m->imm = i;
+	net->msgs[i] = (struct net_msg){
+		.used = true, .from = from, .to = to, .len = m->len,
+		.seed = net_rand(net), .class_id = d->class_id,
+		.ordered = m->flags & WREN_TP_MSG_ORDERED, .done_status = -1,
+	};
+	rc = ud ? wren_tp_send_ud(net->node[from].tp, d, m, i) :
+		  wren_tp_send(net->node[from].tp, d, m, i);
+	if (rc) {
+		net->msgs[i].used = false;
+		return rc;
+	}
+	net->nmsgs++;
+	return i;
+}
+
 int net_send(struct net *net, int from, int to, uint32_t len, bool ordered,
 	     uint32_t class_id, uint8_t mode)
 {
-	struct wren_tp_dest d = {
-		.ipv4 = net_ip(to), .class_id = class_id, .mode = mode,
-	};
+	struct wren_tp_dest d = { .class_id = class_id, .mode = mode };
 	struct wren_tp_msg m = {
 		.len = len, .opcode = WREN_WIRE_OP_SEND_IMM,
 		.flags = ordered ? WREN_TP_MSG_ORDERED : 0,
 		.dst_qpn = 1, .src_qpn = 2, .qkey = 0x11111111,
 	};
-	unsigned int i = net->nmsgs;
+	int rc = net_post(net, from, to, &d, &m, false);
 
-	if (i >= NET_MAX_MSGS)
-		return -1;
-	memcpy(d.mac, net->node[to].cfg.mac, 6);
-	m.imm = i;
-	net->msgs[i] = (struct net_msg){
-		.used = true, .from = from, .to = to, .len = len,
-		.seed = net_rand(net), .class_id = class_id,
-		.ordered = ordered, .done_status = -1,
-	};
-	if (wren_tp_send(net->node[from].tp, &d, &m, i)) {
-		net->msgs[i].used = false;
-		return -1;
-	}
-	net->nmsgs++;
-	return i;
+	return rc < 0 ? -1 : rc;
 }
 
 int net_send_msg(struct net *net, int from, int to,
 		 const struct wren_tp_msg *tmpl)
 {
-	struct wren_tp_dest d = { .ipv4 = net_ip(to) };
+	struct wren_tp_dest d = { 0 };
 	struct wren_tp_msg m = *tmpl;
-	unsigned int i = net->nmsgs;
-	int rc;
 
-	if (i >= NET_MAX_MSGS)
-		return -ENOSPC;
-	memcpy(d.mac, net->node[to].cfg.mac, 6);
-	m.imm = i;
-	net->msgs[i] = (struct net_msg){
-		.used = true, .from = from, .to = to, .len = m.len,
-		.seed = net_rand(net), .done_status = -1,
-	};
-	rc = wren_tp_send(net->node[from].tp, &d, &m, i);
-	if (rc) {
-		net->msgs[i].used = false;
-		return rc;
-	}
-	net->nmsgs++;
-	return i;
+	return net_post(net, from, to, &d, &m, false);
 }
 
 int net_send_ud(struct net *net, int from, int to, uint32_t len)
 {
-	struct wren_tp_dest d = { .ipv4 = net_ip(to) };
+	struct wren_tp_dest d = { 0 };
 	struct wren_tp_msg m = {
 		.len = len, .opcode = WREN_WIRE_OP_SEND, .dst_qpn = 1,
 		.src_qpn = 2, .qkey = 0x11111111,
 	};
-	unsigned int i = net->nmsgs;
-	int rc;
 
-	if (i >= NET_MAX_MSGS)
-		return -ENOSPC;
-	memcpy(d.mac, net->node[to].cfg.mac, 6);
-	m.imm = i;
-	net->msgs[i] = (struct net_msg){
-		.used = true, .from = from, .to = to, .len = len,
-		.seed = net_rand(net), .done_status = -1,
-	};
-	rc = wren_tp_send_ud(net->node[from].tp, &d, &m, i);
-	if (rc) {
-		net->msgs[i].used = false;
-		return rc;
-	}
-	net->nmsgs++;
-	return i;
+	return net_post(net, from, to, &d, &m, true);
 }
 
 static void queue_frame(struct net *net, struct net_frame *f)
