@@ -195,38 +195,51 @@ static int wren_ib_mr_register(struct wren_ib_dev *dev, struct wren_ib_pd *pd,
 	return 0;
 }
 
+/* A new MR over @umem, pinned; on failure @umem is released. */
+static struct ib_mr *wren_ib_mr_create(struct wren_ib_dev *dev,
+				       struct ib_pd *ibpd, struct ib_umem *umem,
+				       u64 length, u64 virt_addr, int access)
+{
+	struct wren_ib_mr *mr;
+	int err;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_release_umem;
+	}
+	mr->umem = umem;
+	err = wren_ib_mr_register(dev, to_wren_ib_pd(ibpd), mr, length,
+				  virt_addr, access);
+	if (err)
+		goto err_free_mr;
+	return &mr->ibmr;
+
+err_free_mr:
+	kfree(mr);
+err_release_umem:
+	ib_umem_release(umem);
+	return ERR_PTR(err);
+}
+
 /* A new MR over the user memory at @start, pinned. */
 static struct ib_mr *wren_ib_mr_new(struct wren_ib_dev *dev,
 				    struct ib_pd *ibpd, u64 start, u64 length,
 				    u64 virt_addr, int access)
 {
-	struct wren_ib_mr *mr;
+	struct ib_umem *umem;
 	int err;
 
 	err = wren_ib_mr_check(dev, length, access);
 	if (err)
 		return ERR_PTR(err);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		ibdev_dbg(&dev->ibdev, "reg_mr: pinning %llu bytes failed: %d\n",
-			  length, err);
-		goto err_free_mr;
+	umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem)) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: pinning %llu bytes failed: %ld\n",
+			  length, PTR_ERR(umem));
+		return ERR_CAST(umem);
 	}
-	err = wren_ib_mr_register(dev, to_wren_ib_pd(ibpd), mr, length,
-				  virt_addr, access);
-	if (err)
-		goto err_release_umem;
-	return &mr->ibmr;
-
-err_release_umem:
-	ib_umem_release(mr->umem);
-err_free_mr:
-	kfree(mr);
-	return ERR_PTR(err);
+	return wren_ib_mr_create(dev, ibpd, umem, length, virt_addr, access);
 }
 
 /**
@@ -274,7 +287,6 @@ static struct ib_mr *wren_ib_reg_dmabuf(struct ib_pd *ibpd, u64 offset,
 {
 	struct wren_ib_dev *dev = to_wren_ib_dev(ibpd->device);
 	struct ib_umem_dmabuf *umem_dmabuf;
-	struct wren_ib_mr *mr;
 	int err;
 
 	if (udata) {
@@ -285,28 +297,15 @@ static struct ib_mr *wren_ib_reg_dmabuf(struct ib_pd *ibpd, u64 offset,
 	err = wren_ib_mr_check(dev, length, access);
 	if (err)
 		return ERR_PTR(err);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
 	umem_dmabuf = ib_umem_dmabuf_get_pinned(ibpd->device, offset, length,
 						fd, access);
 	if (IS_ERR(umem_dmabuf)) {
-		err = PTR_ERR(umem_dmabuf);
-		ibdev_dbg(&dev->ibdev, "reg_dmabuf_mr: fd %d: %d\n", fd, err);
-		goto err_free_mr;
+		ibdev_dbg(&dev->ibdev, "reg_dmabuf_mr: fd %d: %ld\n", fd,
+			  PTR_ERR(umem_dmabuf));
+		return ERR_CAST(umem_dmabuf);
 	}
-	mr->umem = &umem_dmabuf->umem;
-	err = wren_ib_mr_register(dev, to_wren_ib_pd(ibpd), mr, length,
-				  virt_addr, access);
-	if (err)
-		goto err_release_umem;
-	return &mr->ibmr;
-
-err_release_umem:
-	ib_umem_release(mr->umem);
-err_free_mr:
-	kfree(mr);
-	return ERR_PTR(err);
+	return wren_ib_mr_create(dev, ibpd, &umem_dmabuf->umem, length,
+				 virt_addr, access);
 }
 
 #ifdef HAVE_REG_DMABUF_ATTRS
