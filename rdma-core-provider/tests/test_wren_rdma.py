@@ -113,12 +113,7 @@ def post_rdma(player, op, sgl, raddr, rkey, wr_id=0, imm_data=None,
     else:
         qp.wr_rdma_read(rkey, raddr)
     qp.wr_set_ud_addr(player.ah, player.rqps_num[0], RD_QKEY)
-    if inline:
-        qp.wr_set_inline_data(sgl[0].addr, sgl[0].length)
-    elif len(sgl) == 1:
-        qp.wr_set_sge(sgl[0])
-    else:
-        qp.wr_set_sge_list(len(sgl), sgl)
+    wb.wr_set_payload(qp, sgl, inline)
     qp.wr_complete()
 
 

@@ -301,13 +301,21 @@ def post_send(player, sgl, new_send=False, wr_id=0, qp_idx=0, ah=None,
     else:
         qp.wr_send_imm(imm_data)
     qp.wr_set_ud_addr(ah, rqpn, RD_QKEY)
+    wr_set_payload(qp, sgl, inline)
+    qp.wr_complete()
+
+
+def wr_set_payload(qp, sgl, inline=False):
+    """
+    The payload of the work request being built with the ibv_wr_* API:
+    inline (the first SGE's bytes), one SGE or an SGE list.
+    """
     if inline:
         qp.wr_set_inline_data(sgl[0].addr, sgl[0].length)
     elif len(sgl) == 1:
         qp.wr_set_sge(sgl[0])
     else:
         qp.wr_set_sge_list(len(sgl), sgl)
-    qp.wr_complete()
 
 
 def poll(cq, count, timeout=RD_POLL_TIMEOUT):
