@@ -74,7 +74,7 @@ static uint32_t depth(uint8_t log_depth)
 
 static void complete(struct wren_engine *e, uint32_t cqn,
 		     const struct wren_qp *qp, uint32_t slot, uint8_t opcode,
-		     uint8_t status)
+		     uint8_t status, uint32_t byte_len)
 {
 	struct wren_cqe cqe;
 
@@ -83,22 +83,17 @@ static void complete(struct wren_engine *e, uint32_t cqn,
 	cqe.opcode = opcode;
 	cqe.status = status;
 	cqe.qpn = wren_to_le32(qp - e->qps + WREN_QPN_FIRST);
+	cqe.byte_len = wren_to_le32(byte_len);
 	wren_cq_post(e, cqn, &cqe);
 }
 
+/* A read's completion says how many bytes it brought. */
 static void complete_send(struct wren_engine *e, const struct wren_qp *qp,
 			  const struct wren_swqe *sw, uint32_t slot)
 {
-	struct wren_cqe cqe;
-
-	memset(&cqe, 0, sizeof(cqe));
-	cqe.wqe_index = wren_to_le16(slot);
-	cqe.opcode = send_cqe_op(sw);
-	cqe.status = sw->status;
-	cqe.qpn = wren_to_le32(qp - e->qps + WREN_QPN_FIRST);
-	if (sw->wqe.opcode == WREN_WQE_RDMA_READ && !sw->status)
-		cqe.byte_len = wren_to_le32(sw->len);
-	wren_cq_post(e, qp->send_cq, &cqe);
+	complete(e, qp->send_cq, qp, slot, send_cqe_op(sw), sw->status,
+		 sw->wqe.opcode == WREN_WQE_RDMA_READ && !sw->status ?
+		 sw->len : 0);
 }
 
 /*
@@ -204,10 +199,10 @@ void wren_qp_flush(struct wren_engine *e, struct wren_qp *qp)
 		if (qp->rq_shadow[i].busy)
 			complete(e, qp->recv_cq, qp,
 				 wren_le16(qp->rq_shadow[i].wqe.req_id),
-				 WREN_CQE_OP_RECV, WREN_CQE_WR_FLUSH_ERR);
+				 WREN_CQE_OP_RECV, WREN_CQE_WR_FLUSH_ERR, 0);
 	for (; qp->rq_ci != qp->rq_pi; qp->rq_ci++)
 		complete(e, qp->recv_cq, qp, rq_req_id(e, qp, qp->rq_ci & rq_mask),
-			 WREN_CQE_OP_RECV, WREN_CQE_WR_FLUSH_ERR);
+			 WREN_CQE_OP_RECV, WREN_CQE_WR_FLUSH_ERR, 0);
 	qp->sq_fetch = qp->sq_ci;
 	qp->sq_blocked = false;
 	qp->reads_out = 0;
@@ -709,7 +704,7 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 		wren_warn(e, WREN_WRN_DMA, at, sizeof(rw->wqe));
 		qp->rq_ci++;
 		complete(e, qp->recv_cq, qp, slot, WREN_CQE_OP_RECV,
-			 WREN_CQE_LOC_DMA_ERR);
+			 WREN_CQE_LOC_DMA_ERR, 0);
 		qp_error(e, qp);
 		return WREN_TP_REMOTE_OP_ERROR;
 	}
@@ -717,7 +712,7 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 	    rw->wqe.rsvd0 || rw->wqe.rsvd1 || rw->wqe.rsvd2) {
 		qp->rq_ci++;
 		complete(e, qp->recv_cq, qp, wren_le16(rw->wqe.req_id),
-			 WREN_CQE_OP_RECV, WREN_CQE_LOC_QP_OP_ERR);
+			 WREN_CQE_OP_RECV, WREN_CQE_LOC_QP_OP_ERR, 0);
 		qp_error(e, qp);
 		return WREN_TP_REMOTE_OP_ERROR;
 	}
@@ -729,7 +724,7 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 			return WREN_TP_TOO_LONG;	/* the entry stays */
 		qp->rq_ci++;
 		complete(e, qp->recv_cq, qp, wren_le16(rw->wqe.req_id),
-			 WREN_CQE_OP_RECV, WREN_CQE_LOC_LEN_ERR);
+			 WREN_CQE_OP_RECV, WREN_CQE_LOC_LEN_ERR, 0);
 		return WREN_TP_TOO_LONG;
 	}
 	qp->rq_ci++;
