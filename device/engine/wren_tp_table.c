@@ -194,11 +194,14 @@ static int rec_load(struct wren_tp *tp, uint32_t idx,
 	return r;
 }
 
-static void rec_save(struct wren_tp *tp, uint32_t idx,
-		     const struct wren_tp_ctx_rec *rec)
+static int rec_save(struct wren_tp *tp, uint32_t idx,
+		    const struct wren_tp_ctx_rec *rec)
 {
-	if (tp->store->save(tp->store_opaque, idx, rec))
+	int r = tp->store->save(tp->store_opaque, idx, rec);
+
+	if (r)
 		tp->stats.tc_errors++;
+	return r;
 }
 
 /* What the table keeps of @c, in @state. */
@@ -326,10 +329,8 @@ bool tp_tc_spill(struct wren_tp *tp, const struct tp_ctx *c)
 	if (!tp->store || c->state != TP_CTX_ESTABLISHED)
 		return false;
 	rec_of_ctx(c, WREN_TP_REC_SPILLED, &rec);
-	if (tp->store->save(tp->store_opaque, c->id, &rec)) {
-		tp->stats.tc_errors++;
+	if (rec_save(tp, c->id, &rec))
 		return false;
-	}
 	tp->stats.ctx_spilled++;
 	return true;
 }
