@@ -5,6 +5,7 @@
 #ifndef _WREN_IB_H
 #define _WREN_IB_H
 
+#include <kunit/visibility.h>
 #include <linux/dma-direction.h>
 #include <linux/mutex.h>
 #include <linux/wren/wren_core.h>
@@ -338,5 +339,24 @@ struct rdma_hw_stats *wren_ib_alloc_hw_port_stats(struct ib_device *ibdev,
 						  u32 port);
 int wren_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 			 u32 port, int index);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* The request checks the suites in kunit/ reach. */
+int wren_ib_qp_check(struct wren_ib_dev *dev,
+		     const struct ib_qp_init_attr *init_attr,
+		     const struct wren_ib_create_qp_req *req,
+		     struct wren_qp_params *params);
+int wren_ib_modify_qp_check(struct wren_ib_dev *dev, struct wren_ib_qp *qp,
+			    const struct ib_qp_attr *attr, int attr_mask,
+			    enum ib_qp_state cur_state,
+			    enum ib_qp_state new_state);
+int wren_ib_qps_to_wren(enum ib_qp_state state, u8 *wren_state);
+int wren_ib_cq_check(struct wren_ib_dev *dev, const struct ib_cq_init_attr *attr,
+		     const struct wren_ib_create_cq_req *req, u8 *log_depth);
+int wren_ib_ucontext_check(const struct wren_ib_alloc_ucontext_req *req);
+int wren_ib_mr_check(struct wren_ib_dev *dev, u64 length, int access);
+int wren_ib_ah_dest(struct wren_ib_dev *dev, const struct rdma_ah_attr *ah_attr,
+		    __be32 *ipv4);
+#endif
 
 #endif /* _WREN_IB_H */

@@ -18,6 +18,39 @@ static bool wren_ib_ipv4_unicast(__be32 addr)
 	       (ntohl(addr) & 0xf0000000) != 0xf0000000;
 }
 
+/*
+ * The destination adapter of an AH: the IPv4 address in its GRH's
+ * IPv4-mapped destination GID, which must be a unicast host.  -EINVAL
+ * otherwise.
+ */
+VISIBLE_IF_KUNIT int wren_ib_ah_dest(struct wren_ib_dev *dev,
+				     const struct rdma_ah_attr *ah_attr,
+				     __be32 *ipv4)
+{
+	const struct ib_global_route *grh;
+	const struct in6_addr *dgid;
+
+	if (!(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH)) {
+		ibdev_dbg(&dev->ibdev, "create_ah: no GRH\n");
+		return -EINVAL;
+	}
+	grh = rdma_ah_read_grh(ah_attr);
+	dgid = (const struct in6_addr *)grh->dgid.raw;
+	if (!ipv6_addr_v4mapped(dgid)) {
+		ibdev_dbg(&dev->ibdev, "create_ah: GID %pI6 is not IPv4-mapped\n",
+			  dgid);
+		return -EINVAL;
+	}
+	*ipv4 = dgid->s6_addr32[3];
+	if (!wren_ib_ipv4_unicast(*ipv4)) {
+		ibdev_dbg(&dev->ibdev, "create_ah: %pI4 is not a unicast address\n",
+			  ipv4);
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(wren_ib_ah_dest);
+
 /**
  * wren_ib_create_ah() - create an address handle for user space
  * @ibah: the AH, allocated by ib_core
@@ -40,8 +73,6 @@ int wren_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	struct wren_ib_pd *pd = to_wren_ib_pd(ibah->pd);
 	struct wren_ib_ah *ah = to_wren_ib_ah(ibah);
 	struct wren_ib_create_ah_resp resp = {};
-	const struct ib_global_route *grh;
-	const struct in6_addr *dgid;
 	u8 mac[ETH_ALEN];
 	__be32 ipv4;
 	int err;
@@ -53,23 +84,9 @@ int wren_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	err = wren_ib_copy_req(udata, NULL, 0);
 	if (err)
 		return err;
-	if (!(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH)) {
-		ibdev_dbg(&dev->ibdev, "create_ah: no GRH\n");
-		return -EINVAL;
-	}
-	grh = rdma_ah_read_grh(ah_attr);
-	dgid = (const struct in6_addr *)grh->dgid.raw;
-	if (!ipv6_addr_v4mapped(dgid)) {
-		ibdev_dbg(&dev->ibdev, "create_ah: GID %pI6 is not IPv4-mapped\n",
-			  dgid);
-		return -EINVAL;
-	}
-	ipv4 = dgid->s6_addr32[3];
-	if (!wren_ib_ipv4_unicast(ipv4)) {
-		ibdev_dbg(&dev->ibdev, "create_ah: %pI4 is not a unicast address\n",
-			  &ipv4);
-		return -EINVAL;
-	}
+	err = wren_ib_ah_dest(dev, ah_attr, &ipv4);
+	if (err)
+		return err;
 
 	eth_zero_addr(mac);
 	err = wren_cmd_create_ah(dev->wdev, pd->pdn, ipv4, mac, &ah->ahn);

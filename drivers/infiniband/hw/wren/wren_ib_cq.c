@@ -75,6 +75,47 @@ static int wren_ib_cq_destroy_hw(struct wren_ib_dev *dev, struct wren_ib_cq *cq)
 	return err;
 }
 
+/*
+ * Check a create_cq request against the device; set the ring's log2
+ * depth.  The errnos are those of wren_ib_create_user_cq().
+ */
+VISIBLE_IF_KUNIT int wren_ib_cq_check(struct wren_ib_dev *dev,
+				      const struct ib_cq_init_attr *attr,
+				      const struct wren_ib_create_cq_req *req,
+				      u8 *log_depth)
+{
+	u32 max = dev->caps->max_cq_depth;
+	unsigned long depth;
+
+	if (attr->flags) {
+		ibdev_dbg(&dev->ibdev, "create_cq: flags %#x unsupported\n",
+			  attr->flags);
+		return -EOPNOTSUPP;
+	}
+	if (req->comp_mask) {
+		ibdev_dbg(&dev->ibdev, "create_cq: comp_mask %#x unsupported\n",
+			  req->comp_mask);
+		return -EOPNOTSUPP;
+	}
+	if (req->reserved)
+		return -EINVAL;
+	if (attr->cqe > max) {
+		ibdev_dbg(&dev->ibdev, "create_cq: %u entries, at most %u\n",
+			  attr->cqe, max);
+		return -EINVAL;
+	}
+	depth = roundup_pow_of_two(max(attr->cqe,
+				       1U << WREN_QUEUE_LOG_DEPTH_MIN));
+	if (depth > max) {
+		ibdev_dbg(&dev->ibdev, "create_cq: %u entries round up to %lu, at most %u\n",
+			  attr->cqe, depth, max);
+		return -EINVAL;
+	}
+	*log_depth = ilog2(depth);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(wren_ib_cq_check);
+
 /**
  * wren_ib_create_user_cq() - create a completion queue for user space
  * @ibcq: the CQ, allocated by ib_core
@@ -105,34 +146,13 @@ static int wren_ib_create_user_cq(struct ib_cq *ibcq,
 		ibdev_dbg(&dev->ibdev, "create_cq: no kernel CQs\n");
 		return -EOPNOTSUPP;
 	}
-	if (attr->flags) {
-		ibdev_dbg(&dev->ibdev, "create_cq: flags %#x unsupported\n",
-			  attr->flags);
-		return -EOPNOTSUPP;
-	}
 	err = wren_ib_copy_req(udata, &req, sizeof(req));
 	if (err)
 		return err;
-	if (req.comp_mask) {
-		ibdev_dbg(&dev->ibdev, "create_cq: comp_mask %#x unsupported\n",
-			  req.comp_mask);
-		return -EOPNOTSUPP;
-	}
-	if (req.reserved)
-		return -EINVAL;
-	if (attr->cqe > dev->caps->max_cq_depth) {
-		ibdev_dbg(&dev->ibdev, "create_cq: %u entries, at most %u\n",
-			  attr->cqe, dev->caps->max_cq_depth);
-		return -EINVAL;
-	}
-	depth = roundup_pow_of_two(max(attr->cqe,
-				       1U << WREN_QUEUE_LOG_DEPTH_MIN));
-	if (depth > dev->caps->max_cq_depth) {
-		ibdev_dbg(&dev->ibdev, "create_cq: %u entries round up to %lu, at most %u\n",
-			  attr->cqe, depth, dev->caps->max_cq_depth);
-		return -EINVAL;
-	}
-	cq->log_depth = ilog2(depth);
+	err = wren_ib_cq_check(dev, attr, &req, &cq->log_depth);
+	if (err)
+		return err;
+	depth = 1UL << cq->log_depth;
 
 	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
 					 ibucontext);

@@ -124,7 +124,8 @@ static int wren_ib_pbl_alloc(struct wren_ib_dev *dev, struct wren_ib_pbl *pbl,
 }
 
 /* The request's access rights and length, against what the device takes. */
-static int wren_ib_mr_check(struct wren_ib_dev *dev, u64 length, int access)
+VISIBLE_IF_KUNIT int wren_ib_mr_check(struct wren_ib_dev *dev, u64 length,
+				      int access)
 {
 	if (access & ~(WREN_IB_MR_ACCESS | WREN_IB_MR_IGNORED)) {
 		ibdev_dbg(&dev->ibdev, "reg_mr: access %#x unsupported\n",
@@ -138,6 +139,7 @@ static int wren_ib_mr_check(struct wren_ib_dev *dev, u64 length, int access)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_ib_mr_check);
 
 /*
  * Describe @mr's pinned memory to the device: the page list in the

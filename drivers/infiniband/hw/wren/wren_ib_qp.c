@@ -16,7 +16,9 @@
 				 IB_QP_PKEY_INDEX | IB_QP_PORT | \
 				 IB_QP_QKEY | IB_QP_SQ_PSN)
 
-static int wren_ib_qps_to_wren(enum ib_qp_state state, u8 *wren_state)
+/* The device's state for a verbs state: -EOPNOTSUPP for SQD and SQE. */
+VISIBLE_IF_KUNIT int wren_ib_qps_to_wren(enum ib_qp_state state,
+					 u8 *wren_state)
 {
 	switch (state) {
 	case IB_QPS_RESET:
@@ -39,6 +41,7 @@ static int wren_ib_qps_to_wren(enum ib_qp_state state, u8 *wren_state)
 		return -EOPNOTSUPP;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_ib_qps_to_wren);
 
 static enum ib_qp_state wren_ib_qps_from_wren(u8 state)
 {
@@ -148,6 +151,43 @@ static int wren_ib_qp_caps(struct wren_ib_dev *dev, const struct ib_qp_cap *cap,
 	return 0;
 }
 
+/*
+ * Check a create_qp request against the device; set the QP's type, flags
+ * and depths in @params.  The errnos are those of wren_ib_create_qp().
+ */
+VISIBLE_IF_KUNIT int wren_ib_qp_check(struct wren_ib_dev *dev,
+				      const struct ib_qp_init_attr *init_attr,
+				      const struct wren_ib_create_qp_req *req,
+				      struct wren_qp_params *params)
+{
+	int err;
+
+	if (init_attr->srq || init_attr->create_flags) {
+		ibdev_dbg(&dev->ibdev, "create_qp: SRQ or creation flags %#x unsupported\n",
+			  init_attr->create_flags);
+		return -EOPNOTSUPP;
+	}
+	if (req->comp_mask) {
+		ibdev_dbg(&dev->ibdev, "create_qp: comp_mask %#x unsupported\n",
+			  req->comp_mask);
+		return -EOPNOTSUPP;
+	}
+	if (req->reserved)
+		return -EINVAL;
+	err = wren_ib_qp_type(dev, init_attr, req, params);
+	if (err)
+		return err;
+	err = wren_ib_qp_caps(dev, &init_attr->cap, params);
+	if (err)
+		return err;
+	if (!init_attr->send_cq || !init_attr->recv_cq)
+		return -EINVAL;
+	if (init_attr->sq_sig_type == IB_SIGNAL_ALL_WR)
+		params->flags |= WREN_QP_FLAG_SQ_SIG_ALL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(wren_ib_qp_check);
+
 /* Destroy the QP on the device; if that fails, it may still read the rings. */
 static int wren_ib_qp_destroy_hw(struct wren_ib_dev *dev, u32 qpn)
 {
@@ -192,31 +232,12 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		ibdev_dbg(&dev->ibdev, "create_qp: no kernel QPs\n");
 		return -EOPNOTSUPP;
 	}
-	if (init_attr->srq || init_attr->create_flags) {
-		ibdev_dbg(&dev->ibdev, "create_qp: SRQ or creation flags %#x unsupported\n",
-			  init_attr->create_flags);
-		return -EOPNOTSUPP;
-	}
 	err = wren_ib_copy_req(udata, &req, sizeof(req));
 	if (err)
 		return err;
-	if (req.comp_mask) {
-		ibdev_dbg(&dev->ibdev, "create_qp: comp_mask %#x unsupported\n",
-			  req.comp_mask);
-		return -EOPNOTSUPP;
-	}
-	if (req.reserved)
-		return -EINVAL;
-	err = wren_ib_qp_type(dev, init_attr, &req, &params);
+	err = wren_ib_qp_check(dev, init_attr, &req, &params);
 	if (err)
 		return err;
-	err = wren_ib_qp_caps(dev, &init_attr->cap, &params);
-	if (err)
-		return err;
-	if (!init_attr->send_cq || !init_attr->recv_cq)
-		return -EINVAL;
-	if (init_attr->sq_sig_type == IB_SIGNAL_ALL_WR)
-		params.flags |= WREN_QP_FLAG_SQ_SIG_ALL;
 
 	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
 					 ibucontext);
@@ -285,11 +306,16 @@ err_free_sq:
 	return err;
 }
 
-static int wren_ib_modify_qp_check(struct wren_ib_dev *dev,
-				   struct wren_ib_qp *qp,
-				   const struct ib_qp_attr *attr, int attr_mask,
-				   enum ib_qp_state cur_state,
-				   enum ib_qp_state new_state)
+/*
+ * Check a modify_qp request against UD's state diagram and the device.
+ * The errnos are those of wren_ib_modify_qp().
+ */
+VISIBLE_IF_KUNIT int wren_ib_modify_qp_check(struct wren_ib_dev *dev,
+					     struct wren_ib_qp *qp,
+					     const struct ib_qp_attr *attr,
+					     int attr_mask,
+					     enum ib_qp_state cur_state,
+					     enum ib_qp_state new_state)
 {
 	u32 qpn = qp->ibqp.qp_num;
 
@@ -317,6 +343,7 @@ static int wren_ib_modify_qp_check(struct wren_ib_dev *dev,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_ib_modify_qp_check);
 
 /**
  * wren_ib_modify_qp() - change a queue pair's state and attributes

@@ -121,6 +121,18 @@ void wren_ib_ring_free(struct wren_ib_dev *dev, struct wren_ib_ring *ring)
 	ring->entry = NULL;
 }
 
+/* The errnos of wren_ib_alloc_ucontext() for its request. */
+VISIBLE_IF_KUNIT int
+wren_ib_ucontext_check(const struct wren_ib_alloc_ucontext_req *req)
+{
+	if (req->comp_mask)
+		return -EOPNOTSUPP;
+	if (req->reserved)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(wren_ib_ucontext_check);
+
 /**
  * wren_ib_alloc_ucontext() - a user context with its own doorbell page
  * @ibucontext: the context, allocated by ib_core
@@ -144,10 +156,9 @@ int wren_ib_alloc_ucontext(struct ib_ucontext *ibucontext,
 	err = wren_ib_copy_req(udata, &req, sizeof(req));
 	if (err)
 		return err;
-	if (req.comp_mask)
-		return -EOPNOTSUPP;
-	if (req.reserved)
-		return -EINVAL;
+	err = wren_ib_ucontext_check(&req);
+	if (err)
+		return err;
 
 	err = wren_db_page_alloc(dev->wdev, &uctx->db_page);
 	if (err) {

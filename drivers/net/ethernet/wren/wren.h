@@ -5,6 +5,7 @@
 #ifndef _WREN_H
 #define _WREN_H
 
+#include <kunit/visibility.h>
 #include <linux/completion.h>
 #include <linux/idr.h>
 #include <linux/pci.h>
@@ -197,10 +198,52 @@ static inline u32 wren_rd(struct wren_dev *wdev, u32 reg)
 	return readl(wdev->regs + reg);
 }
 
-static inline void wren_wr(struct wren_dev *wdev, u32 reg, u32 val)
+/**
+ * wren_ring_ready() - whether the device has written a ring entry
+ * @flags: the entry's flags byte
+ * @phase_flag: the flag that carries the entry's phase
+ * @index: the reader's free-running index of the entry
+ * @log_depth: log2 of the ring's depth
+ *
+ * Return: true if the entry's phase is the one of @index's lap.
+ */
+static inline bool wren_ring_ready(u8 flags, u8 phase_flag, u32 index,
+				   unsigned int log_depth)
 {
-	writel(val, wdev->regs + reg);
+	return !!(flags & phase_flag) == wren_ring_phase(index, log_depth);
 }
+
+/**
+ * wren_ring_full() - whether a ring of free-running u16 indices is full
+ * @head: the consumer index
+ * @tail: the producer index
+ * @depth: the ring's depth, at most 2^15
+ *
+ * Return: true if @depth entries lie between @head and @tail.
+ */
+static inline bool wren_ring_full(u16 head, u16 tail, u32 depth)
+{
+	return (u16)(tail - head) >= depth;
+}
+
+/**
+ * wren_ring_head_ok() - whether a consumer index the device reports is
+ * possible
+ * @head: the last consumer index it reported
+ * @new_head: the one it reports now
+ * @tail: the producer index
+ *
+ * A consumer index only moves forward, and never past the producer.
+ *
+ * Return: true if @new_head lies in @head..@tail, modulo 2^16.
+ */
+static inline bool wren_ring_head_ok(u16 head, u16 new_head, u16 tail)
+{
+	return (u16)(new_head - head) <= (u16)(tail - head);
+}
+
+/* wren_main.c */
+void wren_wr(struct wren_dev *wdev, u32 reg, u32 val);
 
 /* wren_admin.c */
 int wren_admin_init(struct wren_dev *wdev);
@@ -259,5 +302,19 @@ void wren_debugfs_init(void);
 void wren_debugfs_exit(void);
 void wren_debugfs_add(struct wren_dev *wdev);
 void wren_debugfs_del(struct wren_dev *wdev);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+struct seq_file;
+
+/* The pure logic the suites in kunit/ reach. */
+int wren_admin_post(struct wren_dev *wdev, u8 opcode, const void *body,
+		    size_t len, struct wren_admin_ctx **ctxp);
+int wren_status_to_errno(u8 status);
+void wren_decode_attr(const struct wren_dev_attr *a, struct wren_caps *c);
+unsigned int wren_tc_table_log(const struct wren_caps *c, unsigned int want);
+int wren_tc_table_show(struct seq_file *m, void *v);
+void wren_keep_alive_check(struct wren_dev *wdev);
+void wren_eq_process(struct wren_eq *eq);
+#endif
 
 #endif /* _WREN_H */

@@ -137,7 +137,7 @@ static void wren_admin_update_sq_head(struct wren_dev *wdev, u16 head)
 {
 	struct wren_admin *aq = &wdev->admin;
 
-	if ((u16)(head - aq->sq_head) > (u16)(aq->sq_tail - aq->sq_head)) {
+	if (!wren_ring_head_ok(aq->sq_head, head, aq->sq_tail)) {
 		dev_warn_ratelimited(&wdev->pdev->dev,
 				     "device reported admin queue head %u outside %u..%u\n",
 				     head, aq->sq_head, aq->sq_tail);
@@ -164,8 +164,9 @@ void wren_admin_process(struct wren_dev *wdev)
 	spin_lock_irqsave(&aq->lock, flags);
 	for (;;) {
 		cqe = &aq->cq[aq->cq_head & mask];
-		if ((READ_ONCE(cqe->flags) & WREN_ADMIN_FLAG_PHASE) !=
-		    wren_ring_phase(aq->cq_head, aq->log_depth))
+		if (!wren_ring_ready(READ_ONCE(cqe->flags),
+				     WREN_ADMIN_FLAG_PHASE, aq->cq_head,
+				     aq->log_depth))
 			break;
 		/* Read the entry only after seeing its phase. */
 		dma_rmb();
@@ -204,8 +205,13 @@ void wren_admin_abort(struct wren_dev *wdev)
 	spin_unlock_irqrestore(&aq->lock, flags);
 }
 
-static int wren_admin_post(struct wren_dev *wdev, u8 opcode, const void *body,
-			   size_t len, struct wren_admin_ctx **ctxp)
+/*
+ * Take a free context, give it a new command id, write the command and
+ * ring the doorbell.  -EBUSY when the ring is full.
+ */
+VISIBLE_IF_KUNIT int wren_admin_post(struct wren_dev *wdev, u8 opcode,
+				     const void *body, size_t len,
+				     struct wren_admin_ctx **ctxp)
 {
 	struct wren_admin *aq = &wdev->admin;
 	u32 depth = wren_admin_depth(aq);
@@ -216,7 +222,7 @@ static int wren_admin_post(struct wren_dev *wdev, u8 opcode, const void *body,
 
 	spin_lock_irqsave(&aq->lock, flags);
 	/* Slots of commands the device never completed stay consumed. */
-	if ((u16)(aq->sq_tail - aq->sq_head) >= depth) {
+	if (wren_ring_full(aq->sq_head, aq->sq_tail, depth)) {
 		spin_unlock_irqrestore(&aq->lock, flags);
 		return -EBUSY;
 	}
@@ -250,6 +256,7 @@ static int wren_admin_post(struct wren_dev *wdev, u8 opcode, const void *body,
 	*ctxp = ctx;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_admin_post);
 
 /* Wait for the completion or the timeout; the caller checks which. */
 static void wren_admin_wait(struct wren_dev *wdev, struct wren_admin_ctx *ctx)
@@ -270,7 +277,8 @@ static void wren_admin_wait(struct wren_dev *wdev, struct wren_admin_ctx *ctx)
 	wren_admin_process(wdev);
 }
 
-static int wren_status_to_errno(u8 status)
+/* The errno of a completion's &enum wren_status. */
+VISIBLE_IF_KUNIT int wren_status_to_errno(u8 status)
 {
 	switch (status) {
 	case WREN_STATUS_SUCCESS:
@@ -291,6 +299,7 @@ static int wren_status_to_errno(u8 status)
 		return -EIO;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_status_to_errno);
 
 /**
  * wren_admin_exec() - execute one admin command and wait for it

@@ -112,15 +112,14 @@ void wren_aeq_process(struct wren_dev *wdev)
 	u32 mask = wren_aeq_depth() - 1;
 	struct wren_aeq_entry *ev;
 	unsigned long flags;
-	u8 phase;
 	u16 start;
 
 	spin_lock_irqsave(&wdev->aeq_lock, flags);
 	start = wdev->aeq_head;
 	for (;;) {
 		ev = &wdev->aeq[wdev->aeq_head & mask];
-		phase = wren_ring_phase(wdev->aeq_head, WREN_AEQ_LOG_DEPTH);
-		if ((READ_ONCE(ev->flags) & WREN_AEQ_FLAG_PHASE) != phase)
+		if (!wren_ring_ready(READ_ONCE(ev->flags), WREN_AEQ_FLAG_PHASE,
+				     wdev->aeq_head, WREN_AEQ_LOG_DEPTH))
 			break;
 		dma_rmb();
 		wren_aeq_handle(wdev, ev);
@@ -139,19 +138,17 @@ static unsigned long wren_watchdog_period(const struct wren_dev *wdev)
 	return msecs_to_jiffies(wdev->keep_alive_ms ?: WREN_AEQ_POLL_MS);
 }
 
-static void wren_watchdog(struct work_struct *work)
+/*
+ * One watchdog period: a keep-alive lost is counted (and told) once, when
+ * %WREN_KEEP_ALIVE_MISSES periods in a row had none.
+ */
+VISIBLE_IF_KUNIT void wren_keep_alive_check(struct wren_dev *wdev)
 {
-	struct wren_dev *wdev = container_of(to_delayed_work(work),
-					     struct wren_dev, watchdog);
-	u64 seen;
+	u64 seen = atomic64_read(&wdev->stats.keep_alives);
 
-	/* Without the management interrupt, nobody else reads the queue. */
-	if (wdev->admin.poll)
-		wren_aeq_process(wdev);
-	seen = atomic64_read(&wdev->stats.keep_alives);
-	if (!wdev->keep_alive_ms) {
-		/* Only polling the event queue. */
-	} else if (seen != wdev->keep_alive_seen) {
+	if (!wdev->keep_alive_ms)
+		return;
+	if (seen != wdev->keep_alive_seen) {
 		wdev->keep_alive_seen = seen;
 		wdev->keep_alive_missed = 0;
 	} else if (++wdev->keep_alive_missed == WREN_KEEP_ALIVE_MISSES) {
@@ -159,6 +156,18 @@ static void wren_watchdog(struct work_struct *work)
 		dev_warn(&wdev->pdev->dev, "no keep-alive from the device for %u ms\n",
 			 WREN_KEEP_ALIVE_MISSES * wdev->keep_alive_ms);
 	}
+}
+EXPORT_SYMBOL_IF_KUNIT(wren_keep_alive_check);
+
+static void wren_watchdog(struct work_struct *work)
+{
+	struct wren_dev *wdev = container_of(to_delayed_work(work),
+					     struct wren_dev, watchdog);
+
+	/* Without the management interrupt, nobody else reads the queue. */
+	if (wdev->admin.poll)
+		wren_aeq_process(wdev);
+	wren_keep_alive_check(wdev);
 	schedule_delayed_work(&wdev->watchdog, wren_watchdog_period(wdev));
 }
 

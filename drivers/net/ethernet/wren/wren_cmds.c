@@ -8,8 +8,9 @@
 
 #include "wren.h"
 
-static void wren_decode_attr(const struct wren_dev_attr *a,
-			     struct wren_caps *c)
+/* GET_ATTR's answer, in CPU byte order. */
+VISIBLE_IF_KUNIT void wren_decode_attr(const struct wren_dev_attr *a,
+				       struct wren_caps *c)
 {
 	u32 spec = le32_to_cpu(a->spec_version);
 	u32 fw = le32_to_cpu(a->fw_version);
@@ -51,6 +52,7 @@ static void wren_decode_attr(const struct wren_dev_attr *a,
 	c->min_tc_log = a->min_tc_log;
 	c->max_tc_log = a->max_tc_log;
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_decode_attr);
 
 /**
  * wren_cmd_get_attr() - read and decode the device's attributes

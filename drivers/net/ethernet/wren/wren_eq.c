@@ -139,9 +139,12 @@ static void wren_eq_dispatch(struct wren_eq *eq, const struct wren_eqe *eqe,
 	}
 }
 
-static irqreturn_t wren_eq_irq(int irq, void *data)
+/*
+ * Consume the event queue and re-arm it.  The head is free running modulo
+ * 2^24, a multiple of twice the depth, so it keeps its phase as it wraps.
+ */
+VISIBLE_IF_KUNIT void wren_eq_process(struct wren_eq *eq)
 {
-	struct wren_eq *eq = data;
 	u32 mask = wren_eq_depth() - 1;
 	struct wren_event_sink *sink;
 	struct wren_eqe *eqe;
@@ -150,8 +153,8 @@ static irqreturn_t wren_eq_irq(int irq, void *data)
 	sink = rcu_dereference(eq->wdev->events);
 	for (;;) {
 		eqe = &eq->ring[eq->head & mask];
-		if ((READ_ONCE(eqe->flags) & WREN_EQE_FLAG_PHASE) !=
-		    wren_ring_phase(eq->head, WREN_EQ_LOG_DEPTH))
+		if (!wren_ring_ready(READ_ONCE(eqe->flags), WREN_EQE_FLAG_PHASE,
+				     eq->head, WREN_EQ_LOG_DEPTH))
 			break;
 		dma_rmb();
 		wren_eq_dispatch(eq, eqe, sink);
@@ -160,6 +163,12 @@ static irqreturn_t wren_eq_irq(int irq, void *data)
 	}
 	rcu_read_unlock();
 	wren_eq_arm(eq);
+}
+EXPORT_SYMBOL_IF_KUNIT(wren_eq_process);
+
+static irqreturn_t wren_eq_irq(int irq, void *data)
+{
+	wren_eq_process(data);
 	return IRQ_HANDLED;
 }
 

@@ -9,6 +9,9 @@
  * the opposite order and resets the device before freeing any memory it
  * could still write.
  */
+#ifdef HAVE_KUNIT_STATIC_STUB
+#include <kunit/static_stub.h>
+#endif
 #include <linux/dma-mapping.h>
 #include <linux/iopoll.h>
 #include <linux/module.h>
@@ -49,6 +52,24 @@ struct device *wren_dma_dev(struct wren_dev *wdev)
 	return &wdev->pdev->dev;
 }
 EXPORT_SYMBOL_NS_GPL(wren_dma_dev, WREN);
+
+/**
+ * wren_wr() - write a device register
+ * @wdev: the device
+ * @reg: the register's offset in BAR0
+ * @val: the value
+ *
+ * Every register write goes through here, so that a KUnit suite can stand
+ * in for the device.
+ */
+void wren_wr(struct wren_dev *wdev, u32 reg, u32 val)
+{
+#ifdef HAVE_KUNIT_STATIC_STUB	/* 6.2 on */
+	KUNIT_STATIC_STUB_REDIRECT(wren_wr, wdev, reg, val);
+#endif
+	writel(val, wdev->regs + reg);
+}
+EXPORT_SYMBOL_IF_KUNIT(wren_wr);
 
 /* Wait until DEV_STS has @bits, or FATAL.  Return 0, -EIO or -ETIMEDOUT. */
 static int wren_wait_status(struct wren_dev *wdev, u32 bits,

@@ -18,6 +18,20 @@ module_param(tc_table_log, uint, 0444);
 MODULE_PARM_DESC(tc_table_log,
 		 "log2 of the transport-context table's records, within the device's range (default 12: 4096 records, 256 KiB)");
 
+/* The largest table the driver hands over: 2^24 records, 1 GiB. */
+#define WREN_TC_LOG_MAX		24
+
+/*
+ * log2 of the table's records: @want, within the device's range (which
+ * the caller checked).
+ */
+VISIBLE_IF_KUNIT unsigned int wren_tc_table_log(const struct wren_caps *c,
+						unsigned int want)
+{
+	return clamp_t(unsigned int, want, c->min_tc_log, c->max_tc_log);
+}
+EXPORT_SYMBOL_IF_KUNIT(wren_tc_table_log);
+
 static size_t wren_tc_bytes(unsigned int log)
 {
 	return sizeof(struct wren_tc_entry) << log;
@@ -41,13 +55,12 @@ int wren_tc_table_create(struct wren_dev *wdev)
 
 	if (!(c->caps & WREN_CAP_TC_TABLE))
 		return 0;
-	if (c->min_tc_log > c->max_tc_log || c->max_tc_log > 24) {
+	if (c->min_tc_log > c->max_tc_log || c->max_tc_log > WREN_TC_LOG_MAX) {
 		dev_err(dev, "device claims table sizes 2^%u to 2^%u\n",
 			c->min_tc_log, c->max_tc_log);
 		return -EPROTO;
 	}
-	log = clamp_t(unsigned int, tc_table_log, c->min_tc_log,
-		      c->max_tc_log);
+	log = wren_tc_table_log(c, tc_table_log);
 	if (log != tc_table_log)
 		dev_info(dev, "transport-context table of 2^%u records, the nearest the device takes to 2^%u\n",
 			 log, tc_table_log);
@@ -90,7 +103,7 @@ static const char *const wren_tc_states[] = {
  * The records in use, a line each.  The device may be writing one while
  * it is read: this is a view for people, not an interface.
  */
-static int wren_tc_table_show(struct seq_file *m, void *v)
+VISIBLE_IF_KUNIT int wren_tc_table_show(struct seq_file *m, void *v)
 {
 	struct wren_dev *wdev = m->private;
 	u32 i;
@@ -111,6 +124,7 @@ static int wren_tc_table_show(struct seq_file *m, void *v)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_tc_table_show);
 DEFINE_SHOW_ATTRIBUTE(wren_tc_table);
 
 /**
