@@ -15,7 +15,8 @@ BUILD := $(WREN_TOP)/build
 
 .PHONY: all setup modules modules-6.1 engine-test static guest-smoke \
 	check demo clean help netsim netsim-test fabric fabric-test bench \
-	bench-sim bench-sim-smoke bench-guests fuzz rdtest rdtest-test
+	bench-sim bench-sim-smoke bench-guests fuzz rdtest rdtest-test \
+	kunit kunit-mutants
 
 all: modules
 
@@ -25,6 +26,8 @@ help:
 	@echo "make setup            install packages, fetch and build QEMU, rdma-core"
 	@echo "make modules          build wren.ko and wren_ib.ko for the guests"
 	@echo "make engine-test      the adapter engine's unit tests"
+	@echo "make kunit            the drivers' KUnit suites (UML kernel, cached)"
+	@echo "make kunit-mutants    show each suite fails on its deliberate bugs"
 	@echo "make fuzz             libFuzzer on the engine (FUZZ_SECONDS=300 each)"
 	@echo "make netsim           build the network simulator"
 	@echo "make fabric           build the switch with impairments between guests"
@@ -50,6 +53,16 @@ modules-6.1: setup
 
 engine-test:
 	@$(MAKE) --no-print-directory -C device/engine test
+
+# The drivers' KUnit suites (kunit/README.rst), by kunit.py on a User Mode
+# Linux kernel from linux-source-6.12, built once and cached.
+# kunit-mutants applies the deliberate bugs of kunit/mutants/ one at a
+# time (MUTANTS=GLOB picks some) and requires each to be caught.
+kunit: setup
+	@scripts/kunit
+
+kunit-mutants: setup
+	@scripts/kunit --mutants $(MUTANTS)
 
 # libFuzzer on the transport's receive path and on the admin and doorbell
 # interface; FUZZ_SECONDS=N (300) per target.

@@ -92,6 +92,7 @@ err_free_ctx:
 	kfree(aq->ctx);
 	return -ENOMEM;
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_admin_init);
 
 /**
  * wren_admin_program() - hand the admin rings to the device (before ENABLE)
@@ -128,6 +129,7 @@ void wren_admin_destroy(struct wren_dev *wdev)
 	dma_free_coherent(dev, depth * sizeof(*aq->sq), aq->sq, aq->sq_dma);
 	kfree(aq->ctx);
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_admin_destroy);
 
 /*
  * The device's consumer index may only move forward, and not past what was
@@ -187,6 +189,7 @@ void wren_admin_process(struct wren_dev *wdev)
 	}
 	spin_unlock_irqrestore(&aq->lock, flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_admin_process);
 
 /**
  * wren_admin_abort() - wake every waiting caller: the device is dead
@@ -204,6 +207,7 @@ void wren_admin_abort(struct wren_dev *wdev)
 			complete(&aq->ctx[i].done);
 	spin_unlock_irqrestore(&aq->lock, flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_admin_abort);
 
 /*
  * Take a free context, give it a new command id, write the command and
@@ -386,3 +390,4 @@ out_up:
 	up(&aq->slots);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_admin_exec);

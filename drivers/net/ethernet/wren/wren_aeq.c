@@ -29,6 +29,7 @@ int wren_aeq_init(struct wren_dev *wdev)
 				       &wdev->aeq_dma, GFP_KERNEL);
 	return wdev->aeq ? 0 : -ENOMEM;
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_aeq_init);
 
 /**
  * wren_aeq_program() - hand the async event queue to the device
@@ -53,6 +54,7 @@ void wren_aeq_destroy(struct wren_dev *wdev)
 			  wren_aeq_depth() * sizeof(*wdev->aeq), wdev->aeq,
 			  wdev->aeq_dma);
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_aeq_destroy);
 
 static void wren_aeq_cq_error(struct wren_dev *wdev, u32 cqn)
 {
@@ -130,6 +132,7 @@ void wren_aeq_process(struct wren_dev *wdev)
 			FIELD_PREP(WREN_AEQ_DB_HEAD, wdev->aeq_head));
 	spin_unlock_irqrestore(&wdev->aeq_lock, flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_aeq_process);
 
 #define WREN_AEQ_POLL_MS	100
 

@@ -100,6 +100,7 @@ int wren_cmd_set_tc_table(struct wren_dev *wdev, dma_addr_t dma,
 	return wren_admin_exec(wdev, WREN_ADMIN_SET_TC_TABLE, &cmd, sizeof(cmd),
 			       NULL);
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_cmd_set_tc_table);
 
 /**
  * wren_cmd_set_feature() - set a device feature
@@ -119,6 +120,7 @@ int wren_cmd_set_feature(struct wren_dev *wdev, u16 feature, u32 value)
 	return wren_admin_exec(wdev, WREN_ADMIN_SET_FEATURE, &cmd, sizeof(cmd),
 			       NULL);
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_cmd_set_feature);
 
 /**
  * wren_cmd_create_eq() - create an event queue
@@ -148,6 +150,7 @@ int wren_cmd_create_eq(struct wren_dev *wdev, dma_addr_t base,
 		*id = le32_to_cpu(cqe.result[0]);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_cmd_create_eq);
 
 static int wren_cmd_destroy(struct wren_dev *wdev, u8 opcode, u32 handle)
 {
@@ -167,6 +170,7 @@ int wren_cmd_destroy_eq(struct wren_dev *wdev, u32 id)
 {
 	return wren_cmd_destroy(wdev, WREN_ADMIN_DESTROY_EQ, id);
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_cmd_destroy_eq);
 
 /**
  * wren_cmd_alloc_pd() - allocate a protection domain

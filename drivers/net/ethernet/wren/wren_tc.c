@@ -78,6 +78,7 @@ int wren_tc_table_create(struct wren_dev *wdev)
 	}
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_tc_table_create);
 
 /**
  * wren_tc_table_destroy() - free the table
@@ -91,6 +92,7 @@ void wren_tc_table_destroy(struct wren_dev *wdev)
 			  wdev->tc_table, wdev->tc_dma);
 	wdev->tc_table = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_tc_table_destroy);
 
 static const char *const wren_tc_states[] = {
 	[WREN_TC_STATE_FREE] = "free",
