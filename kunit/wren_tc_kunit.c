@@ -38,6 +38,13 @@ static void wren_tc_log_within_range(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wren_tc_table_log(&c, 5), 6);
 	KUNIT_EXPECT_EQ(test, wren_tc_table_log(&c, 17), 16);
 	KUNIT_EXPECT_EQ(test, wren_tc_table_log(&c, UINT_MAX), 16);
+	c.max_tc_log = 24;
+	KUNIT_EXPECT_EQ(test, wren_tc_table_log(&c, 30), 24);
+	c.max_tc_log = 25;
+	KUNIT_EXPECT_EQ(test, wren_tc_table_log(&c, 12), -EPROTO);
+	c.min_tc_log = 17;
+	c.max_tc_log = 16;
+	KUNIT_EXPECT_EQ(test, wren_tc_table_log(&c, 16), -EPROTO);
 }
 
 /* Without the capability there is no table and no command. */

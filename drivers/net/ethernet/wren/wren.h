@@ -311,7 +311,7 @@ int wren_admin_post(struct wren_dev *wdev, u8 opcode, const void *body,
 		    size_t len, struct wren_admin_ctx **ctxp);
 int wren_status_to_errno(u8 status);
 void wren_decode_attr(const struct wren_dev_attr *a, struct wren_caps *c);
-unsigned int wren_tc_table_log(const struct wren_caps *c, unsigned int want);
+int wren_tc_table_log(const struct wren_caps *c, unsigned int want);
 int wren_tc_table_show(struct seq_file *m, void *v);
 void wren_keep_alive_check(struct wren_dev *wdev);
 void wren_eq_process(struct wren_eq *eq);

@@ -22,12 +22,14 @@ MODULE_PARM_DESC(tc_table_log,
 #define WREN_TC_LOG_MAX		24
 
 /*
- * log2 of the table's records: @want, within the device's range (which
- * the caller checked).
+ * log2 of the table's records: @want within the device's range, or
+ * -EPROTO for a range the device cannot mean.
  */
-VISIBLE_IF_KUNIT unsigned int wren_tc_table_log(const struct wren_caps *c,
-						unsigned int want)
+VISIBLE_IF_KUNIT int wren_tc_table_log(const struct wren_caps *c,
+				       unsigned int want)
 {
+	if (c->min_tc_log > c->max_tc_log || c->max_tc_log > WREN_TC_LOG_MAX)
+		return -EPROTO;
 	return clamp_t(unsigned int, want, c->min_tc_log, c->max_tc_log);
 }
 EXPORT_SYMBOL_IF_KUNIT(wren_tc_table_log);
@@ -55,12 +57,13 @@ int wren_tc_table_create(struct wren_dev *wdev)
 
 	if (!(c->caps & WREN_CAP_TC_TABLE))
 		return 0;
-	if (c->min_tc_log > c->max_tc_log || c->max_tc_log > WREN_TC_LOG_MAX) {
+	err = wren_tc_table_log(c, tc_table_log);
+	if (err < 0) {
 		dev_err(dev, "device claims table sizes 2^%u to 2^%u\n",
 			c->min_tc_log, c->max_tc_log);
-		return -EPROTO;
+		return err;
 	}
-	log = wren_tc_table_log(c, tc_table_log);
+	log = err;
 	if (log != tc_table_log)
 		dev_info(dev, "transport-context table of 2^%u records, the nearest the device takes to 2^%u\n",
 			 log, tc_table_log);
