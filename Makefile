@@ -62,7 +62,7 @@ kunit: setup
 	@scripts/kunit
 
 kunit-mutants: setup
-	@scripts/kunit --mutants $(MUTANTS)
+	@scripts/kunit --mutants $(if $(MUTANTS),'$(MUTANTS)')
 
 # libFuzzer on the transport's receive path and on the admin and doorbell
 # interface; FUZZ_SECONDS=N (300) per target.
