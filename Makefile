@@ -13,7 +13,7 @@ BUILD := $(WREN_TOP)/build
 # build/config.mk is written by scripts/setup: kernel versions and paths.
 -include $(BUILD)/config.mk
 
-.PHONY: all setup modules modules-6.1 engine-test static guest-smoke \
+.PHONY: all setup modules modules-6.1 engine-test transport-test static guest-smoke \
 	check demo clean help netsim netsim-test fabric fabric-test bench \
 	bench-sim bench-sim-smoke bench-guests fuzz rdtest rdtest-test \
 	kunit kunit-mutants
@@ -25,6 +25,7 @@ help:
 	@echo "make check            run every test (set-up included)"
 	@echo "make setup            install packages, fetch and build QEMU, rdma-core"
 	@echo "make modules          build wren.ko and wren_ib.ko for the guests"
+	@echo "make transport-test   the transport library's unit tests"
 	@echo "make engine-test      the adapter engine's unit tests"
 	@echo "make kunit            the drivers' KUnit suites (UML kernel, cached)"
 	@echo "make kunit-mutants    show each suite fails on its deliberate bugs"
@@ -51,6 +52,9 @@ modules: setup
 modules-6.1: setup
 	@scripts/build-modules "$(WREN_KDIR_61)" $(KBUILD_FLAGS)
 
+transport-test:
+	@$(MAKE) --no-print-directory -C device/transport test
+
 engine-test:
 	@$(MAKE) --no-print-directory -C device/engine test
 
@@ -67,12 +71,13 @@ kunit-mutants: setup
 # libFuzzer on the transport's receive path and on the admin and doorbell
 # interface; FUZZ_SECONDS=N (300) per target.
 fuzz:
+	@$(MAKE) --no-print-directory -C device/transport fuzz
 	@$(MAKE) --no-print-directory -C device/engine fuzz
 
 check:
 	@scripts/check
 
-# The network simulator runs the transport of device/engine at scale;
+# The network simulator runs the transport of device/transport at scale;
 # bench-sim writes build/bench/netsim.{json,csv} and plots.
 netsim:
 	@$(MAKE) --no-print-directory -C tools/netsim
@@ -114,6 +119,7 @@ demo:
 
 clean:
 	rm -rf $(BUILD)
+	$(MAKE) -C device/transport clean
 	$(MAKE) -C device/engine clean
 	$(MAKE) -C tools/netsim clean
 	$(MAKE) -C tools/fabric clean

@@ -16,7 +16,7 @@ void wren_aeq_reset(struct wren_engine *e)
 	e->keep_alive_ms = 0;
 	e->keep_alive_sent = 0;
 	if (e->keep_alive_timer)
-		e->ops->timer_cancel(e->keep_alive_timer);
+		e->ops->host.timer_cancel(e->keep_alive_timer);
 }
 
 static int push(struct wren_engine *e, uint8_t type, uint32_t info,
@@ -67,9 +67,9 @@ void wren_aeq_set_keep_alive(struct wren_engine *e, uint32_t period_ms)
 {
 	e->keep_alive_ms = period_ms;
 	if (!period_ms) {
-		e->ops->timer_cancel(e->keep_alive_timer);
+		e->ops->host.timer_cancel(e->keep_alive_timer);
 		return;
 	}
-	e->ops->timer_arm(e->keep_alive_timer, e->ops->now_ns(e->opaque) +
+	e->ops->host.timer_arm(e->keep_alive_timer, e->ops->host.now_ns(e->opaque) +
 			  (uint64_t)period_ms * 1000000);
 }

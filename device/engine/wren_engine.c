@@ -54,7 +54,7 @@ void wren_fatal(struct wren_engine *e, unsigned int code)
 	/* Tell the driver if the event queue still works; then stop. */
 	if (e->dev_sts & WREN_DEV_STS_ENABLED && code != WREN_FATAL_DMA)
 		wren_aeq_post(e, WREN_AEQ_FATAL, 0, code);
-	e->ops->timer_cancel(e->keep_alive_timer);
+	e->ops->host.timer_cancel(e->keep_alive_timer);
 }
 
 bool wren_engine_enabled(const struct wren_engine *e)
@@ -71,7 +71,7 @@ static void keep_alive_expired(void *arg)
 		return;
 	e->keep_alive_sent++;
 	wren_aeq_post(e, WREN_AEQ_KEEP_ALIVE, 0, e->keep_alive_sent);
-	e->ops->timer_arm(e->keep_alive_timer, e->ops->now_ns(e->opaque) +
+	e->ops->host.timer_arm(e->keep_alive_timer, e->ops->host.now_ns(e->opaque) +
 			  (uint64_t)e->keep_alive_ms * 1000000);
 }
 
@@ -87,7 +87,7 @@ int wren_engine_init(struct wren_engine *e, const struct wren_config *cfg,
 		    cfg->msix_vectors : WREN_REG_EQ_DB_MAX;
 	e->eqs = calloc(e->max_eq, sizeof(*e->eqs));
 	e->pd_used = calloc(cfg->max_pd, 1);
-	e->keep_alive_timer = ops->timer_new(opaque, keep_alive_expired, e);
+	e->keep_alive_timer = ops->host.timer_new(opaque, keep_alive_expired, e);
 	if (!e->eqs || !e->pd_used || !e->keep_alive_timer ||
 	    wren_objects_init(e) || wren_engine_wire_start(e)) {
 		wren_engine_fini(e);
@@ -100,7 +100,7 @@ int wren_engine_init(struct wren_engine *e, const struct wren_config *cfg,
 void wren_engine_fini(struct wren_engine *e)
 {
 	if (e->keep_alive_timer)
-		e->ops->timer_free(e->keep_alive_timer);
+		e->ops->host.timer_free(e->keep_alive_timer);
 	/* Objects first, as in a reset, then the transport. */
 	wren_objects_reset(e);
 	wren_engine_wire_stop(e);
@@ -319,7 +319,7 @@ int wren_engine_wire_start(struct wren_engine *e)
 {
 	struct wren_tp_config tc;
 
-	if (!e->ops->tx_kick || !e->ops->random)
+	if (!e->ops->host.tx_kick || !e->ops->host.random)
 		return 0;
 	wren_tp_config_defaults(&tc);
 	tc.ipv4 = e->cfg.ipv4;
@@ -348,7 +348,7 @@ int wren_engine_wire_start(struct wren_engine *e)
 	 * stops waiting.
 	 */
 	e->read_timeout_ns = 2ULL * (tc.max_retries + 1) * tc.max_rto_ns;
-	e->tp = wren_tp_create(&tc, e->ops, e->opaque, &wren_qp_ulp_ops, e);
+	e->tp = wren_tp_create(&tc, &e->ops->host, e->opaque, &wren_qp_ulp_ops, e);
 	return e->tp ? 0 : -1;
 }
 

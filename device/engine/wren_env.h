@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wren_tp.h"
+
 /* Guest mistakes; each becomes a wren_wrn_* trace event in QEMU. */
 enum wren_wrn {
 	WREN_WRN_BAD_ACCESS,	/* a: BAR0 offset, b: access size */
@@ -37,29 +39,18 @@ enum wren_wrn {
  * @dma_read: copy @len bytes of guest memory at @addr; 0 or -1
  * @dma_write: copy @len bytes to guest memory at @addr; 0 or -1
  * @irq: raise MSI-X vector @vector
- * @now_ns: the current time in nanoseconds
- * @timer_new: a timer that calls @cb(@arg) when it expires
- * @timer_arm: (re)arm @timer to expire at absolute time @expire_ns
- * @timer_cancel: disarm @timer
- * @timer_free: cancel and free @timer
  * @warn: report a guest mistake
- * @tx_kick: the transport has frames to send: call wren_tp_tx_pull() soon,
- *	not from inside this call
- * @random: 32 random bits (seeded, and so repeatable, in simulations)
+ * @host: the clock, timers, randomness and wire, which the engine shares
+ *	with its transport (a host without @host.tx_kick and @host.random
+ *	has no wire: the adapter then has no data path)
  */
 struct wren_env_ops {
 	int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
 	int (*dma_write)(void *opaque, uint64_t addr, const void *buf,
 			 size_t len);
 	void (*irq)(void *opaque, unsigned int vector);
-	uint64_t (*now_ns)(void *opaque);
-	void *(*timer_new)(void *opaque, void (*cb)(void *arg), void *arg);
-	void (*timer_arm)(void *timer, uint64_t expire_ns);
-	void (*timer_cancel)(void *timer);
-	void (*timer_free)(void *timer);
 	void (*warn)(void *opaque, enum wren_wrn what, uint64_t a, uint64_t b);
-	void (*tx_kick)(void *opaque);
-	uint32_t (*random)(void *opaque);
+	struct wren_tp_env_ops host;
 };
 
 #endif /* WREN_ENV_H */

@@ -36,7 +36,7 @@ int wren_objects_init(struct wren_engine *e)
 	e->ahs = calloc(c->max_ah, sizeof(*e->ahs));
 	e->mrs = calloc(c->max_mr, sizeof(*e->mrs));
 	e->db_slots = calloc(c->db_page_count, sizeof(*e->db_slots));
-	e->read_timer = e->ops->timer_new(e->opaque, wren_qp_read_timer, e);
+	e->read_timer = e->ops->host.timer_new(e->opaque, wren_qp_read_timer, e);
 	return e->eq_refs && e->pd_refs && e->cqs && e->qps && e->ahs &&
 	       e->mrs && e->db_slots && e->read_timer && !wren_rdma_init(e) ?
 	       0 : -1;
@@ -68,7 +68,7 @@ void wren_objects_reset(struct wren_engine *e)
 	if (e->resps)
 		wren_rdma_reset(e);
 	if (e->read_timer)
-		e->ops->timer_cancel(e->read_timer);
+		e->ops->host.timer_cancel(e->read_timer);
 	e->read_timer_at = 0;
 	if (e->eq_refs)
 		memset(e->eq_refs, 0, e->max_eq * sizeof(*e->eq_refs));
@@ -91,7 +91,7 @@ void wren_objects_fini(struct wren_engine *e)
 	wren_objects_reset(e);
 	wren_rdma_fini(e);
 	if (e->read_timer)
-		e->ops->timer_free(e->read_timer);
+		e->ops->host.timer_free(e->read_timer);
 	e->read_timer = NULL;
 	free(e->db_slots);
 	free(e->eq_refs);

@@ -471,7 +471,7 @@ static void read_timer_arm(struct wren_engine *e, uint64_t deadline)
 	if (e->read_timer_at && e->read_timer_at <= deadline)
 		return;
 	e->read_timer_at = deadline;
-	e->ops->timer_arm(e->read_timer, deadline);
+	e->ops->host.timer_arm(e->read_timer, deadline);
 }
 
 /* An RDMA_READ is done once its request and its response both are. */
@@ -507,7 +507,7 @@ static void tx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 		/* Delivered: now the response must come, or the timer. */
 		sw->req_done = true;
 		if (!sw->resp_done && st == WREN_TP_OK) {
-			sw->deadline = e->ops->now_ns(e->opaque) +
+			sw->deadline = e->ops->host.now_ns(e->opaque) +
 				       e->read_timeout_ns;
 			read_timer_arm(e, sw->deadline);
 		}
@@ -529,7 +529,7 @@ static void tx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 void wren_qp_read_timer(void *arg)
 {
 	struct wren_engine *e = arg;
-	uint64_t now = e->ops->now_ns(e->opaque), next = UINT64_MAX;
+	uint64_t now = e->ops->host.now_ns(e->opaque), next = UINT64_MAX;
 
 	e->read_timer_at = 0;
 	for (uint32_t i = 0; i < e->cfg.max_qp; i++) {
@@ -632,7 +632,7 @@ static int read_resp_write(struct wren_engine *e, uint64_t cookie,
 		return -1;
 	sw = &qp->sq_shadow[slot];
 	/* Progress: the responder is alive. */
-	sw->deadline = e->ops->now_ns(e->opaque) + e->read_timeout_ns;
+	sw->deadline = e->ops->host.now_ns(e->opaque) + e->read_timeout_ns;
 	if (!sw->resp_failed &&
 	    sgl_copy(e, qp->pdn, sw->wqe.sge, sw->wqe.num_sge, off,
 		     (uint8_t *)buf, len, true))

@@ -2,7 +2,7 @@
 /*
  * The transport-context table: host memory the driver hands over with
  * SET_TC_TABLE, where the transport keeps the contexts it has no room for
- * (wren_tp_table.c).  This file is its host side: the command, and each
+ * (the transport's tp_table.c).  This file is its host side: the command, and each
  * record's layout in guest memory, checked on every read.
  */
 #include <errno.h>

@@ -107,44 +107,12 @@ static uint32_t env_random(void *opaque)
 	return (uint32_t)(rng_next(&h->rng) >> 32);
 }
 
-/* The transport never touches guest memory or interrupts. */
-static int env_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
-{
-	(void)opaque, (void)addr, (void)buf, (void)len;
-	return -1;
-}
-
-static int env_dma_write(void *opaque, uint64_t addr, const void *buf,
-			 size_t len)
-{
-	(void)opaque, (void)addr, (void)buf, (void)len;
-	return -1;
-}
-
-static void env_irq(void *opaque, unsigned int vector)
-{
-	(void)opaque, (void)vector;
-}
-
-static void env_warn(void *opaque, enum wren_wrn what, uint64_t a,
-		     uint64_t b)
-{
-	struct host *h = opaque;
-
-	fprintf(stderr, "netsim: host%u: warning %d (%#llx, %#llx)\n", h->id,
-		what, (unsigned long long)a, (unsigned long long)b);
-}
-
-const struct wren_env_ops host_env_ops = {
-	.dma_read = env_dma_read,
-	.dma_write = env_dma_write,
-	.irq = env_irq,
+const struct wren_tp_env_ops host_env_ops = {
 	.now_ns = env_now_ns,
 	.timer_new = env_timer_new,
 	.timer_arm = env_timer_arm,
 	.timer_cancel = env_timer_cancel,
 	.timer_free = env_timer_free,
-	.warn = env_warn,
 	.tx_kick = env_tx_kick,
 	.random = env_random,
 };

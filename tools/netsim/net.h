@@ -99,7 +99,7 @@ struct host {
 void host_init(struct net *n, struct host *h, uint32_t id);
 void host_rx(void *node, struct pkt *p);
 void host_kick(struct host *h);
-extern const struct wren_env_ops host_env_ops;
+extern const struct wren_tp_env_ops host_env_ops;
 
 struct app;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The real transport (device/engine/wren_tp*.c) as a netsim transport.
+ * The real transport (the library of device/transport) as a netsim transport.
  * Configuration comes from the scenario's tp.* keys; the address, MAC
  * and port are the host's.
  */

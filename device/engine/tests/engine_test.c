@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../wren_internal.h"
-#include "../wren_tp.h"
+#include "wren_tp.h"
 #include "linux/wren/wren_wire.h"
 #include "fake_env.h"
 #include "tap.h"

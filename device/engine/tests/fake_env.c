@@ -116,14 +116,16 @@ const struct wren_env_ops fake_env_ops = {
 	.dma_read = fake_dma_read,
 	.dma_write = fake_dma_write,
 	.irq = fake_irq,
-	.now_ns = fake_now_ns,
-	.timer_new = fake_timer_new,
-	.timer_arm = fake_timer_arm,
-	.timer_cancel = fake_timer_cancel,
-	.timer_free = fake_timer_free,
 	.warn = fake_warn,
-	.tx_kick = fake_tx_kick,
-	.random = fake_random,
+	.host = {
+		.now_ns = fake_now_ns,
+		.timer_new = fake_timer_new,
+		.timer_arm = fake_timer_arm,
+		.timer_cancel = fake_timer_cancel,
+		.timer_free = fake_timer_free,
+		.tx_kick = fake_tx_kick,
+		.random = fake_random,
+	},
 };
 
 void fake_env_init(struct fake_env *env)

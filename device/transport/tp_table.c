@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wren_tp_internal.h"
+#include "tp_internal.h"
 
 #define TP_TC_PROBES		8	/* records looked at per lookup */
 
@@ -238,10 +238,12 @@ enum tc_rank {
  * Find the record for @d: 1 and the record in @rec if a spilled context
  * for it comes back, 0 and a record to start a fresh one in otherwise,
  * both with its index in @id; -EAGAIN when every candidate is busy in the
- * cache, -EIO when the table cannot be read.
+ * cache, -EIO when the table cannot be read.  When the record chosen is
+ * held by an idle context of the cache, *@owner names it, and the caller
+ * evicts it before using the record.
  */
 int tp_tc_claim(struct wren_tp *tp, const struct wren_tp_dest *d, uint32_t *id,
-		struct wren_tp_ctx_rec *rec)
+		struct wren_tp_ctx_rec *rec, struct tp_ctx **owner)
 {
 	uint32_t h = key_hash(d->ipv4, d->class_id), best = TP_NONE;
 	enum tc_rank best_rank = TC_NONE;
@@ -251,15 +253,15 @@ int tp_tc_claim(struct wren_tp *tp, const struct wren_tp_dest *d, uint32_t *id,
 
 	for (uint32_t i = 0; i < TP_TC_PROBES; i++) {
 		uint32_t idx = (h + i) & tp->store_mask;
-		struct tp_ctx *owner = tp_ctx_by_id(tp, idx);
+		struct tp_ctx *holder = tp_ctx_by_id(tp, idx);
 		enum tc_rank rank;
 		uint64_t since;
 
-		if (owner) {
-			if (!tp_linked(&owner->idle))
+		if (holder) {
+			if (!tp_linked(&holder->idle))
 				continue;
 			rank = TC_CACHED_IDLE;
-			since = owner->idle_since;
+			since = holder->idle_since;
 		} else if (rec_load(tp, idx, &r)) {
 			errors++;
 			continue;
@@ -288,8 +290,9 @@ int tp_tc_claim(struct wren_tp *tp, const struct wren_tp_dest *d, uint32_t *id,
 	}
 	if (best == TP_NONE)
 		return errors == TP_TC_PROBES ? -EIO : -EAGAIN;
+	*owner = NULL;
 	if (best_rank == TC_CACHED_IDLE) {
-		tp_ctx_evict(tp, tp_ctx_by_id(tp, best));
+		*owner = tp_ctx_by_id(tp, best);
 	} else if (best_rank != TC_FREE) {
 		/* A spilled context loses its record: close it properly. */
 		struct tp_ctl close = {

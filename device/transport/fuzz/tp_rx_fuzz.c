@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../wren_tp_internal.h"
+#include "tp_internal.h"
 
 static uint64_t now = 1000000000ULL;
 static uint32_t rnd = 1;
@@ -54,7 +54,7 @@ static uint32_t env_random(void *o)
 	return rnd = rnd * 1103515245 + 12345;
 }
 
-static const struct wren_env_ops env = {
+static const struct wren_tp_env_ops env = {
 	.now_ns = env_now,
 	.timer_new = env_timer_new,
 	.timer_arm = env_timer_arm,

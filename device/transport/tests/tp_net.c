@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../wren_compat.h"
+#include "wren_compat.h"
 #include "linux/wren/wren_wire.h"
 #include "tp_net.h"
 
@@ -81,21 +81,12 @@ static uint32_t env_random(void *opaque)
 	return net->fixed_random ? net->fixed_random : net_rand(net);
 }
 
-static void env_warn(void *opaque, enum wren_wrn what, uint64_t a, uint64_t b)
-{
-	(void)opaque;
-	(void)what;
-	(void)a;
-	(void)b;
-}
-
-static const struct wren_env_ops net_env_ops = {
+static const struct wren_tp_env_ops net_env_ops = {
 	.now_ns = env_now,
 	.timer_new = env_timer_new,
 	.timer_arm = env_timer_arm,
 	.timer_cancel = env_timer_cancel,
 	.timer_free = env_timer_free,
-	.warn = env_warn,
 	.tx_kick = env_kick,
 	.random = env_random,
 };

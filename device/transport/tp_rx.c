@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wren_tp_internal.h"
+#include "tp_internal.h"
 
 #define SESSION_IDX		0x00ffffffU
 #define SESSION_GEN_SHIFT	24

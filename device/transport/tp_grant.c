@@ -14,7 +14,7 @@
  * a message whose granted bytes stop arriving gets its grant again after
  * cfg.min_rto_ns.
  */
-#include "wren_tp_internal.h"
+#include "tp_internal.h"
 
 void tp_grant_add(struct wren_tp *tp, struct tp_rx_msg *rm)
 {

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "wren_tp_internal.h"
+#include "tp_internal.h"
 
 int wren_tp_send_ud(struct wren_tp *tp, const struct wren_tp_dest *dst,
 		    const struct wren_tp_msg *m, uint64_t cookie)

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "wren_tp_internal.h"
+#include "tp_internal.h"
 
 #define ETH_P_IPV4		0x0800
 #define IP_PROTO_UDP		17

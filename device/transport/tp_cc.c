@@ -20,9 +20,9 @@
  * A loss found by later acknowledgements does not by itself shrink the
  * window: on a lossy but idle link that would only waste the link, and
  * congestion shows in the delay and the ECN marks first.  Receiver grants
- * (wren_tp_grant.c), not these windows, pace large messages into a target.
+ * (tp_grant.c), not these windows, pace large messages into a target.
  */
-#include "wren_tp_internal.h"
+#include "tp_internal.h"
 
 uint32_t tp_cc_charge(uint32_t payload_len)
 {

@@ -21,9 +21,9 @@
 #include "net/net.h"
 #include "trace.h"
 
-#include "engine/wren_compat.h"
+#include "wren_compat.h"
 #include "linux/wren/wren_if.h"
-#include "engine/wren_engine.h"
+#include "wren_engine.h"
 
 #define TYPE_WREN "wren"
 OBJECT_DECLARE_SIMPLE_TYPE(WrenState, WREN)
@@ -232,14 +232,16 @@ static const struct wren_env_ops wren_env_ops = {
     .dma_read = wren_env_dma_read,
     .dma_write = wren_env_dma_write,
     .irq = wren_env_irq,
-    .now_ns = wren_env_now_ns,
-    .timer_new = wren_env_timer_new,
-    .timer_arm = wren_env_timer_arm,
-    .timer_cancel = wren_env_timer_cancel,
-    .timer_free = wren_env_timer_free,
     .warn = wren_env_warn,
-    .tx_kick = wren_env_tx_kick,
-    .random = wren_env_random,
+    .host = {
+        .now_ns = wren_env_now_ns,
+        .timer_new = wren_env_timer_new,
+        .timer_arm = wren_env_timer_arm,
+        .timer_cancel = wren_env_timer_cancel,
+        .timer_free = wren_env_timer_free,
+        .tx_kick = wren_env_tx_kick,
+        .random = wren_env_random,
+    },
 };
 
 static uint64_t wren_regs_read(void *opaque, hwaddr addr, unsigned size)

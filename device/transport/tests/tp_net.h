@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../wren_tp.h"
+#include "wren_tp.h"
 
 #define NET_MAX_NODES		8
 #define NET_MAX_MSGS		4096

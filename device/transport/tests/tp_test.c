@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests of the Wren transport (wren_tp*.c) on the little network of
+ * Unit tests of the Wren transport (device/transport) on the little network of
  * tp_net.c: every message must be delivered exactly once with every byte
  * right, whatever the wire does, and the counters must say what happened.
  * Output is TAP, then a "N passed, N failed" line.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../wren_tp_internal.h"
+#include "tp_internal.h"
 #include "tap.h"
 #include "tp_net.h"
 

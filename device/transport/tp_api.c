@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Wren transport: life cycle, the one host timer and its heap of
- * deadlines, the transmit scheduler the host pulls frames from, and the
- * receive dispatcher.  The initiator (wren_tp_tx.c), target
- * (wren_tp_rx.c), congestion control (wren_tp_cc.c) and grant scheduler
- * (wren_tp_grant.c) hang off these.
+ * Wren transport: its entry points, the top of the library.  Life cycle,
+ * the transmit scheduler the host pulls frames from, the receive
+ * dispatcher and the host timer's dispatcher.  They call down into the
+ * initiator (tp_ctx.c, tp_send.c, tp_ack.c, tp_path.c), the target
+ * (tp_rx.c, tp_grant.c), datagrams (tp_ud.c) and the services below them
+ * all (tp_base.c, tp_wire.c); nothing calls back up here.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "wren_tp_internal.h"
+#include "tp_internal.h"
 
 static const char *const status_names[WREN_TP_STATUS_COUNT] = {
 	[WREN_TP_OK] = "ok",
@@ -81,141 +82,9 @@ static bool config_valid(const struct wren_tp_config *c)
 	       c->idle_ns && c->mpl_ns;
 }
 
-uint64_t tp_now(struct wren_tp *tp)
-{
-	return tp->env->now_ns(tp->env_opaque);
-}
-
-void tp_kick(struct wren_tp *tp)
-{
-	tp->env->tx_kick(tp->env_opaque);
-}
-
 /* ------------------------------------------------------------------ */
-/* Deadlines: a binary min-heap, one host timer armed at its top.       */
+/* Control packets waiting for the wire (tp_ctl_push())                 */
 /* ------------------------------------------------------------------ */
-
-static void heap_swap(struct wren_tp *tp, uint32_t a, uint32_t b)
-{
-	struct tp_timer *t = tp->heap[a];
-
-	tp->heap[a] = tp->heap[b];
-	tp->heap[b] = t;
-	tp->heap[a]->heap_idx = a;
-	tp->heap[b]->heap_idx = b;
-}
-
-static void heap_up(struct wren_tp *tp, uint32_t i)
-{
-	while (i) {
-		uint32_t parent = (i - 1) / 2;
-
-		if (tp->heap[parent]->deadline <= tp->heap[i]->deadline)
-			break;
-		heap_swap(tp, i, parent);
-		i = parent;
-	}
-}
-
-static void heap_down(struct wren_tp *tp, uint32_t i)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < tp->heap_len &&
-		    tp->heap[l]->deadline < tp->heap[m]->deadline)
-			m = l;
-		if (r < tp->heap_len &&
-		    tp->heap[r]->deadline < tp->heap[m]->deadline)
-			m = r;
-		if (m == i)
-			return;
-		heap_swap(tp, i, m);
-		i = m;
-	}
-}
-
-static void heap_remove(struct wren_tp *tp, struct tp_timer *t)
-{
-	uint32_t i = t->heap_idx;
-
-	t->heap_idx = TP_NONE;
-	if (i == --tp->heap_len)
-		return;
-	tp->heap[i] = tp->heap[tp->heap_len];
-	tp->heap[i]->heap_idx = i;
-	heap_up(tp, i);
-	heap_down(tp, tp->heap[i]->heap_idx);
-}
-
-static void rearm_host_timer(struct wren_tp *tp)
-{
-	uint64_t next = tp->heap_len ? tp->heap[0]->deadline : 0;
-
-	if (tp->in_timer || next == tp->timer_armed)
-		return;
-	tp->timer_armed = next;
-	if (next)
-		tp->env->timer_arm(tp->timer, next);
-	else
-		tp->env->timer_cancel(tp->timer);
-}
-
-/* Set @t to fire at @deadline (0: never). */
-void tp_timer_set(struct wren_tp *tp, struct tp_timer *t, uint64_t deadline)
-{
-	if (t->heap_idx != TP_NONE) {
-		if (!deadline) {
-			heap_remove(tp, t);
-		} else {
-			t->deadline = deadline;
-			heap_up(tp, t->heap_idx);
-			heap_down(tp, t->heap_idx);
-		}
-	} else if (deadline) {
-		t->deadline = deadline;
-		t->heap_idx = tp->heap_len;
-		tp->heap[tp->heap_len++] = t;
-		heap_up(tp, t->heap_idx);
-	}
-	rearm_host_timer(tp);
-}
-
-static void host_timer_expired(void *arg)
-{
-	struct wren_tp *tp = arg;
-	uint64_t now = tp_now(tp);
-
-	tp->in_timer = true;
-	tp->timer_armed = 0;
-	while (tp->heap_len && tp->heap[0]->deadline <= now) {
-		struct tp_timer *t = tp->heap[0];
-
-		heap_remove(tp, t);
-		if (t->rx)
-			tp_rx_timer(tp, tp_container_of(t, struct tp_rx, timer));
-		else
-			tp_tx_timer(tp, tp_container_of(t, struct tp_ctx, timer));
-	}
-	tp->in_timer = false;
-	rearm_host_timer(tp);
-}
-
-/* ------------------------------------------------------------------ */
-/* Control packets waiting for the wire                                 */
-/* ------------------------------------------------------------------ */
-
-/* Queue @c; false (and counted) when the ring is full. */
-bool tp_ctl_push(struct wren_tp *tp, const struct tp_ctl *c)
-{
-	if (tp->ctl_tail - tp->ctl_head == tp->ctl_size) {
-		tp->stats.drops[WREN_TP_DROP_NO_RESOURCES]++;
-		return false;
-	}
-	tp->ctl[tp->ctl_tail++ & (tp->ctl_size - 1)] = *c;
-	tp_kick(tp);
-	return true;
-}
 
 static size_t ctl_build(struct wren_tp *tp, const struct tp_ctl *c,
 			uint8_t *f)
@@ -250,6 +119,25 @@ static size_t ctl_build(struct wren_tp *tp, const struct tp_ctl *c,
 /* ------------------------------------------------------------------ */
 /* The host's entry points                                              */
 /* ------------------------------------------------------------------ */
+
+/* Run every deadline that is due, each in the part that owns it. */
+static void host_timer_expired(void *arg)
+{
+	struct wren_tp *tp = arg;
+	uint64_t now = tp_now(tp);
+	struct tp_timer *t;
+
+	tp->in_timer = true;
+	tp->timer_armed = 0;
+	while ((t = tp_timer_pop_due(tp, now))) {
+		if (t->rx)
+			tp_rx_timer(tp, tp_container_of(t, struct tp_rx, timer));
+		else
+			tp_ctx_timer(tp, tp_container_of(t, struct tp_ctx, timer));
+	}
+	tp->in_timer = false;
+	tp_timer_rearm(tp);
+}
 
 size_t wren_tp_frame_max(const struct wren_tp_config *cfg)
 {
@@ -348,16 +236,16 @@ void wren_tp_rx(struct wren_tp *tp, const void *frame, size_t len)
 		tp_rx_close(tp, &p);
 		break;
 	case WREN_WIRE_ACK:
-		tp_tx_ack(tp, &p);
+		tp_on_ack(tp, &p);
 		break;
 	case WREN_WIRE_NACK:
-		tp_tx_nack(tp, &p);
+		tp_on_nack(tp, &p);
 		break;
 	case WREN_WIRE_CONNECT_ACK:
-		tp_tx_connect_ack(tp, &p);
+		tp_on_connect_ack(tp, &p);
 		break;
 	case WREN_WIRE_GRANT:
-		tp_tx_grant(tp, &p);
+		tp_on_grant(tp, &p);
 		break;
 	case WREN_WIRE_UD:
 		tp_ud_rx(tp, &p);
@@ -368,13 +256,6 @@ void wren_tp_rx(struct wren_tp *tp, const void *frame, size_t len)
 void wren_tp_get_stats(const struct wren_tp *tp, struct wren_tp_stats *st)
 {
 	*st = tp->stats;
-}
-
-size_t tp_win_bytes(const struct wren_tp *tp)
-{
-	return tp->cfg.window * (sizeof(struct tp_pkt) + 2 * sizeof(uint32_t)) +
-	       tp->cfg.subflows * (sizeof(struct tp_subflow) +
-				   2 * tp->cfg.window * sizeof(uint16_t));
 }
 
 size_t wren_tp_ctx_memory(const struct wren_tp *tp)
@@ -404,7 +285,8 @@ size_t wren_tp_peer_memory(const struct wren_tp *tp, uint32_t ipv4)
 }
 
 struct wren_tp *wren_tp_create(const struct wren_tp_config *cfg,
-			       const struct wren_env_ops *env, void *env_opaque,
+			       const struct wren_tp_env_ops *env,
+			       void *env_opaque,
 			       const struct wren_tp_ulp_ops *ulp,
 			       void *ulp_opaque)
 {
@@ -467,7 +349,7 @@ void wren_tp_destroy(struct wren_tp *tp)
 	if (!tp)
 		return;
 	if (tp->ctx)
-		tp_tx_destroy(tp);
+		tp_ctx_destroy(tp);
 	if (tp->rx)
 		tp_rx_destroy(tp);
 	while (tp->ud && tp->ud_head != tp->ud_tail) {

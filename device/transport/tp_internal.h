@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Wren transport internals shared by the wren_tp*.c files.  The host and
+ * Wren transport internals shared by the tp_*.c files.  The host and
  * the upper layer see only wren_tp.h.
  *
  * Vocabulary (Documentation/transport.rst): the initiator owns a
@@ -8,8 +8,8 @@
  * sends DATA; the target keeps a receive context ("rx") per initiator
  * context and answers with ACK, NACK and GRANT.  One adapter is both.
  */
-#ifndef WREN_TP_INTERNAL_H
-#define WREN_TP_INTERNAL_H
+#ifndef TP_INTERNAL_H
+#define TP_INTERNAL_H
 
 #include <errno.h>
 #include <stdbool.h>
@@ -24,6 +24,8 @@
 #define TP_CTL_RING_MAX		256	/* queued NACK/CLOSE/CONNECT_ACK */
 #define TP_UD_RING_MAX		256	/* datagrams waiting for the wire */
 #define TP_NONE			UINT32_MAX
+#define TP_MAX_BACKOFF		10	/* retransmit timeout doublings */
+#define TP_CONGESTED_SAMPLES	16	/* before a congested path is left */
 
 /* Serial-number arithmetic on 32 bits (RFC 1982). */
 static inline bool seq_lt(uint32_t a, uint32_t b)
@@ -212,7 +214,7 @@ struct tp_subflow {
 	uint64_t rto_deadline;		/* 0: not armed */
 	uint16_t *ring;			/* window index by sf_seq, 2 * window */
 
-	/* Congestion control (wren_tp_cc.c). */
+	/* Congestion control (tp_cc.c). */
 	uint32_t cwnd;
 	uint32_t inflight_bytes;
 	bool cwnd_limited;		/* the window held a packet back */
@@ -346,7 +348,7 @@ struct tp_ctl {
 	uint8_t mode;
 };
 
-/* A received frame, decoded and checked (wren_tp_wire.c). */
+/* A received frame, decoded and checked (tp_wire.c). */
 struct tp_rx_pkt {
 	uint32_t src_ip, dst_ip;
 	uint8_t src_mac[6];
@@ -382,7 +384,7 @@ struct tp_rx_pkt {
 	};
 };
 
-/* What a frame to build says (wren_tp_wire.c). */
+/* What a frame to build says (tp_wire.c). */
 struct tp_tx_pkt {
 	uint32_t dst_ip;
 	const uint8_t *dst_mac;
@@ -402,7 +404,7 @@ struct tp_ud {
 
 struct wren_tp {
 	struct wren_tp_config cfg;
-	const struct wren_env_ops *env;
+	const struct wren_tp_env_ops *env;
 	void *env_opaque;
 	const struct wren_tp_ulp_ops *ulp;
 	void *ulp_opaque;
@@ -454,14 +456,21 @@ struct wren_tp {
 	struct wren_tp_stats stats;
 };
 
-/* wren_tp.c */
+/*
+ * The files, lowest layer first; each calls only the ones above it in
+ * this list, except the two pairs that call each other (tp_ctx.c and
+ * tp_send.c, tp_rx.c and tp_grant.c).
+ */
+
+/* tp_base.c: clock, the wire's kick, deadlines, the control ring. */
 uint64_t tp_now(struct wren_tp *tp);
 void tp_kick(struct wren_tp *tp);
 void tp_timer_set(struct wren_tp *tp, struct tp_timer *t, uint64_t deadline);
+struct tp_timer *tp_timer_pop_due(struct wren_tp *tp, uint64_t now);
+void tp_timer_rearm(struct wren_tp *tp);
 bool tp_ctl_push(struct wren_tp *tp, const struct tp_ctl *c);
-size_t tp_win_bytes(const struct wren_tp *tp);
 
-/* wren_tp_wire.c */
+/* tp_wire.c: frames in and out. */
 int tp_parse(const uint8_t *f, size_t len, struct tp_rx_pkt *p);
 size_t tp_data_ext_len(uint8_t opcode);
 void tp_put_data(uint8_t *x, const struct wren_tp_msg *m, uint32_t msn,
@@ -471,22 +480,7 @@ size_t tp_build(const struct wren_tp *tp, uint8_t *f, const struct tp_tx_pkt *h,
 		size_t ext_len, size_t payload_len);
 uint8_t *tp_ext(uint8_t *f);
 
-/* wren_tp_ud.c: unreliable datagrams. */
-size_t tp_ud_pull(struct wren_tp *tp, uint8_t *f);
-void tp_ud_rx(struct wren_tp *tp, const struct tp_rx_pkt *p);
-
-/* wren_tp_tx.c: the initiator. */
-size_t tp_tx_pull_ctx(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f);
-void tp_tx_ack(struct wren_tp *tp, const struct tp_rx_pkt *p);
-void tp_tx_nack(struct wren_tp *tp, const struct tp_rx_pkt *p);
-void tp_tx_connect_ack(struct wren_tp *tp, const struct tp_rx_pkt *p);
-void tp_tx_grant(struct wren_tp *tp, const struct tp_rx_pkt *p);
-void tp_tx_timer(struct wren_tp *tp, struct tp_ctx *c);
-void tp_tx_update_ready(struct wren_tp *tp, struct tp_ctx *c);
-void tp_tx_destroy(struct wren_tp *tp);
-void tp_ctx_evict(struct wren_tp *tp, struct tp_ctx *c);
-
-/* wren_tp_table.c: the context cache and the table behind it. */
+/* tp_table.c: the context cache and the table behind it. */
 int tp_ctx_init_table(struct wren_tp *tp);
 void tp_ctx_free_table(struct wren_tp *tp);
 struct tp_ctx *tp_ctx_find(struct wren_tp *tp, uint32_t ipv4,
@@ -497,12 +491,12 @@ struct tp_ctx *tp_ctx_take(struct wren_tp *tp, uint32_t id, uint32_t ipv4,
 			   uint32_t class_id);
 void tp_ctx_put(struct wren_tp *tp, struct tp_ctx *c);
 int tp_tc_claim(struct wren_tp *tp, const struct wren_tp_dest *d, uint32_t *id,
-		struct wren_tp_ctx_rec *rec);
+		struct wren_tp_ctx_rec *rec, struct tp_ctx **owner);
 void tp_tc_hold(struct wren_tp *tp, const struct tp_ctx *c);
 bool tp_tc_spill(struct wren_tp *tp, const struct tp_ctx *c);
 void tp_tc_release(struct wren_tp *tp, const struct tp_ctx *c);
 
-/* wren_tp_cc.c: congestion control of one sub-flow. */
+/* tp_cc.c: congestion control of one sub-flow. */
 void tp_cc_init(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s);
 void tp_cc_on_ack(struct wren_tp *tp, struct tp_subflow *s,
 		  uint32_t acked_bytes, uint32_t ce, uint32_t acked_pkts);
@@ -517,7 +511,46 @@ bool tp_cc_allows(const struct tp_subflow *s, uint32_t charge,
 		  const struct tp_cc_totals *t);
 uint32_t tp_cc_charge(uint32_t payload_len);
 
-/* wren_tp_rx.c: the target. */
+/* tp_path.c: sub-flows, their paths and retransmission timers. */
+size_t tp_win_bytes(const struct wren_tp *tp);
+int tp_ctx_activate(struct wren_tp *tp, struct tp_ctx *c);
+void tp_ctx_deactivate(struct wren_tp *tp, struct tp_ctx *c);
+uint64_t tp_sf_rto(const struct wren_tp *tp, const struct tp_ctx *c,
+		   const struct tp_subflow *s, unsigned int backoff);
+void tp_ctx_timer_update(struct wren_tp *tp, struct tp_ctx *c);
+void tp_sf_pop_settled(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi);
+uint32_t tp_pick_subflow(struct wren_tp *tp, struct tp_ctx *c,
+			 uint32_t avoid, uint32_t charge);
+void tp_mark_lost(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
+		  enum wren_tp_retx_cause cause);
+uint32_t tp_slot_psn(const struct wren_tp *tp, const struct tp_ctx *c,
+		     uint32_t idx);
+void tp_rtt_sample(struct tp_ctx *c, struct tp_subflow *s, uint64_t rtt);
+void tp_sf_judge_path(struct wren_tp *tp, struct tp_ctx *c,
+		      struct tp_subflow *s, uint32_t ce);
+bool tp_sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi);
+
+/* tp_ctx.c: contexts' life cycle and their messages. */
+void tp_msg_finish(struct wren_tp *tp, struct tp_ctx *c, struct tp_msg *m,
+		   enum wren_tp_status status);
+void tp_ctx_advance_bsn(struct wren_tp *tp, struct tp_ctx *c);
+void tp_ctx_evict(struct wren_tp *tp, struct tp_ctx *c);
+void tp_ctx_begin(struct wren_tp *tp, struct tp_ctx *c);
+void tp_ctx_idle_check(struct wren_tp *tp, struct tp_ctx *c);
+void tp_ctx_timer(struct wren_tp *tp, struct tp_ctx *c);
+void tp_ctx_destroy(struct wren_tp *tp);
+
+/* tp_send.c: segmentation and transmission. */
+void tp_tx_update_ready(struct wren_tp *tp, struct tp_ctx *c);
+size_t tp_tx_pull_ctx(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f);
+
+/* tp_ack.c: the targets' answers. */
+void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p);
+void tp_on_nack(struct wren_tp *tp, const struct tp_rx_pkt *p);
+void tp_on_connect_ack(struct wren_tp *tp, const struct tp_rx_pkt *p);
+void tp_on_grant(struct wren_tp *tp, const struct tp_rx_pkt *p);
+
+/* tp_rx.c: the target. */
 int tp_rx_init_table(struct wren_tp *tp);
 void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p);
 void tp_rx_connect(struct wren_tp *tp, const struct tp_rx_pkt *p);
@@ -528,7 +561,7 @@ void tp_rx_timer_update(struct wren_tp *tp, struct tp_rx *rx);
 void tp_rx_destroy(struct wren_tp *tp);
 size_t tp_rx_state_bytes(const struct wren_tp *tp);
 
-/* wren_tp_grant.c: the target's grant scheduler. */
+/* tp_grant.c: the target's grant scheduler. */
 void tp_grant_add(struct wren_tp *tp, struct tp_rx_msg *rm);
 void tp_grant_remove(struct wren_tp *tp, struct tp_rx_msg *rm);
 void tp_grant_received(struct wren_tp *tp, struct tp_rx_msg *rm,
@@ -536,4 +569,8 @@ void tp_grant_received(struct wren_tp *tp, struct tp_rx_msg *rm,
 size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f);
 void tp_grant_check(struct wren_tp *tp, struct tp_rx *rx);
 
-#endif /* WREN_TP_INTERNAL_H */
+/* tp_ud.c: unreliable datagrams. */
+size_t tp_ud_pull(struct wren_tp *tp, uint8_t *f);
+void tp_ud_rx(struct wren_tp *tp, const struct tp_rx_pkt *p);
+
+#endif /* TP_INTERNAL_H */

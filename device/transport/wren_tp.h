@@ -3,7 +3,7 @@
  * The Wren transport: reliable, connectionless, multipath delivery of
  * messages between adapters (Documentation/transport.rst).
  *
- * It sits between two neighbours.  Below, its host (struct wren_env_ops):
+ * It sits between two neighbours.  Below, its host (struct wren_tp_env_ops):
  * a clock, timers, randomness and a wire that pulls whole Ethernet frames
  * from it.  Above, its upper layer (struct wren_tp_ulp_ops): whoever posts
  * messages and places what arrives.  In the adapter model that is the
@@ -21,7 +21,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wren_env.h"
+/**
+ * struct wren_tp_env_ops - what the transport needs from its host
+ * @now_ns: the current time in nanoseconds
+ * @timer_new: a timer that calls @cb(@arg) when it expires
+ * @timer_arm: (re)arm @timer to expire at absolute time @expire_ns
+ * @timer_cancel: disarm @timer
+ * @timer_free: cancel and free @timer
+ * @tx_kick: the transport has frames to send: call wren_tp_tx_pull() soon,
+ *	not from inside this call
+ * @random: 32 random bits (seeded, and so repeatable, in simulations)
+ *
+ * Every call gets the host's opaque pointer given to wren_tp_create().
+ */
+struct wren_tp_env_ops {
+	uint64_t (*now_ns)(void *opaque);
+	void *(*timer_new)(void *opaque, void (*cb)(void *arg), void *arg);
+	void (*timer_arm)(void *timer, uint64_t expire_ns);
+	void (*timer_cancel)(void *timer);
+	void (*timer_free)(void *timer);
+	void (*tx_kick)(void *opaque);
+	uint32_t (*random)(void *opaque);
+};
 
 /* Message outcomes, at the initiator (tx_done) and at the target. */
 enum wren_tp_status {
@@ -282,7 +303,7 @@ void wren_tp_config_defaults(struct wren_tp_config *cfg);
 /**
  * wren_tp_create() - a transport on top of @env, below @ulp
  * @cfg: parameters; checked, copied
- * @env: the host (now_ns, timers, random and tx_kick are used)
+ * @env: the host
  * @env_opaque: passed to @env's calls
  * @ulp: the upper layer
  * @ulp_opaque: passed to @ulp's calls
@@ -290,7 +311,8 @@ void wren_tp_config_defaults(struct wren_tp_config *cfg);
  * Return: the transport, or NULL if @cfg is invalid or memory is short.
  */
 struct wren_tp *wren_tp_create(const struct wren_tp_config *cfg,
-			       const struct wren_env_ops *env, void *env_opaque,
+			       const struct wren_tp_env_ops *env,
+			       void *env_opaque,
 			       const struct wren_tp_ulp_ops *ulp,
 			       void *ulp_opaque);
 

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren transport: the services every part of it uses.  The clock and the
+ * wire's kick, the deadlines of every context in one binary min-heap with
+ * the host's one timer armed at its top, and the ring of control packets
+ * (NACK, CLOSE) waiting for the wire.  Nothing here calls up into the
+ * initiator or the target: the heap hands expired deadlines to its caller
+ * (tp_timer_pop_due()), and the ring's packets are built by whoever pulls
+ * them.
+ */
+#include <string.h>
+
+#include "tp_internal.h"
+
+uint64_t tp_now(struct wren_tp *tp)
+{
+	return tp->env->now_ns(tp->env_opaque);
+}
+
+void tp_kick(struct wren_tp *tp)
+{
+	tp->env->tx_kick(tp->env_opaque);
+}
+
+/* ------------------------------------------------------------------ */
+/* Deadlines: a binary min-heap, one host timer armed at its top.       */
+/* ------------------------------------------------------------------ */
+
+static void heap_swap(struct wren_tp *tp, uint32_t a, uint32_t b)
+{
+	struct tp_timer *t = tp->heap[a];
+
+	tp->heap[a] = tp->heap[b];
+	tp->heap[b] = t;
+	tp->heap[a]->heap_idx = a;
+	tp->heap[b]->heap_idx = b;
+}
+
+static void heap_up(struct wren_tp *tp, uint32_t i)
+{
+	while (i) {
+		uint32_t parent = (i - 1) / 2;
+
+		if (tp->heap[parent]->deadline <= tp->heap[i]->deadline)
+			break;
+		heap_swap(tp, i, parent);
+		i = parent;
+	}
+}
+
+static void heap_down(struct wren_tp *tp, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < tp->heap_len &&
+		    tp->heap[l]->deadline < tp->heap[m]->deadline)
+			m = l;
+		if (r < tp->heap_len &&
+		    tp->heap[r]->deadline < tp->heap[m]->deadline)
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(tp, i, m);
+		i = m;
+	}
+}
+
+static void heap_remove(struct wren_tp *tp, struct tp_timer *t)
+{
+	uint32_t i = t->heap_idx;
+
+	t->heap_idx = TP_NONE;
+	if (i == --tp->heap_len)
+		return;
+	tp->heap[i] = tp->heap[tp->heap_len];
+	tp->heap[i]->heap_idx = i;
+	heap_up(tp, i);
+	heap_down(tp, tp->heap[i]->heap_idx);
+}
+
+void tp_timer_rearm(struct wren_tp *tp)
+{
+	uint64_t next = tp->heap_len ? tp->heap[0]->deadline : 0;
+
+	if (tp->in_timer || next == tp->timer_armed)
+		return;
+	tp->timer_armed = next;
+	if (next)
+		tp->env->timer_arm(tp->timer, next);
+	else
+		tp->env->timer_cancel(tp->timer);
+}
+
+/* Set @t to fire at @deadline (0: never). */
+void tp_timer_set(struct wren_tp *tp, struct tp_timer *t, uint64_t deadline)
+{
+	if (t->heap_idx != TP_NONE) {
+		if (!deadline) {
+			heap_remove(tp, t);
+		} else {
+			t->deadline = deadline;
+			heap_up(tp, t->heap_idx);
+			heap_down(tp, t->heap_idx);
+		}
+	} else if (deadline) {
+		t->deadline = deadline;
+		t->heap_idx = tp->heap_len;
+		tp->heap[tp->heap_len++] = t;
+		heap_up(tp, t->heap_idx);
+	}
+	tp_timer_rearm(tp);
+}
+
+/* Queue @c; false (and counted) when the ring is full. */
+bool tp_ctl_push(struct wren_tp *tp, const struct tp_ctl *c)
+{
+	if (tp->ctl_tail - tp->ctl_head == tp->ctl_size) {
+		tp->stats.drops[WREN_TP_DROP_NO_RESOURCES]++;
+		return false;
+	}
+	tp->ctl[tp->ctl_tail++ & (tp->ctl_size - 1)] = *c;
+	tp_kick(tp);
+	return true;
+}
+
+/*
+ * The earliest deadline at or before @now, taken off the heap, or NULL.
+ * The caller runs it and asks again; it re-arms the host timer with
+ * tp_timer_rearm() when done.
+ */
+struct tp_timer *tp_timer_pop_due(struct wren_tp *tp, uint64_t now)
+{
+	struct tp_timer *t;
+
+	if (!tp->heap_len || tp->heap[0]->deadline > now)
+		return NULL;
+	t = tp->heap[0];
+	heap_remove(tp, t);
+	return t;
+}
+

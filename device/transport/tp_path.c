@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren transport, initiator side: paths and retransmission timers.
+ *
+ * A context with work has a window of packets and cfg.subflows sub-flows,
+ * each a path through the network named by its entropy (the UDP source
+ * port), with its own round-trip estimate, congestion window
+ * (tp_cc.c) and retransmit timer (seed 000 claims 8-11, and
+ * Documentation/transport.rst, "Multipath").  This file chooses the
+ * sub-flow of each packet, keeps the timers, queues lost packets for
+ * retransmission and moves a sub-flow that loses or queues to a new
+ * path.  It decides nothing about messages or the context's life: a
+ * sub-flow that must give up says so to its caller (tp_ctx.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_internal.h"
+
+size_t tp_win_bytes(const struct wren_tp *tp)
+{
+	return tp->cfg.window * (sizeof(struct tp_pkt) + 2 * sizeof(uint32_t)) +
+	       tp->cfg.subflows * (sizeof(struct tp_subflow) +
+				   2 * tp->cfg.window * sizeof(uint16_t));
+}
+
+static uint16_t new_entropy(struct wren_tp *tp, const struct tp_ctx *c)
+{
+	for (int tries = 0;; tries++) {
+		uint16_t e = WREN_WIRE_ENTROPY_BASE |
+			     (tp->env->random(tp->env_opaque) &
+			      WREN_WIRE_ENTROPY_MASK);
+		bool clash = false;
+
+		for (uint32_t i = 0; i < tp->cfg.subflows; i++)
+			clash |= c->sf[i].entropy == e;
+		if (!clash || tries > 8)
+			return e;
+	}
+}
+
+int tp_ctx_activate(struct wren_tp *tp, struct tp_ctx *c)
+{
+	uint32_t w = tp->cfg.window;
+	uint8_t *mem;
+
+	if (c->win)
+		return 0;
+	mem = calloc(1, tp_win_bytes(tp));
+	if (!mem)
+		return -ENOMEM;
+	tp->active_bytes += tp_win_bytes(tp);
+	c->win = (struct tp_pkt *)mem;
+	mem += w * sizeof(*c->win);
+	c->lost = (uint32_t *)mem;
+	mem += 2 * w * sizeof(*c->lost);
+	c->sf = (struct tp_subflow *)mem;
+	mem += tp->cfg.subflows * sizeof(*c->sf);
+	for (uint32_t i = 0; i < tp->cfg.subflows; i++) {
+		c->sf[i].ring = (uint16_t *)mem;
+		mem += 2 * w * sizeof(uint16_t);
+		c->sf[i].entropy = new_entropy(tp, c);
+		tp_cc_init(tp, c, &c->sf[i]);
+	}
+	c->lost_head = c->lost_tail = 0;
+	return 0;
+}
+
+void tp_ctx_deactivate(struct wren_tp *tp, struct tp_ctx *c)
+{
+	if (!c->win)
+		return;
+	/* Keep what was learnt about the path for the next burst. */
+	c->cwnd_hint = 0;
+	for (uint32_t i = 0; i < tp->cfg.subflows; i++) {
+		if (c->sf[i].srtt_ns)
+			c->srtt_hint = c->sf[i].srtt_ns;
+		c->cwnd_hint += c->sf[i].cwnd;
+	}
+	free(c->win);
+	tp->active_bytes -= tp_win_bytes(tp);
+	c->win = NULL;
+	c->lost = NULL;
+	c->sf = NULL;
+}
+
+/* @s's retransmit timeout, doubled @backoff times. */
+uint64_t tp_sf_rto(const struct wren_tp *tp, const struct tp_ctx *c,
+		       const struct tp_subflow *s, unsigned int backoff)
+{
+	uint64_t rto;
+
+	if (s->srtt_ns)
+		rto = s->srtt_ns + 4 * s->rttvar_ns;
+	else if (c->srtt_hint)
+		rto = 3 * c->srtt_hint;
+	else
+		rto = tp->cfg.init_rto_ns;
+	rto = max_u64(rto, tp->cfg.min_rto_ns) << min_u64(backoff,
+							  TP_MAX_BACKOFF);
+	return min_u64(rto, tp->cfg.max_rto_ns);
+}
+
+void tp_ctx_timer_update(struct wren_tp *tp, struct tp_ctx *c)
+{
+	uint64_t d = UINT64_MAX;
+
+	if (c->sf)
+		for (uint32_t i = 0; i < tp->cfg.subflows; i++)
+			if (c->sf[i].rto_deadline)
+				d = min_u64(d, c->sf[i].rto_deadline);
+	if (c->connect_deadline)
+		d = min_u64(d, c->connect_deadline);
+	if (tp_linked(&c->idle))
+		d = min_u64(d, c->idle_since + tp->cfg.idle_ns);
+	tp_timer_set(tp, &c->timer, d == UINT64_MAX ? 0 : d);
+}
+
+/* Drop the oldest transmissions of a sub-flow that are settled. */
+void tp_sf_pop_settled(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
+{
+	struct tp_subflow *s = &c->sf[sfi];
+	uint32_t rmask = 2 * tp->cfg.window - 1;
+
+	while (s->head_seq != s->next_seq) {
+		const struct tp_pkt *p = &c->win[s->ring[s->head_seq & rmask]];
+
+		if (p->state == TP_PKT_INFLIGHT && p->sf == sfi &&
+		    p->sf_seq == s->head_seq)
+			return;
+		s->head_seq++;
+	}
+}
+
+/*
+ * The sub-flow for a packet charged @charge bytes: the one with the most
+ * room in its window (none: TP_NONE, and the windows are marked as
+ * holding sending back), or, for a packet its window does not pace
+ * (@charge 0: granted data), the one with the fewest packets in flight.
+ * Ties go round robin; @avoid (or TP_NONE) is passed over.
+ */
+uint32_t tp_pick_subflow(struct wren_tp *tp, struct tp_ctx *c,
+			     uint32_t avoid, uint32_t charge)
+{
+	uint32_t n = tp->cfg.subflows, best = TP_NONE;
+	int64_t best_room = INT64_MIN;
+	struct tp_cc_totals t;
+
+	tp_cc_totals(tp, c, &t);
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = (c->sf_rr + k) % n;
+		struct tp_subflow *s = &c->sf[i];
+		int64_t room;
+
+		if (i == avoid && n > 1)
+			continue;
+		/* Its ring holds every transmission still unsettled. */
+		if (s->next_seq - s->head_seq >= 2 * tp->cfg.window) {
+			tp_sf_pop_settled(tp, c, i);
+			if (s->next_seq - s->head_seq >= 2 * tp->cfg.window)
+				continue;
+		}
+		if (charge && !tp_cc_allows(s, charge, &t)) {
+			s->cwnd_limited = true;
+			continue;
+		}
+		room = charge ? (int64_t)s->cwnd - s->inflight_bytes :
+				-(int64_t)s->inflight;
+		if (room > best_room) {
+			best = i;
+			best_room = room;
+		}
+	}
+	c->sf_rr++;
+	return best;
+}
+
+static void lost_push(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn)
+{
+	uint32_t cap = 2 * tp->cfg.window;
+
+	if (c->lost_tail - c->lost_head == cap) {
+		/* Full of entries already acknowledged: keep the live ones. */
+		uint32_t n = 0;
+
+		for (uint32_t i = c->lost_head; i != c->lost_tail; i++) {
+			uint32_t q = c->lost[i % cap];
+
+			if (c->win[q & (tp->cfg.window - 1)].state ==
+			    TP_PKT_LOST)
+				c->lost[(c->lost_head + n++) % cap] = q;
+		}
+		c->lost_tail = c->lost_head + n;
+	}
+	c->lost[c->lost_tail++ % cap] = psn;
+}
+
+void tp_mark_lost(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
+		      enum wren_tp_retx_cause cause)
+{
+	struct tp_pkt *p = &c->win[psn & (tp->cfg.window - 1)];
+
+	c->sf[p->sf].inflight--;
+	c->sf[p->sf].inflight_bytes -= tp_cc_charge(p->len);
+	p->state = TP_PKT_LOST;
+	p->cause = cause;
+	lost_push(tp, c, psn);
+}
+
+/* The PSN of window slot @idx, which lies in [bsn, nsn). */
+uint32_t tp_slot_psn(const struct wren_tp *tp, const struct tp_ctx *c,
+			 uint32_t idx)
+{
+	return c->bsn + ((idx - c->bsn) & (tp->cfg.window - 1));
+}
+
+void tp_rtt_sample(struct tp_ctx *c, struct tp_subflow *s, uint64_t rtt)
+{
+	if (!s->srtt_ns) {
+		s->srtt_ns = rtt;
+		s->rttvar_ns = rtt / 2;
+	} else {
+		uint64_t err = rtt > s->srtt_ns ? rtt - s->srtt_ns :
+						  s->srtt_ns - rtt;
+
+		s->rttvar_ns = (3 * s->rttvar_ns + err) / 4;
+		s->srtt_ns = (7 * s->srtt_ns + rtt) / 8;
+	}
+	if (!s->min_rtt_ns || rtt < s->min_rtt_ns)
+		s->min_rtt_ns = rtt;
+	if (!c->base_rtt_ns || rtt < c->base_rtt_ns)
+		c->base_rtt_ns = rtt;
+	s->qdelay_ns = rtt - s->min_rtt_ns;
+	c->srtt_hint = s->srtt_ns;
+}
+
+/*
+ * Move @s to another path: a new entropy.  Its base RTT starts from the
+ * context's shortest, not from its first sample, which may well be queued
+ * already: a path found longer keeps a smaller window, a shorter one is
+ * learnt at once.
+ */
+static void sf_repath(struct wren_tp *tp, struct tp_ctx *c,
+		      struct tp_subflow *s)
+{
+	s->entropy = new_entropy(tp, c);
+	s->min_rtt_ns = c->base_rtt_ns;
+	/* Packets still on the old path may arrive after the new ones. */
+	s->highest_acked_old = s->highest_acked;
+	s->repath_seq = s->next_seq;
+	s->congested = 0;
+	tp->stats.path_changes++;
+}
+
+/*
+ * A sub-flow whose every answer for TP_CONGESTED_SAMPLES in a row shows
+ * queueing above the target or ECN marks is on a congested path: with
+ * cfg.repath it tries another, as congestion that all paths share stays
+ * whatever the entropy, and congestion of one path does not.
+ */
+void tp_sf_judge_path(struct wren_tp *tp, struct tp_ctx *c,
+			  struct tp_subflow *s, uint32_t ce)
+{
+	if (s->qdelay_ns <= tp->cfg.cc_target_ns && !ce) {
+		s->congested = 0;
+		return;
+	}
+	if (tp->cfg.repath && ++s->congested >= TP_CONGESTED_SAMPLES)
+		sf_repath(tp, c, s);
+}
+
+/*
+ * Seed 000 claim 11: no answer on a sub-flow for a retransmit timeout.
+ * Its path is presumed broken: every packet in flight on it is resent on
+ * the other sub-flows and, with cfg.repath, the sub-flow moves to a new
+ * path (a new entropy).  Returns false if the target must be given up:
+ * the caller then fails the context.
+ */
+bool tp_sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
+{
+	struct tp_subflow *s = &c->sf[sfi];
+	uint32_t rmask = 2 * tp->cfg.window - 1;
+	uint64_t now = tp_now(tp), next = UINT64_MAX;
+	bool lost = false;
+
+	for (uint32_t seq = s->head_seq; seq != s->next_seq; seq++) {
+		uint32_t idx = s->ring[seq & rmask];
+		struct tp_pkt *p = &c->win[idx];
+		uint64_t due;
+
+		if (p->state != TP_PKT_INFLIGHT || p->sf != sfi ||
+		    p->sf_seq != seq)
+			continue;
+		/* Each packet backs off on its own: one that timed out k
+		 * times waits 2^k timeouts, so giving up takes a while.
+		 */
+		due = p->sent_ns + tp_sf_rto(tp, c, s, p->timeouts);
+		if (due > now) {
+			next = min_u64(next, due);
+			continue;
+		}
+		/*
+		 * Give up only on a target that has said nothing since; one
+		 * that answers is alive, and its packets are lost to
+		 * congestion: keep trying at the longest backoff.
+		 */
+		if (++p->timeouts > tp->cfg.max_retries) {
+			if (!c->answered || c->answered_ns < p->sent_ns)
+				return false;
+			p->timeouts = tp->cfg.max_retries;
+		}
+		tp_mark_lost(tp, c, tp_slot_psn(tp, c, idx), WREN_TP_RETX_TIMEOUT);
+		lost = true;
+	}
+	s->rto_deadline = next == UINT64_MAX ? 0 : next;
+	if (!lost)
+		return true;
+	if (s->backoff < TP_MAX_BACKOFF)
+		s->backoff++;
+	if (tp->cfg.repath)
+		sf_repath(tp, c, s);
+	tp_cc_on_timeout(tp, s);
+	return true;
+}
