@@ -16,7 +16,7 @@ BUILD := $(WREN_TOP)/build
 .PHONY: all setup modules modules-6.1 engine-test transport-test static guest-smoke \
 	check demo clean help netsim netsim-test fabric fabric-test bench \
 	bench-sim bench-sim-smoke bench-guests fuzz rdtest rdtest-test \
-	kunit kunit-mutants
+	kunit kunit-mutants layers
 
 all: modules
 
@@ -27,6 +27,7 @@ help:
 	@echo "make modules          build wren.ko and wren_ib.ko for the guests"
 	@echo "make transport-test   the transport library's unit tests"
 	@echo "make engine-test      the adapter engine's unit tests"
+	@echo "make layers           no circle of calls through 3+ files of device/"
 	@echo "make kunit            the drivers' KUnit suites (UML kernel, cached)"
 	@echo "make kunit-mutants    show each suite fails on its deliberate bugs"
 	@echo "make fuzz             libFuzzer on the engine (FUZZ_SECONDS=300 each)"
@@ -57,6 +58,16 @@ transport-test:
 
 engine-test:
 	@$(MAKE) --no-print-directory -C device/engine test
+
+# The calls between the files of the transport and of the engine go one
+# way (scripts/check-layers), read from the objects their tests build.
+layers:
+	@$(MAKE) --no-print-directory -C device/transport lib
+	@$(MAKE) --no-print-directory -C device/engine all
+	@scripts/check-layers transport $(patsubst device/transport/%.c,\
+		$(BUILD)/transport/%.o,$(wildcard device/transport/*.c))
+	@scripts/check-layers engine $(patsubst device/engine/%.c,\
+		$(BUILD)/engine/%.o,$(wildcard device/engine/*.c))
 
 # The drivers' KUnit suites (kunit/README.rst), by kunit.py on a User Mode
 # Linux kernel from linux-source-6.12, built once and cached.

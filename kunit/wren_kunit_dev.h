@@ -10,7 +10,7 @@
 #include <kunit/test.h>
 #include <linux/pci.h>
 
-#include "wren.h"
+#include "wren_dev.h"
 
 #define WREN_FAKE_MAX_CMDS	256
 

@@ -10,6 +10,7 @@
  */
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
+#include "qemu/log.h"
 #include "qemu/timer.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
@@ -23,7 +24,7 @@
 
 #include "wren_compat.h"
 #include "linux/wren/wren_if.h"
-#include "wren_engine.h"
+#include "weng.h"
 
 #define TYPE_WREN "wren"
 OBJECT_DECLARE_SIMPLE_TYPE(WrenState, WREN)
@@ -39,8 +40,7 @@ struct WrenState {
     MemoryRegion regs;
     MemoryRegion doorbells;
 
-    struct wren_engine engine;
-    bool engine_ready;
+    struct weng *engine;
 
     NICConf conf;
     NICState *nic;
@@ -60,135 +60,156 @@ struct WrenState {
     uint8_t fault_drop_opcode;
 };
 
-static int wren_env_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+static int wren_pcie_env_dma_read(void *opaque, uint64_t addr, void *buf,
+                                  size_t len)
 {
     return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
            0 : -1;
 }
 
-static int wren_env_dma_write(void *opaque, uint64_t addr, const void *buf,
-                              size_t len)
+static int wren_pcie_env_dma_write(void *opaque, uint64_t addr, const void *buf,
+                                   size_t len)
 {
     return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
            0 : -1;
 }
 
-static void wren_env_irq(void *opaque, unsigned int vector)
+static void wren_pcie_env_irq(void *opaque, unsigned int vector)
 {
     PCIDevice *pci = PCI_DEVICE(opaque);
 
-    trace_wren_irq(vector);
+    trace_wren_pcie_irq(vector);
     if (msix_enabled(pci) && vector < WREN(opaque)->vectors) {
         msix_notify(pci, vector);
     }
 }
 
-static uint64_t wren_env_now_ns(void *opaque)
+static uint64_t wren_pcie_env_now_ns(void *opaque)
 {
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
-static void *wren_env_timer_new(void *opaque, void (*cb)(void *arg), void *arg)
+static void *wren_pcie_env_timer_new(void *opaque, void (*cb)(void *arg),
+                                     void *arg)
 {
     return timer_new_ns(QEMU_CLOCK_VIRTUAL, cb, arg);
 }
 
-static void wren_env_timer_arm(void *timer, uint64_t expire_ns)
+static void wren_pcie_env_timer_arm(void *timer, uint64_t expire_ns)
 {
     timer_mod(timer, expire_ns);
 }
 
-static void wren_env_timer_cancel(void *timer)
+static void wren_pcie_env_timer_cancel(void *timer)
 {
     timer_del(timer);
 }
 
-static void wren_env_timer_free(void *timer)
+static void wren_pcie_env_timer_free(void *timer)
 {
     timer_free(timer);
 }
 
-static void wren_env_warn(void *opaque, enum wren_wrn what, uint64_t a,
-                          uint64_t b)
+/* The text of each guest mistake, for -d guest_errors. */
+static const char *const wren_pcie_guest_errors[WENG_WRN_COUNT] = {
+#define WREN_PCIE_GUEST_ERROR(name, message) [WENG_WRN_##name] = message,
+    WENG_WRN_LIST(WREN_PCIE_GUEST_ERROR)
+#undef WREN_PCIE_GUEST_ERROR
+};
+
+/*
+ * Every guest mistake is a trace event of its own and a line of QEMU's
+ * guest-error log; the device goes on.
+ */
+static void wren_pcie_env_warn(void *opaque, enum weng_wrn what, uint64_t a,
+                               uint64_t b)
 {
     switch (what) {
-    case WREN_WRN_BAD_ACCESS:
-        trace_wren_wrn_bad_access(a, b);
+    case WENG_WRN_BAD_ACCESS:
+        trace_wren_pcie_wrn_bad_access(a, b);
         break;
-    case WREN_WRN_BAD_REGISTER:
-        trace_wren_wrn_bad_register(a, b);
+    case WENG_WRN_BAD_REGISTER:
+        trace_wren_pcie_wrn_bad_register(a, b);
         break;
-    case WREN_WRN_READ_ONLY:
-        trace_wren_wrn_read_only(a, b);
+    case WENG_WRN_READ_ONLY:
+        trace_wren_pcie_wrn_read_only(a, b);
         break;
-    case WREN_WRN_NOT_READY:
-        trace_wren_wrn_not_ready(a, b);
+    case WENG_WRN_NOT_READY:
+        trace_wren_pcie_wrn_not_ready(a, b);
         break;
-    case WREN_WRN_QUEUE_CFG:
-        trace_wren_wrn_queue_cfg(a, b);
+    case WENG_WRN_QUEUE_CFG:
+        trace_wren_pcie_wrn_queue_cfg(a, b);
         break;
-    case WREN_WRN_DOORBELL:
-        trace_wren_wrn_doorbell(a, b);
+    case WENG_WRN_DOORBELL:
+        trace_wren_pcie_wrn_doorbell(a, b);
         break;
-    case WREN_WRN_ADMIN_PHASE:
-        trace_wren_wrn_admin_phase(a, b);
+    case WENG_WRN_ADMIN_PHASE:
+        trace_wren_pcie_wrn_admin_phase(a, b);
         break;
-    case WREN_WRN_ADMIN_REJECTED:
-        trace_wren_wrn_admin_rejected(a, b);
+    case WENG_WRN_ADMIN_REJECTED:
+        trace_wren_pcie_wrn_admin_rejected(a, b);
         break;
-    case WREN_WRN_DMA:
-        trace_wren_wrn_dma(a, b);
+    case WENG_WRN_DMA:
+        trace_wren_pcie_wrn_dma(a, b);
         break;
-    case WREN_WRN_AEQ_OVERFLOW:
-        trace_wren_wrn_aeq_overflow(a, b);
+    case WENG_WRN_AEQ_OVERFLOW:
+        trace_wren_pcie_wrn_aeq_overflow(a, b);
         break;
-    case WREN_WRN_EQ_OVERFLOW:
-        trace_wren_wrn_eq_overflow(a, b);
+    case WENG_WRN_EQ_OVERFLOW:
+        trace_wren_pcie_wrn_eq_overflow(a, b);
         break;
-    case WREN_WRN_DB_PAGE:
-        trace_wren_wrn_db_page(a, b);
+    case WENG_WRN_DB_PAGE:
+        trace_wren_pcie_wrn_db_page(a, b);
         break;
-    case WREN_WRN_FAULT_DROP:
-        trace_wren_wrn_fault_drop(a, b);
+    case WENG_WRN_FAULT_DROP:
+        trace_wren_pcie_wrn_fault_drop(a, b);
         break;
-    case WREN_WRN_CQ_OVERFLOW:
-        trace_wren_wrn_cq_overflow(a, b);
+    case WENG_WRN_CQ_OVERFLOW:
+        trace_wren_pcie_wrn_cq_overflow(a, b);
         break;
-    case WREN_WRN_BAD_WQE:
-        trace_wren_wrn_bad_wqe(a, b >> 8, b & 0xff);
+    case WENG_WRN_BAD_WQE:
+        trace_wren_pcie_wrn_bad_wqe(a, b >> 8, b & 0xff);
         break;
-    case WREN_WRN_COUNT:
+    case WENG_WRN_DMA_SELF:
+        trace_wren_pcie_wrn_dma_self(a, b);
         break;
+    case WENG_WRN_COUNT:
+        return;
+    }
+    if (what < WENG_WRN_COUNT) {
+        qemu_log_mask(LOG_GUEST_ERROR, "wren: %s: ", DEVICE(opaque)->id ?: "-");
+        qemu_log_mask(LOG_GUEST_ERROR, wren_pcie_guest_errors[what], a, b);
+        qemu_log_mask(LOG_GUEST_ERROR, "\n");
     }
 }
 
-static void wren_tx_flush(WrenState *s);
+static void wren_pcie_tx_flush(WrenState *s);
 
-static void wren_tx_sent(NetClientState *nc, ssize_t len)
+static void wren_pcie_tx_sent(NetClientState *nc, ssize_t len)
 {
     WrenState *s = qemu_get_nic_opaque(nc);
 
     s->tx_waiting = false;
-    wren_tx_flush(s);
+    wren_pcie_tx_flush(s);
 }
 
 /* Pull frames from the engine while the wire takes them. */
-static void wren_tx_flush(WrenState *s)
+static void wren_pcie_tx_flush(WrenState *s)
 {
     unsigned int budget = WREN_TX_BUDGET;
     size_t len;
 
     while (!s->tx_waiting && budget) {
-        len = wren_engine_tx_pull(&s->engine, s->tx_frame,
+        len = weng_tx_pull(s->engine, s->tx_frame,
                                   sizeof(s->tx_frame));
         if (!len) {
             return;
         }
         budget--;
-        trace_wren_tx_frame(len, s->nic != NULL);
+        trace_wren_pcie_tx_frame(len, s->nic != NULL);
         if (s->nic && !qemu_send_packet_async(qemu_get_queue(s->nic),
                                                s->tx_frame, len,
-                                               wren_tx_sent)) {
+                                               wren_pcie_tx_sent)) {
             s->tx_waiting = true;
         }
     }
@@ -197,112 +218,112 @@ static void wren_tx_flush(WrenState *s)
     }
 }
 
-static void wren_tx_bh(void *opaque)
+static void wren_pcie_tx_bh(void *opaque)
 {
-    wren_tx_flush(opaque);
+    wren_pcie_tx_flush(opaque);
 }
 
-static void wren_env_tx_kick(void *opaque)
+static void wren_pcie_env_tx_kick(void *opaque)
 {
     qemu_bh_schedule(WREN(opaque)->tx_bh);
 }
 
-static uint32_t wren_env_random(void *opaque)
+static uint32_t wren_pcie_env_random(void *opaque)
 {
     return g_random_int();
 }
 
-static ssize_t wren_net_receive(NetClientState *nc, const uint8_t *buf,
-                                size_t size)
+static ssize_t wren_pcie_net_receive(NetClientState *nc, const uint8_t *buf,
+                                     size_t size)
 {
     WrenState *s = qemu_get_nic_opaque(nc);
 
-    trace_wren_rx_frame(size);
-    wren_engine_rx_frame(&s->engine, buf, size);
+    trace_wren_pcie_rx_frame(size);
+    weng_rx_frame(s->engine, buf, size);
     return size;
 }
 
-static NetClientInfo wren_net_info = {
+static NetClientInfo wren_pcie_net_info = {
     .type = NET_CLIENT_DRIVER_NIC,
     .size = sizeof(NICState),
-    .receive = wren_net_receive,
+    .receive = wren_pcie_net_receive,
 };
 
-static const struct wren_env_ops wren_env_ops = {
-    .dma_read = wren_env_dma_read,
-    .dma_write = wren_env_dma_write,
-    .irq = wren_env_irq,
-    .warn = wren_env_warn,
+static const struct weng_env_ops wren_pcie_env_ops = {
+    .dma_read = wren_pcie_env_dma_read,
+    .dma_write = wren_pcie_env_dma_write,
+    .irq = wren_pcie_env_irq,
+    .warn = wren_pcie_env_warn,
     .host = {
-        .now_ns = wren_env_now_ns,
-        .timer_new = wren_env_timer_new,
-        .timer_arm = wren_env_timer_arm,
-        .timer_cancel = wren_env_timer_cancel,
-        .timer_free = wren_env_timer_free,
-        .tx_kick = wren_env_tx_kick,
-        .random = wren_env_random,
+        .now_ns = wren_pcie_env_now_ns,
+        .timer_new = wren_pcie_env_timer_new,
+        .timer_arm = wren_pcie_env_timer_arm,
+        .timer_cancel = wren_pcie_env_timer_cancel,
+        .timer_free = wren_pcie_env_timer_free,
+        .tx_kick = wren_pcie_env_tx_kick,
+        .random = wren_pcie_env_random,
     },
 };
 
-static uint64_t wren_regs_read(void *opaque, hwaddr addr, unsigned size)
+static uint64_t wren_pcie_regs_read(void *opaque, hwaddr addr, unsigned size)
 {
     WrenState *s = opaque;
-    uint32_t value = wren_reg_read(&s->engine, addr, size);
+    uint32_t value = weng_reg_read(s->engine, addr, size);
 
-    trace_wren_reg_read(addr, value);
+    trace_wren_pcie_reg_read(addr, value);
     return value;
 }
 
-static void wren_regs_write(void *opaque, hwaddr addr, uint64_t value,
-                            unsigned size)
+static void wren_pcie_regs_write(void *opaque, hwaddr addr, uint64_t value,
+                                 unsigned size)
 {
     WrenState *s = opaque;
 
-    trace_wren_reg_write(addr, value);
-    wren_reg_write(&s->engine, addr, value, size);
+    trace_wren_pcie_reg_write(addr, value);
+    weng_reg_write(s->engine, addr, value, size);
 }
 
 /*
  * Accept every access size at the memory API level so that the engine
  * sees, and refuses with a trace, the ones the interface forbids.
  */
-static const MemoryRegionOps wren_regs_ops = {
-    .read = wren_regs_read,
-    .write = wren_regs_write,
+static const MemoryRegionOps wren_pcie_regs_ops = {
+    .read = wren_pcie_regs_read,
+    .write = wren_pcie_regs_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
     .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
 };
 
-static uint64_t wren_db_mmio_read(void *opaque, hwaddr addr, unsigned size)
+static uint64_t wren_pcie_db_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     WrenState *s = opaque;
 
-    return wren_db_read(&s->engine, addr, size);
+    return weng_db_read(s->engine, addr, size);
 }
 
-static void wren_db_mmio_write(void *opaque, hwaddr addr, uint64_t value,
-                               unsigned size)
+static void wren_pcie_db_mmio_write(void *opaque, hwaddr addr, uint64_t value,
+                                    unsigned size)
 {
     WrenState *s = opaque;
 
-    wren_db_write(&s->engine, addr, value, size);
+    weng_db_write(s->engine, addr, value, size);
 }
 
-static const MemoryRegionOps wren_db_ops = {
-    .read = wren_db_mmio_read,
-    .write = wren_db_mmio_write,
+static const MemoryRegionOps wren_pcie_db_ops = {
+    .read = wren_pcie_db_mmio_read,
+    .write = wren_pcie_db_mmio_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
     .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
 };
 
-static bool wren_config_from_props(WrenState *s, struct wren_config *cfg,
-                                   Error **errp)
+static bool wren_pcie_config_from_props(WrenState *s, struct weng_config *cfg,
+                                        Error **errp)
 {
     struct in_addr ip;
 
-    wren_config_defaults(cfg);
+    weng_config_defaults(cfg);
     qemu_macaddr_default_if_unset(&s->mac);
     memcpy(cfg->mac, s->mac.a, sizeof(cfg->mac));
     if (!s->ipv4 || inet_pton(AF_INET, s->ipv4, &ip) != 1) {
@@ -340,9 +361,9 @@ static bool wren_config_from_props(WrenState *s, struct wren_config *cfg,
     }
     cfg->tc_cache = s->tc_cache;
     if (s->serial) {
-        if (strlen(s->serial) > WREN_SERIAL_LEN) {
+        if (strlen(s->serial) > WENG_SERIAL_LEN) {
             error_setg(errp, "wren: serial is longer than %d characters",
-                       WREN_SERIAL_LEN);
+                       WENG_SERIAL_LEN);
             return false;
         }
         pstrcpy(cfg->serial, sizeof(cfg->serial), s->serial);
@@ -355,27 +376,27 @@ static bool wren_config_from_props(WrenState *s, struct wren_config *cfg,
     return true;
 }
 
-static void wren_realize(PCIDevice *pci, Error **errp)
+static void wren_pcie_realize(PCIDevice *pci, Error **errp)
 {
     WrenState *s = WREN(pci);
     g_autofree char *mac = NULL;
-    struct wren_config cfg;
+    struct weng_config cfg;
     uint64_t db_size;
     int ret;
 
-    if (!wren_config_from_props(s, &cfg, errp)) {
+    if (!wren_pcie_config_from_props(s, &cfg, errp)) {
         return;
     }
 
     memory_region_init(&s->bar0, OBJECT(s), "wren-bar0", WREN_REG_BAR_SIZE);
-    memory_region_init_io(&s->regs, OBJECT(s), &wren_regs_ops, s,
+    memory_region_init_io(&s->regs, OBJECT(s), &wren_pcie_regs_ops, s,
                           "wren-regs", WREN_MSIX_TABLE_OFFSET);
     memory_region_add_subregion(&s->bar0, 0, &s->regs);
     pci_register_bar(pci, WREN_REG_BAR, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->bar0);
 
     db_size = (uint64_t)cfg.db_page_count * WREN_DB_PAGE_SIZE;
-    memory_region_init_io(&s->doorbells, OBJECT(s), &wren_db_ops, s,
+    memory_region_init_io(&s->doorbells, OBJECT(s), &wren_pcie_db_ops, s,
                           "wren-doorbells", db_size);
     pci_register_bar(pci, WREN_DB_BAR,
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
@@ -394,20 +415,20 @@ static void wren_realize(PCIDevice *pci, Error **errp)
         error_setg(errp, "wren: failed to initialize the PCIe capability");
         goto err_msix;
     }
-    s->tx_bh = qemu_bh_new(wren_tx_bh, s);
-    if (wren_engine_init(&s->engine, &cfg, &wren_env_ops, s)) {
+    s->tx_bh = qemu_bh_new(wren_pcie_tx_bh, s);
+    s->engine = weng_create(&cfg, &wren_pcie_env_ops, s);
+    if (!s->engine) {
         error_setg(errp, "wren: out of memory");
         goto err_bh;
     }
-    s->engine_ready = true;
     if (s->conf.peers.ncs[0]) {
         memcpy(s->conf.macaddr.a, s->mac.a, sizeof(s->conf.macaddr.a));
-        s->nic = qemu_new_nic(&wren_net_info, &s->conf,
+        s->nic = qemu_new_nic(&wren_pcie_net_info, &s->conf,
                               object_get_typename(OBJECT(s)),
                               DEVICE(s)->id, s);
     }
     mac = qemu_mac_strdup_printf(s->mac.a);
-    trace_wren_realize(mac, cfg.mtu, cfg.msix_vectors);
+    trace_wren_pcie_realize(mac, cfg.mtu, cfg.msix_vectors);
     return;
 
 err_bh:
@@ -418,7 +439,7 @@ err_msix:
     msix_uninit(pci, &s->bar0, &s->bar0);
 }
 
-static void wren_exit(PCIDevice *pci)
+static void wren_pcie_exit(PCIDevice *pci)
 {
     WrenState *s = WREN(pci);
 
@@ -426,27 +447,25 @@ static void wren_exit(PCIDevice *pci)
         qemu_del_nic(s->nic);
         s->nic = NULL;
     }
-    if (s->engine_ready) {
-        wren_engine_fini(&s->engine);
-        s->engine_ready = false;
-    }
+    weng_destroy(s->engine);
+    s->engine = NULL;
     qemu_bh_delete(s->tx_bh);
     pcie_cap_exit(pci);
     msix_unuse_all_vectors(pci);
     msix_uninit(pci, &s->bar0, &s->bar0);
 }
 
-static void wren_qdev_reset(DeviceState *dev)
+static void wren_pcie_qdev_reset(DeviceState *dev)
 {
     WrenState *s = WREN(dev);
 
-    trace_wren_reset();
-    if (s->engine_ready) {
-        wren_engine_reset(&s->engine);
+    trace_wren_pcie_reset();
+    if (s->engine) {
+        weng_reset(s->engine);
     }
 }
 
-static Property wren_properties[] = {
+static Property wren_pcie_properties[] = {
     DEFINE_PROP_MACADDR("mac", WrenState, mac),
     DEFINE_PROP_NETDEV("netdev", WrenState, conf.peers),
     DEFINE_PROP_STRING("ipv4", WrenState, ipv4),
@@ -460,12 +479,12 @@ static Property wren_properties[] = {
     DEFINE_PROP_END_OF_LIST(),
 };
 
-static const VMStateDescription wren_vmstate = {
+static const VMStateDescription wren_pcie_vmstate = {
     .name = TYPE_WREN,
     .unmigratable = 1,
 };
 
-static void wren_instance_init(Object *obj)
+static void wren_pcie_instance_init(Object *obj)
 {
     WrenState *s = WREN(obj);
 
@@ -474,39 +493,39 @@ static void wren_instance_init(Object *obj)
     }
 }
 
-static void wren_class_init(ObjectClass *klass, void *data)
+static void wren_pcie_class_init(ObjectClass *klass, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
 
-    k->realize = wren_realize;
-    k->exit = wren_exit;
+    k->realize = wren_pcie_realize;
+    k->exit = wren_pcie_exit;
     k->vendor_id = WREN_PCI_VENDOR_ID;
     k->device_id = WREN_PCI_DEVICE_ID;
     k->revision = WREN_PCI_REVISION;
     k->class_id = PCI_CLASS_NETWORK_OTHER;
     dc->desc = "Wren reliable-datagram RDMA adapter";
-    dc->reset = wren_qdev_reset;
-    dc->vmsd = &wren_vmstate;
-    device_class_set_props(dc, wren_properties);
+    dc->reset = wren_pcie_qdev_reset;
+    dc->vmsd = &wren_pcie_vmstate;
+    device_class_set_props(dc, wren_pcie_properties);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 
-static const TypeInfo wren_info = {
+static const TypeInfo wren_pcie_info = {
     .name = TYPE_WREN,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(WrenState),
-    .instance_init = wren_instance_init,
-    .class_init = wren_class_init,
+    .instance_init = wren_pcie_instance_init,
+    .class_init = wren_pcie_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },
         { }
     },
 };
 
-static void wren_register_types(void)
+static void wren_pcie_register_types(void)
 {
-    type_register_static(&wren_info);
+    type_register_static(&wren_pcie_info);
 }
 
-type_init(wren_register_types)
+type_init(wren_pcie_register_types)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../wren_internal.h"
+#include "weng_internal.h"
 #include "../tests/fake_env.h"
 
 #define AQ		(FAKE_MEM_BASE + 0x0000)
@@ -27,29 +27,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fake_env env;
-	struct wren_config cfg;
-	struct wren_engine e;
+	struct weng_config cfg;
+	struct weng *e;
 	uint16_t tail = 0;
 
 	fake_env_init(&env);
-	wren_config_defaults(&cfg);
+	weng_config_defaults(&cfg);
 	cfg.max_qp = 8;
 	cfg.max_cq = 8;
 	cfg.max_mr = 8;
 	cfg.max_ah = 8;
 	cfg.db_page_count = 4;
-	if (wren_engine_init(&e, &cfg, &fake_env_ops, &env))
+	e = weng_create(&cfg, &fake_env_ops, &env);
+	if (!e)
 		abort();
-	wren_reg_write(&e, WREN_REG_AQ_BASE_LO, (uint32_t)AQ, 4);
-	wren_reg_write(&e, WREN_REG_AQ_BASE_HI, AQ >> 32, 4);
-	wren_reg_write(&e, WREN_REG_AQ_CFG, AQ_LOG, 4);
-	wren_reg_write(&e, WREN_REG_ACQ_BASE_LO, (uint32_t)ACQ, 4);
-	wren_reg_write(&e, WREN_REG_ACQ_BASE_HI, ACQ >> 32, 4);
-	wren_reg_write(&e, WREN_REG_ACQ_CFG, AQ_LOG, 4);
-	wren_reg_write(&e, WREN_REG_AEQ_BASE_LO, (uint32_t)AEQ, 4);
-	wren_reg_write(&e, WREN_REG_AEQ_BASE_HI, AEQ >> 32, 4);
-	wren_reg_write(&e, WREN_REG_AEQ_CFG, 4, 4);
-	wren_reg_write(&e, WREN_REG_DEV_CTL, WREN_DEV_CTL_ENABLE, 4);
+	weng_reg_write(e, WREN_REG_AQ_BASE_LO, (uint32_t)AQ, 4);
+	weng_reg_write(e, WREN_REG_AQ_BASE_HI, AQ >> 32, 4);
+	weng_reg_write(e, WREN_REG_AQ_CFG, AQ_LOG, 4);
+	weng_reg_write(e, WREN_REG_ACQ_BASE_LO, (uint32_t)ACQ, 4);
+	weng_reg_write(e, WREN_REG_ACQ_BASE_HI, ACQ >> 32, 4);
+	weng_reg_write(e, WREN_REG_ACQ_CFG, AQ_LOG, 4);
+	weng_reg_write(e, WREN_REG_AEQ_BASE_LO, (uint32_t)AEQ, 4);
+	weng_reg_write(e, WREN_REG_AEQ_BASE_HI, AEQ >> 32, 4);
+	weng_reg_write(e, WREN_REG_AEQ_CFG, 4, 4);
+	weng_reg_write(e, WREN_REG_DEV_CTL, WREN_DEV_CTL_ENABLE, 4);
 
 	while (size >= 1) {
 		uint8_t op = *data++;
@@ -70,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(fake_env_ptr(&env, AQ + slot * sizeof(cmd),
 					    sizeof(cmd)), &cmd, sizeof(cmd));
 			tail++;
-			wren_reg_write(&e, WREN_REG_AQ_DB, tail, 4);
+			weng_reg_write(e, WREN_REG_AQ_DB, tail, 4);
 			break;
 		}
 		case 1: {	/* a doorbell: 2 bytes of offset, 4 of value */
@@ -80,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				goto out;
 			off = (data[0] | data[1] << 8) % (4 * WREN_DB_PAGE_SIZE);
 			memcpy(&val, data + 2, 4);
-			wren_db_write(&e, off, val, 4);
+			weng_db_write(e, off, val, 4);
 			data += 6;
 			size -= 6;
 			break;
@@ -92,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				goto out;
 			off = (data[0] | data[1] << 8) % WREN_REG_BAR_SIZE;
 			memcpy(&val, data + 2, 4);
-			wren_reg_write(&e, off & ~3U, val, 4);
+			weng_reg_write(e, off & ~3U, val, 4);
 			data += 6;
 			size -= 6;
 			break;
@@ -117,7 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 out:
-	wren_engine_fini(&e);
+	weng_destroy(e);
 	fake_env_fini(&env);
 	return 0;
 }

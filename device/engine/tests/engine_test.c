@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../wren_internal.h"
+#include "weng_internal.h"
 #include "wren_tp.h"
 #include "linux/wren/wren_wire.h"
 #include "fake_env.h"
@@ -28,8 +28,8 @@ int tap_failed_checks;
 
 struct harness {
 	struct fake_env env;
-	struct wren_config cfg;
-	struct wren_engine e;
+	struct weng_config cfg;
+	struct weng *e;
 	unsigned int aq_log;
 	unsigned int aeq_log;
 	uint16_t aq_tail;	/* driver's producer index */
@@ -41,31 +41,32 @@ static void h_init(struct harness *h)
 {
 	memset(h, 0, sizeof(*h));
 	fake_env_init(&h->env);
-	wren_config_defaults(&h->cfg);
+	weng_config_defaults(&h->cfg);
 	memcpy(h->cfg.mac, "\x02\x00\x5e\x10\x20\x30", 6);
 	strcpy(h->cfg.serial, "WREN-TEST-0001");
 }
 
 static void h_start(struct harness *h)
 {
-	if (wren_engine_init(&h->e, &h->cfg, &fake_env_ops, &h->env))
+	h->e = weng_create(&h->cfg, &fake_env_ops, &h->env);
+	if (!h->e)
 		abort();
 }
 
 static void h_fini(struct harness *h)
 {
-	wren_engine_fini(&h->e);
+	weng_destroy(h->e);
 	fake_env_fini(&h->env);
 }
 
 static void reg_w(struct harness *h, uint32_t off, uint32_t val)
 {
-	wren_reg_write(&h->e, off, val, 4);
+	weng_reg_write(h->e, off, val, 4);
 }
 
 static uint32_t reg_r(struct harness *h, uint32_t off)
 {
-	return wren_reg_read(&h->e, off, 4);
+	return weng_reg_read(h->e, off, 4);
 }
 
 static void program_queues(struct harness *h, uint64_t aq, uint64_t acq,
@@ -218,7 +219,7 @@ static void test_reset_handshake(void)
 	/* Queue registers are frozen while enabled. */
 	reg_w(&h, WREN_REG_AQ_CFG, 5);
 	CHECK_EQ(reg_r(&h, WREN_REG_AQ_CFG), 3);
-	CHECK_EQ(h.env.warnings[WREN_WRN_NOT_READY], 1);
+	CHECK_EQ(h.env.warnings[WENG_WRN_NOT_READY], 1);
 
 	reg_w(&h, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET);
 	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS), WREN_DEV_STS_READY);
@@ -254,7 +255,7 @@ static void try_cfg(uint64_t aq, uint64_t acq, uint64_t aeq, uint32_t aq_log,
 	program_queues(&h, aq, acq, aeq, aq_log, acq_log, aeq_log);
 	reg_w(&h, WREN_REG_DEV_CTL, WREN_DEV_CTL_ENABLE);
 	expect_fatal_cfg(&h, what);
-	warned = h.env.warnings[WREN_WRN_QUEUE_CFG];
+	warned = h.env.warnings[WENG_WRN_QUEUE_CFG];
 	if (warned != 1) {
 		tap_failed_checks++;
 		printf("#   %s: %u queue-config warnings\n", what, warned);
@@ -264,7 +265,7 @@ static void try_cfg(uint64_t aq, uint64_t acq, uint64_t aeq, uint32_t aq_log,
 	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 1);
 	post(&h, &cmd);
 	ring(&h);
-	CHECK(h.env.warnings[WREN_WRN_DOORBELL] >= 1);
+	CHECK(h.env.warnings[WENG_WRN_DOORBELL] >= 1);
 	CHECK_EQ(h.env.irqs[0], 0);
 	/* A reset clears FATAL. */
 	reg_w(&h, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET);
@@ -377,7 +378,7 @@ static void test_get_attr(void)
 	make_get_attr(&cmd, 5, OUTSIDE, 256);
 	CHECK(exec(&h, &cmd, &cqe));
 	CHECK_EQ(cqe.status, WREN_STATUS_DMA_ERROR);
-	CHECK(h.env.warnings[WREN_WRN_DMA] >= 1);
+	CHECK(h.env.warnings[WENG_WRN_DMA] >= 1);
 	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS),
 		 WREN_DEV_STS_READY | WREN_DEV_STS_ENABLED);
 	h_fini(&h);
@@ -436,7 +437,7 @@ static void test_phase_wrap(void)
 	CHECK(reap(&h, &cqe));
 	CHECK_EQ(cqe.status, WREN_STATUS_BAD_PARAM);
 	CHECK_EQ(wren_le32(cqe.ext_status), 2);
-	CHECK_EQ(h.env.warnings[WREN_WRN_ADMIN_PHASE], 1);
+	CHECK_EQ(h.env.warnings[WENG_WRN_ADMIN_PHASE], 1);
 	h_fini(&h);
 }
 
@@ -454,12 +455,12 @@ static void test_bogus_tail(void)
 	/* Five ahead of a four-entry queue: refused, nothing processed. */
 	reg_w(&h, WREN_REG_AQ_DB, 5);
 	CHECK(!reap(&h, &cqe));
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 1);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 1);
 	reg_w(&h, WREN_REG_AQ_DB, 0xffff);	/* "behind": as far ahead */
 	CHECK(!reap(&h, &cqe));
 	reg_w(&h, WREN_REG_AQ_DB, 0x10001);	/* bits above the index */
 	CHECK(!reap(&h, &cqe));
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 3);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 3);
 	CHECK_EQ(h.env.irqs[0], 0);
 	/* The queue still works afterwards. */
 	ring(&h);
@@ -570,7 +571,7 @@ static void test_statuses(void)
 	CHECK(exec(&h, &cmd, &cqe));
 	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
 	CHECK_EQ(wren_le32(cqe.result[0]), 250);
-	CHECK(h.env.warnings[WREN_WRN_ADMIN_REJECTED] >= 10);
+	CHECK(h.env.warnings[WENG_WRN_ADMIN_REJECTED] >= 10);
 	h_fini(&h);
 }
 
@@ -600,7 +601,7 @@ static void test_aeq_overflow(void)
 		CHECK_EQ(wren_le64(ev.data), n);
 	}
 	CHECK_EQ(n, 4);
-	CHECK_EQ(h.env.warnings[WREN_WRN_AEQ_OVERFLOW], 1);
+	CHECK_EQ(h.env.warnings[WENG_WRN_AEQ_OVERFLOW], 1);
 	/* The driver has read them but not returned them: still full. */
 	fake_env_advance(&h.env, 10 * 1000000ULL);
 	CHECK(!aeq_next(&h, &ev));
@@ -616,7 +617,7 @@ static void test_aeq_overflow(void)
 	CHECK_EQ(ev.type, WREN_AEQ_KEEP_ALIVE);
 	/* A consumer index beyond what was produced is refused. */
 	reg_w(&h, WREN_REG_AEQ_DB, h.aeq_head + 3);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 1);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 1);
 
 	/* Masked: events are written, vector 0 stays quiet. */
 	reg_w(&h, WREN_REG_AEQ_DB, h.aeq_head);
@@ -648,7 +649,7 @@ static void test_fault_drop(void)
 
 	make_get_attr(&cmd, 1, BUF_BASE, 256);
 	CHECK(!exec(&h, &cmd, &cqe));
-	CHECK_EQ(h.env.warnings[WREN_WRN_FAULT_DROP], 1);
+	CHECK_EQ(h.env.warnings[WENG_WRN_FAULT_DROP], 1);
 	CHECK_EQ(h.env.irqs[0], 0);
 	/* The next command completes and sq_head moved past the lost one. */
 	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 2);
@@ -657,7 +658,7 @@ static void test_fault_drop(void)
 	CHECK_EQ(wren_le16(cqe.sq_head), 2);
 	make_get_attr(&cmd, 3, BUF_BASE, 256);
 	CHECK(!exec(&h, &cmd, &cqe));
-	CHECK_EQ(h.env.warnings[WREN_WRN_FAULT_DROP], 2);
+	CHECK_EQ(h.env.warnings[WENG_WRN_FAULT_DROP], 2);
 	h_fini(&h);
 }
 
@@ -702,7 +703,7 @@ static void test_event_queues(void)
 	CHECK(id < 4);
 
 	/* Not armed: the entry is written, no interrupt. */
-	CHECK_EQ(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 42), 0);
+	CHECK_EQ(weng_eq_post(h.e, id, WREN_EQE_COMPLETION, 42), 0);
 	eqe = fake_env_ptr(&h.env, EQ_BASE, sizeof(*eqe));
 	CHECK_EQ(eqe->type, WREN_EQE_COMPLETION);
 	CHECK_EQ(eqe->flags & WREN_EQE_FLAG_PHASE, 1);
@@ -711,24 +712,24 @@ static void test_event_queues(void)
 	/* Arming with an entry pending interrupts at once, only once. */
 	reg_w(&h, WREN_REG_EQ_DB(id), WREN_EQ_DB_ARM | 0);
 	CHECK_EQ(h.env.irqs[3], 1);
-	CHECK_EQ(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 43), 0);
+	CHECK_EQ(weng_eq_post(h.e, id, WREN_EQE_COMPLETION, 43), 0);
 	CHECK_EQ(h.env.irqs[3], 1);
 	/* Consume both, arm, the next entry interrupts. */
 	reg_w(&h, WREN_REG_EQ_DB(id), WREN_EQ_DB_ARM | 2);
 	CHECK_EQ(h.env.irqs[3], 1);
-	CHECK_EQ(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 44), 0);
+	CHECK_EQ(weng_eq_post(h.e, id, WREN_EQE_COMPLETION, 44), 0);
 	CHECK_EQ(h.env.irqs[3], 2);
 	/* Fill it: 4 entries, the fifth is dropped and reported. */
-	CHECK_EQ(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 45), 0);
-	CHECK_EQ(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 46), 0);
-	CHECK_EQ(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 47), 0);
-	CHECK(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 48) != 0);
-	CHECK_EQ(h.env.warnings[WREN_WRN_EQ_OVERFLOW], 1);
+	CHECK_EQ(weng_eq_post(h.e, id, WREN_EQE_COMPLETION, 45), 0);
+	CHECK_EQ(weng_eq_post(h.e, id, WREN_EQE_COMPLETION, 46), 0);
+	CHECK_EQ(weng_eq_post(h.e, id, WREN_EQE_COMPLETION, 47), 0);
+	CHECK(weng_eq_post(h.e, id, WREN_EQE_COMPLETION, 48) != 0);
+	CHECK_EQ(h.env.warnings[WENG_WRN_EQ_OVERFLOW], 1);
 	/* Doorbells for EQs that do not exist, or impossible heads. */
 	reg_w(&h, WREN_REG_EQ_DB(id), 9);
 	reg_w(&h, WREN_REG_EQ_DB(id + 1), WREN_EQ_DB_ARM);
 	reg_w(&h, WREN_REG_EQ_DB(255), 0);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 3);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 3);
 
 	make_handle(&cmd, WREN_ADMIN_DESTROY_EQ, 2, id);
 	CHECK(exec(&h, &cmd, &cqe));
@@ -738,7 +739,7 @@ static void test_event_queues(void)
 	make_handle(&cmd, WREN_ADMIN_DESTROY_EQ, 3, 1000);
 	CHECK(exec(&h, &cmd, &cqe));
 	CHECK_EQ(cqe.status, WREN_STATUS_NOT_FOUND);
-	CHECK(wren_eq_post(&h.e, id, WREN_EQE_COMPLETION, 1) != 0);
+	CHECK(weng_eq_post(h.e, id, WREN_EQE_COMPLETION, 1) != 0);
 	h_fini(&h);
 }
 
@@ -748,28 +749,28 @@ static void test_register_access(void)
 
 	h_init(&h);
 	h_start(&h);
-	CHECK_EQ(wren_reg_read(&h.e, WREN_REG_DEV_STS, 2), 0);
-	CHECK_EQ(wren_reg_read(&h.e, WREN_REG_DEV_STS + 1, 4), 0);
-	wren_reg_write(&h.e, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET, 1);
-	wren_reg_write(&h.e, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET, 8);
-	CHECK_EQ(h.env.warnings[WREN_WRN_BAD_ACCESS], 4);
+	CHECK_EQ(weng_reg_read(h.e, WREN_REG_DEV_STS, 2), 0);
+	CHECK_EQ(weng_reg_read(h.e, WREN_REG_DEV_STS + 1, 4), 0);
+	weng_reg_write(h.e, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET, 1);
+	weng_reg_write(h.e, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET, 8);
+	CHECK_EQ(h.env.warnings[WENG_WRN_BAD_ACCESS], 4);
 	reg_w(&h, WREN_REG_VERSION, 0);
 	reg_w(&h, WREN_REG_DEV_STS, 0xffffffff);
-	CHECK_EQ(h.env.warnings[WREN_WRN_READ_ONLY], 2);
+	CHECK_EQ(h.env.warnings[WENG_WRN_READ_ONLY], 2);
 	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS), WREN_DEV_STS_READY);
 	reg_w(&h, 0x1c, 1);
 	reg_r(&h, 0xffc);
 	reg_r(&h, 0x1ffc);
-	CHECK_EQ(h.env.warnings[WREN_WRN_BAD_REGISTER], 3);
+	CHECK_EQ(h.env.warnings[WENG_WRN_BAD_REGISTER], 3);
 	/* Doorbell BAR: nothing lives there yet. */
-	wren_db_write(&h.e, 0, 1, 4);
-	wren_db_write(&h.e, 5 * 4096 + 8, 1, 4);
-	wren_db_read(&h.e, 0, 4);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 3);
+	weng_db_write(h.e, 0, 1, 4);
+	weng_db_write(h.e, 5 * 4096 + 8, 1, 4);
+	weng_db_read(h.e, 0, 4);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DB_PAGE], 3);
 	/* Doorbells before ENABLE are refused. */
 	reg_w(&h, WREN_REG_AQ_DB, 1);
 	reg_w(&h, WREN_REG_AEQ_DB, 1);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 2);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 2);
 	/* ENABLE twice: the second is a mistake, the state holds. */
 	CHECK_EQ(h_enable(&h, 2, 2),
 		 WREN_DEV_STS_READY | WREN_DEV_STS_ENABLED);
@@ -796,7 +797,7 @@ static void test_dma_fatal(void)
 	sts = reg_r(&h, WREN_REG_DEV_STS);
 	CHECK(sts & WREN_DEV_STS_FATAL);
 	CHECK_EQ(FIELD_GET(WREN_DEV_STS_FATAL_CODE, sts), WREN_FATAL_DMA);
-	CHECK(h.env.warnings[WREN_WRN_DMA] >= 1);
+	CHECK(h.env.warnings[WENG_WRN_DMA] >= 1);
 	reg_w(&h, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET);
 	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS), WREN_DEV_STS_READY);
 	h_fini(&h);
@@ -840,8 +841,8 @@ static void test_hostile_guest(void)
 			/* Mostly small tails and heads, to get past checks. */
 			if (r & 2)
 				val &= 0x1f;
-			wren_reg_write(&h.e, off, val, r & 4 ? 4 : 1 << (r >> 40) % 4);
-			wren_reg_read(&h.e, off, 4);
+			weng_reg_write(h.e, off, val, r & 4 ? 4 : 1 << (r >> 40) % 4);
+			weng_reg_read(h.e, off, 4);
 			if (!(r & 0x70))
 				fake_env_advance(&h.env, rnd(&seed) % 50000000);
 		}
@@ -991,22 +992,22 @@ static void test_objects(void)
 	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_STATE);
 
 	/* Doorbells (in RESET, nothing is sent): the owner's, no lapping. */
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 0);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 0);
-	wren_db_write(&h.e, sq_db, 32, 4);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 0);
-	wren_db_write(&h.e, sq_db, 33, 4);	/* 33 ahead of 32 entries */
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 1);
-	wren_db_write(&h.e, cq_db, 1, 4);	/* past the producer */
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 2);
-	wren_db_write(&h.e, cq_db, WREN_CQ_DB_ARM, 4);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DOORBELL], 2);
-	wren_db_write(&h.e, (2 << WREN_DB_PAGE_SHIFT) + (sq_db & 0xfff), 1, 4);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 1);
-	wren_db_write(&h.e, sq_db + 1, 1, 4);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 2);
-	wren_db_write(&h.e, rq_db, 1, 2);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 3);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 0);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DB_PAGE], 0);
+	weng_db_write(h.e, sq_db, 32, 4);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 0);
+	weng_db_write(h.e, sq_db, 33, 4);	/* 33 ahead of 32 entries */
+	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 1);
+	weng_db_write(h.e, cq_db, 1, 4);	/* past the producer */
+	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 2);
+	weng_db_write(h.e, cq_db, WREN_CQ_DB_ARM, 4);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 2);
+	weng_db_write(h.e, (2 << WREN_DB_PAGE_SHIFT) + (sq_db & 0xfff), 1, 4);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DB_PAGE], 1);
+	weng_db_write(h.e, sq_db + 1, 1, 4);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DB_PAGE], 2);
+	weng_db_write(h.e, rq_db, 1, 2);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DB_PAGE], 3);
 
 	/* RESET forgets what was rung. */
 	CHECK_EQ(modify(&h, qpn, WREN_QP_ATTR_STATE, WREN_QPS_RESET, 0),
@@ -1034,8 +1035,8 @@ static void test_objects(void)
 	/* Destroy in order; the doorbells die with their queues. */
 	make_handle(&cmd, WREN_ADMIN_DESTROY_QP, 0, qpn);
 	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
-	wren_db_write(&h.e, sq_db, 1, 4);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DB_PAGE], 4);
+	weng_db_write(h.e, sq_db, 1, 4);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DB_PAGE], 4);
 	make_handle(&cmd, WREN_ADMIN_DESTROY_QP, 0, qpn);
 	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_NOT_FOUND);
 	make_handle(&cmd, WREN_ADMIN_DESTROY_CQ, 0, cqn);
@@ -1179,27 +1180,27 @@ static void test_mr_access(void)
 			WREN_MR_ACCESS_LOCAL_WRITE);
 	for (unsigned int i = 0; i < sizeof(out); i++)
 		out[i] = i * 7 + 3;
-	CHECK_EQ(wren_mr_write(&h.e, pdn, key, iova, out, sizeof(out),
+	CHECK_EQ(weng_mr_write(h.e, pdn, key, iova, out, sizeof(out),
 			       WREN_MR_ACCESS_LOCAL_WRITE), 0);
 	CHECK(!memcmp(fake_env_ptr(&h.env, PAGE_A + 100, 3996), out, 3996));
 	CHECK(!memcmp(fake_env_ptr(&h.env, PAGE_B, 4096), out + 3996, 4096));
 	CHECK(!memcmp(fake_env_ptr(&h.env, PAGE_C, 100), out + 8092, 100));
-	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova, in, sizeof(in), 0), 0);
+	CHECK_EQ(weng_mr_read(h.e, pdn, key, iova, in, sizeof(in), 0), 0);
 	CHECK(!memcmp(in, out, sizeof(in)));
 
 	/* Key, PD, rights and bounds; the last byte, and nothing at all. */
-	CHECK_EQ(wren_mr_read(&h.e, pdn, key ^ 1, iova, in, 1, 0), -EACCES);
-	CHECK_EQ(wren_mr_read(&h.e, pdn + 1, key, iova, in, 1, 0), -EACCES);
-	CHECK_EQ(wren_mr_write(&h.e, pdn, key, iova, in, 1,
+	CHECK_EQ(weng_mr_read(h.e, pdn, key ^ 1, iova, in, 1, 0), -EACCES);
+	CHECK_EQ(weng_mr_read(h.e, pdn + 1, key, iova, in, 1, 0), -EACCES);
+	CHECK_EQ(weng_mr_write(h.e, pdn, key, iova, in, 1,
 			       WREN_MR_ACCESS_REMOTE_WRITE), -EACCES);
-	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova - 1, in, 1, 0), -EACCES);
-	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova, in, sizeof(in) + 1, 0),
+	CHECK_EQ(weng_mr_read(h.e, pdn, key, iova - 1, in, 1, 0), -EACCES);
+	CHECK_EQ(weng_mr_read(h.e, pdn, key, iova, in, sizeof(in) + 1, 0),
 		 -EACCES);
-	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova + sizeof(in), in, 1, 0),
+	CHECK_EQ(weng_mr_read(h.e, pdn, key, iova + sizeof(in), in, 1, 0),
 		 -EACCES);
-	CHECK_EQ(wren_mr_read(&h.e, pdn, key, iova + sizeof(in) - 1, in, 1, 0), 0);
+	CHECK_EQ(weng_mr_read(h.e, pdn, key, iova + sizeof(in) - 1, in, 1, 0), 0);
 	CHECK_EQ(in[0], out[sizeof(out) - 1]);
-	CHECK_EQ(wren_mr_read(&h.e, pdn, 0xdead, 0, in, 0, 0), 0);
+	CHECK_EQ(weng_mr_read(h.e, pdn, 0xdead, 0, in, 0, 0), 0);
 
 	/* Two levels: 600 pages, the list itself in 4 KiB pages. */
 	pbl_set(&h, PBL_DIR, 0, PBL_L1);
@@ -1208,14 +1209,14 @@ static void test_mr_access(void)
 		pbl_set(&h, PBL_L1, i, i == 550 ? PAGE_C : PAGE_A);
 	big = reg_mr_ok(&h, pdn, 0, 600 * 4096ULL, 600, PBL_DIR,
 			WREN_MR_ACCESS_LOCAL_WRITE);
-	CHECK_EQ(wren_mr_write(&h.e, pdn, big, 550 * 4096ULL + 10, "wren", 4,
+	CHECK_EQ(weng_mr_write(h.e, pdn, big, 550 * 4096ULL + 10, "wren", 4,
 			       WREN_MR_ACCESS_LOCAL_WRITE), 0);
 	CHECK(!memcmp(fake_env_ptr(&h.env, PAGE_C + 10, 4), "wren", 4));
 
 	/* A page list entry that is not a page is the host's mistake. */
 	pbl_set(&h, PBL_L1, 551, PAGE_A + 8);
-	CHECK_EQ(wren_mr_read(&h.e, pdn, big, 551 * 4096ULL, in, 1, 0), -EIO);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DMA], 1);
+	CHECK_EQ(weng_mr_read(h.e, pdn, big, 551 * 4096ULL, in, 1, 0), -EIO);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DMA], 1);
 
 	/*
 	 * Three levels: 512^2 + 10 pages (1 GiB and 40 KiB).  The device
@@ -1230,14 +1231,14 @@ static void test_mr_access(void)
 	}
 	big = reg_mr_ok(&h, pdn, 0, (512 * 512 + 10) * 4096ULL, 512 * 512 + 10,
 			PBL_TOP3, WREN_MR_ACCESS_LOCAL_WRITE);
-	CHECK_EQ(wren_mr_write(&h.e, pdn, big, (512 * 512 + 3) * 4096ULL + 7,
+	CHECK_EQ(weng_mr_write(h.e, pdn, big, (512 * 512 + 3) * 4096ULL + 7,
 			       "deep", 4, WREN_MR_ACCESS_LOCAL_WRITE), 0);
 	CHECK(!memcmp(fake_env_ptr(&h.env, PAGE_B + 7, 4), "deep", 4));
 	/* A middle entry that is not a page of the list: refused too. */
 	pbl_set(&h, PBL_TOP3, 1, PBL_MID3 + 8);
-	CHECK_EQ(wren_mr_read(&h.e, pdn, big, (512 * 512 + 3) * 4096ULL, in, 1,
+	CHECK_EQ(weng_mr_read(h.e, pdn, big, (512 * 512 + 3) * 4096ULL, in, 1,
 			      0), -EIO);
-	CHECK_EQ(h.env.warnings[WREN_WRN_DMA], 2);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DMA], 2);
 	h_fini(&h);
 }
 
@@ -1248,7 +1249,7 @@ static void test_cq_post(void)
 	struct wren_admin_cqe cqe;
 	struct wren_cmd_create_eq *ec = (void *)cmd.payload;
 	struct wren_cmd_create_cq *cc = (void *)cmd.payload;
-	struct wren_cqe c = { .status = WREN_CQE_SUCCESS };
+	struct weng_completion c = { .status = WREN_CQE_SUCCESS };
 	const struct wren_cqe *ring;
 	struct wren_aeq_entry ev;
 	uint32_t eq, cqn, db;
@@ -1278,37 +1279,37 @@ static void test_cq_post(void)
 
 	/* Armed: the first completion raises one event, the next none. */
 	reg_w(&h, WREN_REG_EQ_DB(eq), WREN_EQ_DB_ARM);
-	wren_db_write(&h.e, db, WREN_CQ_DB_ARM, 4);
-	c.wqe_index = wren_to_le16(1);
-	CHECK_EQ(wren_cq_post(&h.e, cqn, &c), 0);
+	weng_db_write(h.e, db, WREN_CQ_DB_ARM, 4);
+	c.wqe_index = 1;
+	CHECK_EQ(weng_cq_complete(h.e, cqn, &c), 0);
 	CHECK_EQ(ring[0].flags & WREN_CQE_F_PHASE, 1);
 	CHECK_EQ(wren_le16(ring[0].wqe_index), 1);
 	CHECK_EQ(h.env.irqs[1], 1);
 	c.flags = 0;
-	CHECK_EQ(wren_cq_post(&h.e, cqn, &c), 0);
+	CHECK_EQ(weng_cq_complete(h.e, cqn, &c), 0);
 	CHECK_EQ(h.env.irqs[1], 1);
 
 	/* Armed for solicited only: a plain success does not count. */
 	reg_w(&h, WREN_REG_EQ_DB(eq), WREN_EQ_DB_ARM | 1);
-	wren_db_write(&h.e, db, WREN_CQ_DB_ARM | WREN_CQ_DB_SOLICITED, 4);
+	weng_db_write(h.e, db, WREN_CQ_DB_ARM | WREN_CQ_DB_SOLICITED, 4);
 	c.flags = 0;
-	CHECK_EQ(wren_cq_post(&h.e, cqn, &c), 0);
+	CHECK_EQ(weng_cq_complete(h.e, cqn, &c), 0);
 	CHECK_EQ(h.env.irqs[1], 1);
 	c.flags = WREN_CQE_F_SOLICITED;
-	CHECK_EQ(wren_cq_post(&h.e, cqn, &c), 0);
+	CHECK_EQ(weng_cq_complete(h.e, cqn, &c), 0);
 	CHECK_EQ(h.env.irqs[1], 2);
 
 	/* Full and not consumed: in error, said once, then silent. */
 	c.flags = 0;
-	CHECK_EQ(wren_cq_post(&h.e, cqn, &c), -1);
-	CHECK_EQ(h.env.warnings[WREN_WRN_CQ_OVERFLOW], 1);
+	CHECK_EQ(weng_cq_complete(h.e, cqn, &c), -ENOSPC);
+	CHECK_EQ(h.env.warnings[WENG_WRN_CQ_OVERFLOW], 1);
 	CHECK(aeq_next(&h, &ev));
 	CHECK_EQ(ev.type, WREN_AEQ_CQ_ERROR);
 	CHECK_EQ(wren_le32(ev.info), cqn);
-	wren_db_write(&h.e, db, 4, 4);
+	weng_db_write(h.e, db, 4, 4);
 	c.flags = 0;
-	CHECK_EQ(wren_cq_post(&h.e, cqn, &c), -1);
-	CHECK_EQ(h.env.warnings[WREN_WRN_CQ_OVERFLOW], 1);
+	CHECK_EQ(weng_cq_complete(h.e, cqn, &c), -ENOSPC);
+	CHECK_EQ(h.env.warnings[WENG_WRN_CQ_OVERFLOW], 1);
 	CHECK(!aeq_next(&h, &ev));
 	h_fini(&h);
 }
@@ -1356,11 +1357,11 @@ static void test_tc_table_cmd(void)
 	/* The table's far end is outside guest memory. */
 	CHECK_EQ(set_tc_table(&h, TC_TABLE, 12, NULL), WREN_STATUS_DMA_ERROR);
 	CHECK_EQ(set_tc_table(&h, TC_TABLE, 4, NULL), WREN_STATUS_SUCCESS);
-	CHECK_EQ(h.e.tc_base, TC_TABLE);
+	CHECK_EQ(h.e->tc_base, TC_TABLE);
 	/* Once per reset. */
 	CHECK_EQ(set_tc_table(&h, TC_TABLE, 4, NULL), WREN_STATUS_BAD_STATE);
 	h_enable(&h, 3, 3);
-	CHECK_EQ(h.e.tc_base, 0);
+	CHECK_EQ(h.e->tc_base, 0);
 	/* Not once a queue pair exists: its contexts would change names. */
 	pdn = alloc_pd_ok(&h);
 	make_cq(&cmd, 1);
@@ -1473,7 +1474,7 @@ static void post_send(struct adapter *a, uint32_t qpn, uint32_t off,
 	memcpy(fake_env_ptr(&a->h.env, SQ_RING + (a->sq_pi & 31) * sizeof(w),
 			    sizeof(w)), &w, sizeof(w));
 	a->sq_pi++;
-	wren_db_write(&a->h.e, a->sq_db, a->sq_pi, 4);
+	weng_db_write(a->h.e, a->sq_db, a->sq_pi, 4);
 }
 
 /* Post a one-sided @opcode: local bytes at @off, remote @raddr/@rkey. */
@@ -1499,7 +1500,7 @@ static void post_rdma(struct adapter *a, uint8_t opcode, uint32_t qpn,
 	memcpy(fake_env_ptr(&a->h.env, SQ_RING + (a->sq_pi & 31) * sizeof(w),
 			    sizeof(w)), &w, sizeof(w));
 	a->sq_pi++;
-	wren_db_write(&a->h.e, a->sq_db, a->sq_pi, 4);
+	weng_db_write(a->h.e, a->sq_db, a->sq_pi, 4);
 }
 
 static void post_recv(struct adapter *a, uint32_t off, uint32_t len)
@@ -1515,7 +1516,7 @@ static void post_recv(struct adapter *a, uint32_t off, uint32_t len)
 	memcpy(fake_env_ptr(&a->h.env, RQ_RING + (a->rq_pi & 31) * sizeof(w),
 			    sizeof(w)), &w, sizeof(w));
 	a->rq_pi++;
-	wren_db_write(&a->h.e, a->rq_db, a->rq_pi, 4);
+	weng_db_write(a->h.e, a->rq_db, a->rq_pi, 4);
 }
 
 /* Carry frames both ways and let time pass until the wire is quiet. */
@@ -1528,14 +1529,14 @@ static void pump(struct adapter *a, struct adapter *b)
 		size_t len;
 		bool moved = false;
 
-		while ((len = wren_engine_tx_pull(&a->h.e, frame,
+		while ((len = weng_tx_pull(a->h.e, frame,
 						  sizeof(frame)))) {
-			wren_engine_rx_frame(&b->h.e, frame, len);
+			weng_rx_frame(b->h.e, frame, len);
 			moved = true;
 		}
-		while ((len = wren_engine_tx_pull(&b->h.e, frame,
+		while ((len = weng_tx_pull(b->h.e, frame,
 						  sizeof(frame)))) {
-			wren_engine_rx_frame(&a->h.e, frame, len);
+			weng_rx_frame(a->h.e, frame, len);
 			moved = true;
 		}
 		fake_env_advance(&a->h.env, 1000);
@@ -1555,7 +1556,7 @@ static bool poll_cq(struct adapter *a, struct wren_cqe *out)
 		return false;
 	*out = *c;
 	a->cq_ci++;
-	wren_db_write(&a->h.e, a->cq_db, a->cq_ci, 4);
+	weng_db_write(a->h.e, a->cq_db, a->cq_ci, 4);
 	return true;
 }
 
@@ -1642,10 +1643,10 @@ static void two_adapters(uint8_t type)
 	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);
 	CHECK(!poll_cq(a, &c));
 	/* The bad lkey is traced, and nothing else. */
-	CHECK_EQ(a->h.env.warnings[WREN_WRN_BAD_WQE], 1);
+	CHECK_EQ(a->h.env.warnings[WENG_WRN_BAD_WQE], 1);
 	CHECK_EQ(fake_env_total_warnings(&a->h.env) -
-		 a->h.env.warnings[WREN_WRN_ADMIN_REJECTED] -
-		 a->h.env.warnings[WREN_WRN_BAD_WQE], 0);
+		 a->h.env.warnings[WENG_WRN_ADMIN_REJECTED] -
+		 a->h.env.warnings[WENG_WRN_BAD_WQE], 0);
 	h_fini(&a->h);
 	h_fini(&b->h);
 	free(a);
@@ -1670,7 +1671,7 @@ static void test_reset_in_flight(void)
 	for (unsigned int i = 0; i < 4096; i++)
 		clean &= !ring[i];
 	CHECK(clean);
-	CHECK_EQ(a->h.env.warnings[WREN_WRN_DMA], 0);
+	CHECK_EQ(a->h.env.warnings[WENG_WRN_DMA], 0);
 	h_fini(&a->h);
 	h_fini(&b->h);
 	free(a);
@@ -1776,7 +1777,7 @@ static void test_loopback(void)
 	post_recv(a, 0, 8000);
 	post_send(a, a->qpn, 8192, 5000, a->key, 7);
 	for (int i = 0; i < 300; i++) {
-		CHECK_EQ(wren_engine_tx_pull(&a->h.e, frame, sizeof(frame)), 0);
+		CHECK_EQ(weng_tx_pull(a->h.e, frame, sizeof(frame)), 0);
 		fake_env_advance(&a->h.env, 1000);
 	}
 	for (int i = 0; i < 2; i++) {
@@ -1829,12 +1830,12 @@ static void test_qps_gone_midstream(void)
 	for (i = 0; i < 1000; i++) {
 		size_t len;
 
-		while ((len = wren_engine_tx_pull(&a->h.e, frame, sizeof(frame))))
+		while ((len = weng_tx_pull(a->h.e, frame, sizeof(frame))))
 			if (++n % 5)
-				wren_engine_rx_frame(&b->h.e, frame, len);
-		while ((len = wren_engine_tx_pull(&b->h.e, frame, sizeof(frame))))
+				weng_rx_frame(b->h.e, frame, len);
+		while ((len = weng_tx_pull(b->h.e, frame, sizeof(frame))))
 			if (++n % 5)
-				wren_engine_rx_frame(&a->h.e, frame, len);
+				weng_rx_frame(a->h.e, frame, len);
 		fake_env_advance(&a->h.env, 1000);
 		fake_env_advance(&b->h.env, 1000);
 	}
@@ -1873,14 +1874,14 @@ static void pump_n(struct adapter **v, int n)
 		for (int i = 0; i < n; i++) {
 			size_t len;
 
-			while ((len = wren_engine_tx_pull(&v[i]->h.e, frame,
+			while ((len = weng_tx_pull(v[i]->h.e, frame,
 							  sizeof(frame)))) {
 				uint32_t dst;
 
 				memcpy(&dst, frame + 30, 4);
 				for (int j = 0; j < n; j++)
 					if (v[j]->h.cfg.ipv4 == dst)
-						wren_engine_rx_frame(&v[j]->h.e,
+						weng_rx_frame(v[j]->h.e,
 								     frame, len);
 				moved = true;
 			}
@@ -1925,13 +1926,13 @@ static void test_tc_table_spill(void)
 		ok += c.status == WREN_CQE_SUCCESS;
 	}
 	CHECK_EQ(ok, 6);
-	wren_tp_get_stats(v[0]->h.e.tp, &st);
+	wren_tp_get_stats(v[0]->h.e->tp, &st);
 	CHECK_EQ(st.ctx_created, 2);
 	CHECK_EQ(st.ctx_spilled, 5);
 	CHECK_EQ(st.ctx_restored, 4);
 	CHECK_EQ(st.tc_errors, 0);
 	for (int i = 1; i < 3; i++) {
-		wren_tp_get_stats(v[i]->h.e.tp, &st);
+		wren_tp_get_stats(v[i]->h.e->tp, &st);
 		CHECK_EQ(st.rx_ctx_created, 1);
 	}
 	t = fake_env_ptr(&v[0]->h.env, TC_TABLE, 16 * sizeof(*t));
@@ -2101,15 +2102,15 @@ static void test_read_response_checks(void)
 	/* b answers nothing: a's request is acked, b's data never leaves. */
 	post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, 0, 5000, DATA_IOVA, rkey);
 	for (i = 0; i < 2000 && !poll_cq(a, &c); i++) {
-		while ((len = wren_engine_tx_pull(&a->h.e, frame,
+		while ((len = weng_tx_pull(a->h.e, frame,
 						  sizeof(frame))))
-			wren_engine_rx_frame(&b->h.e, frame, len);
-		while ((len = wren_engine_tx_pull(&b->h.e, frame,
+			weng_rx_frame(b->h.e, frame, len);
+		while ((len = weng_tx_pull(b->h.e, frame,
 						  sizeof(frame)))) {
 			uint8_t type = frame[WREN_WIRE_L2L4_LEN] & 0xf;
 
 			if (type != WREN_WIRE_DATA)
-				wren_engine_rx_frame(&a->h.e, frame, len);
+				weng_rx_frame(a->h.e, frame, len);
 		}
 		fake_env_advance(&a->h.env, 1000000);
 		fake_env_advance(&b->h.env, 1000000);
@@ -2118,7 +2119,7 @@ static void test_read_response_checks(void)
 	CHECK_EQ(c.opcode, WREN_CQE_OP_RDMA_READ);
 	CHECK_EQ(c.status, WREN_CQE_REMOTE_UNRESPONSIVE);
 	/* The QP goes on. */
-	CHECK_EQ(a->h.e.qps[a->qpn - WREN_QPN_FIRST].state, WREN_QPS_RTS);
+	CHECK_EQ(a->h.e->qps[a->qpn - WREN_QPN_FIRST].state, WREN_QPS_RTS);
 
 	/*
 	 * A read in flight, and a third adapter forging its response with
@@ -2134,14 +2135,14 @@ static void test_read_response_checks(void)
 			.opcode = WREN_WIRE_OP_READ_RESP,
 			.flags = WREN_TP_MSG_FAILED,
 			.dst_qpn = a->qpn, .src_qpn = b->qpn,
-			.imm = (uint32_t)a->h.e.qps[0].gen << 16 | 1,
+			.imm = (uint32_t)a->h.e->qps[0].gen << 16 | 1,
 		};
 
 		adapter_up(m, 2, WREN_QPT_RD);
 		memcpy(d.mac, a->h.cfg.mac, 6);
-		CHECK_EQ(wren_tp_send(m->h.e.tp, &d, &resp, 1), 0);
+		CHECK_EQ(wren_tp_send(m->h.e->tp, &d, &resp, 1), 0);
 		pump(m, a);
-		wren_tp_get_stats(m->h.e.tp, &st);
+		wren_tp_get_stats(m->h.e->tp, &st);
 		CHECK_EQ(st.msg_errors[WREN_TP_BAD_DEST_QP], 1);
 		CHECK(!poll_cq(a, &c));
 		h_fini(&m->h);
@@ -2179,15 +2180,15 @@ static void test_read_limit(void)
 			  DATA_IOVA + i * 100, rkey);
 	/* b's answers are held back: only two requests may leave a. */
 	for (i = 0; i < 300; i++) {
-		while ((len = wren_engine_tx_pull(&a->h.e, frame, sizeof(frame))))
-			wren_engine_rx_frame(&b->h.e, frame, len);
-		while ((len = wren_engine_tx_pull(&b->h.e, frame, sizeof(frame))))
+		while ((len = weng_tx_pull(a->h.e, frame, sizeof(frame))))
+			weng_rx_frame(b->h.e, frame, len);
+		while ((len = weng_tx_pull(b->h.e, frame, sizeof(frame))))
 			if ((frame[WREN_WIRE_L2L4_LEN] & 0xf) != WREN_WIRE_DATA)
-				wren_engine_rx_frame(&a->h.e, frame, len);
+				weng_rx_frame(a->h.e, frame, len);
 		fake_env_advance(&a->h.env, 1000);
 		fake_env_advance(&b->h.env, 1000);
 	}
-	wren_tp_get_stats(b->h.e.tp, &st);
+	wren_tp_get_stats(b->h.e->tp, &st);
 	CHECK_EQ(st.msgs_rx, 2);
 	CHECK(!poll_cq(a, &c));
 	/* Let the answers through: all five complete, in order. */
@@ -2201,7 +2202,7 @@ static void test_read_limit(void)
 		fake_env_advance(&b->h.env, 10000000);
 	}
 	CHECK_EQ(ok, 5);
-	wren_tp_get_stats(b->h.e.tp, &st);
+	wren_tp_get_stats(b->h.e->tp, &st);
 	CHECK_EQ(st.msgs_rx, 5);
 	h_fini(&a->h);
 	h_fini(&b->h);
@@ -2217,6 +2218,68 @@ static void test_rd_between_adapters(void)
 static void test_ud_between_adapters(void)
 {
 	two_adapters(WREN_QPT_UD);
+}
+
+/*
+ * A guest points memory the device writes and reads at the device's own
+ * BARs: a region's page list naming BAR0 or the doorbell BAR, a command's
+ * result buffer in BAR0.  The DMA must fail and be counted, and never
+ * reach the registers: a received RESET in DEV_CTL would reset the engine
+ * in the middle of its own work.
+ */
+static void test_dma_self(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_get_stats *gs = (void *)cmd.payload;
+	uint32_t reset = WREN_DEV_CTL_RESET, pdn, key;
+	uint64_t iova = 0x10000;
+	uint8_t in[8];
+
+	h_init(&h);
+	h_start(&h);
+	h.env.bars = h.e;
+	h_enable(&h, 4, 3);
+	pdn = alloc_pd_ok(&h);
+	/* Page 0 is BAR0, page 1 the first page of the doorbell BAR. */
+	pbl_set(&h, PBL, 0, FAKE_BAR0_BASE);
+	pbl_set(&h, PBL, 1, FAKE_DB_BAR_BASE);
+	key = reg_mr_ok(&h, pdn, iova, 2 * 4096, 2, PBL,
+			WREN_MR_ACCESS_LOCAL_WRITE);
+
+	/* Data written into DEV_CTL: refused, the device stays up. */
+	CHECK_EQ(weng_mr_write(h.e, pdn, key, iova + WREN_REG_DEV_CTL, &reset,
+			       sizeof(reset), WREN_MR_ACCESS_LOCAL_WRITE), -EIO);
+	CHECK(h.env.mmio > 0);
+	CHECK_EQ(h.e->stats.dma_self, 1);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DMA_SELF], 1);
+	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS),
+		 WREN_DEV_STS_READY | WREN_DEV_STS_ENABLED);
+
+	/* Reading the doorbell BAR or BAR0: refused too. */
+	CHECK_EQ(weng_mr_read(h.e, pdn, key, iova + 4096, in, sizeof(in), 0),
+		 -EIO);
+	CHECK_EQ(weng_mr_read(h.e, pdn, key, iova + WREN_REG_DEV_STS, in, 4, 0),
+		 -EIO);
+	CHECK_EQ(h.e->stats.dma_self, 3);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DB_PAGE], 0);
+
+	/* A command whose result goes to BAR0 fails as a DMA error. */
+	make_cmd(&cmd, WREN_ADMIN_GET_STATS, 0);
+	gs->buf_addr = wren_to_le64(FAKE_BAR0_BASE);
+	gs->buf_len = wren_to_le32(8 * WREN_STAT_COUNT);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_DMA_ERROR);
+	CHECK_EQ(h.e->stats.dma_self, 4);
+	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS),
+		 WREN_DEV_STS_READY | WREN_DEV_STS_ENABLED);
+	/* ... and the admin queue goes on. */
+	alloc_pd_ok(&h);
+
+	/* The host's own accesses to the registers are not affected. */
+	reg_w(&h, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET);
+	CHECK_EQ(reg_r(&h, WREN_REG_DEV_STS), WREN_DEV_STS_READY);
+	h_fini(&h);
 }
 
 static const struct tap_test tests[] = {
@@ -2248,6 +2311,7 @@ static const struct tap_test tests[] = {
 	{ "a reset with messages in flight writes nothing", test_reset_in_flight },
 	{ "SET_TC_TABLE: fields, reachability, once per reset", test_tc_table_cmd },
 	{ "contexts spill to the host's table and come back", test_tc_table_spill },
+	{ "DMA to the device's own BARs is refused, never dispatched", test_dma_self },
 };
 
 int main(void)

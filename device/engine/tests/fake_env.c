@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wren_compat.h"
+#include "linux/wren/wren_if.h"
 #include "fake_env.h"
+#include "weng.h"
 
 void *fake_env_ptr(struct fake_env *env, uint64_t addr, size_t len)
 {
@@ -15,10 +18,49 @@ void *fake_env_ptr(struct fake_env *env, uint64_t addr, size_t len)
 	return env->mem + (addr - FAKE_MEM_BASE);
 }
 
+/*
+ * A DMA into one of the adapter's BARs becomes register accesses, as on a
+ * real PCI host; true if @addr is there.
+ */
+static bool bar_access(struct fake_env *env, uint64_t addr, void *buf,
+		       size_t len, bool write)
+{
+	uint8_t *b = buf;
+	bool bar0 = addr >= FAKE_BAR0_BASE &&
+		    addr - FAKE_BAR0_BASE < WREN_REG_BAR_SIZE;
+	bool db = addr >= FAKE_DB_BAR_BASE &&
+		  addr - FAKE_DB_BAR_BASE < FAKE_DB_BAR_SIZE;
+
+	if (!env->bars || (!bar0 && !db))
+		return false;
+	for (size_t i = 0; i < len; i += 4) {
+		uint64_t off = addr + i - (bar0 ? FAKE_BAR0_BASE :
+					   FAKE_DB_BAR_BASE);
+		uint32_t v = 0;
+
+		env->mmio++;
+		if (write) {
+			memcpy(&v, b + i, len - i < 4 ? len - i : 4);
+			if (bar0)
+				weng_reg_write(env->bars, off, v, 4);
+			else
+				weng_db_write(env->bars, off, v, 4);
+		} else {
+			v = bar0 ? weng_reg_read(env->bars, off, 4) :
+				   weng_db_read(env->bars, off, 4);
+			memcpy(b + i, &v, len - i < 4 ? len - i : 4);
+		}
+	}
+	return true;
+}
+
 static int fake_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
 	struct fake_env *env = opaque;
 	void *p = fake_env_ptr(env, addr, len);
+
+	if (bar_access(env, addr, buf, len, false))
+		return 0;
 
 	if (!p) {
 		env->dma_errors++;
@@ -34,6 +76,8 @@ static int fake_dma_write(void *opaque, uint64_t addr, const void *buf,
 	struct fake_env *env = opaque;
 	void *p = fake_env_ptr(env, addr, len);
 
+	if (bar_access(env, addr, (void *)buf, len, true))
+		return 0;
 	if (!p) {
 		env->dma_errors++;
 		return -1;
@@ -91,11 +135,11 @@ static void fake_timer_free(void *timer)
 	memset(timer, 0, sizeof(struct fake_timer));
 }
 
-static void fake_warn(void *opaque, enum wren_wrn what, uint64_t a, uint64_t b)
+static void fake_warn(void *opaque, enum weng_wrn what, uint64_t a, uint64_t b)
 {
 	struct fake_env *env = opaque;
 
-	if (what < WREN_WRN_COUNT)
+	if (what < WENG_WRN_COUNT)
 		env->warnings[what]++;
 	env->last_warn_a = a;
 	env->last_warn_b = b;
@@ -112,7 +156,7 @@ static uint32_t fake_random(void *opaque)
 	return 4;	/* chosen by fair dice roll */
 }
 
-const struct wren_env_ops fake_env_ops = {
+const struct weng_env_ops fake_env_ops = {
 	.dma_read = fake_dma_read,
 	.dma_write = fake_dma_write,
 	.irq = fake_irq,
@@ -181,7 +225,7 @@ unsigned int fake_env_total_warnings(const struct fake_env *env)
 {
 	unsigned int n = 0;
 
-	for (unsigned int i = 0; i < WREN_WRN_COUNT; i++)
+	for (unsigned int i = 0; i < WENG_WRN_COUNT; i++)
 		n += env->warnings[i];
 	return n;
 }

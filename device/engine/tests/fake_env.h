@@ -4,18 +4,28 @@
  * memory, a clock that only moves when a test says so, timers fired by
  * that clock, and counters for interrupts and guest-mistake reports.
  */
-#ifndef WREN_FAKE_ENV_H
-#define WREN_FAKE_ENV_H
+#ifndef WENG_FAKE_ENV_H
+#define WENG_FAKE_ENV_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../wren_env.h"
+#include "weng_env.h"
+
+struct weng;
 
 /* Guest memory is the window [FAKE_MEM_BASE, FAKE_MEM_BASE + FAKE_MEM_SIZE). */
 #define FAKE_MEM_BASE		0x100000ULL
 #define FAKE_MEM_SIZE		(1U << 20)
+/*
+ * Where the adapter's BARs are mapped, as a PCI host would map them: a DMA
+ * that reaches them is dispatched to the engine's register handlers of
+ * fake_env.bars, 4 bytes at a time, as QEMU's memory core would.
+ */
+#define FAKE_BAR0_BASE		0x40000000ULL
+#define FAKE_DB_BAR_BASE	0x40100000ULL
+#define FAKE_DB_BAR_SIZE	0x100000ULL
 #define FAKE_MAX_TIMERS		8
 #define FAKE_MAX_VECTORS	64
 
@@ -32,12 +42,14 @@ struct fake_env {
 	uint64_t now_ns;
 	struct fake_timer timers[FAKE_MAX_TIMERS];
 	unsigned int irqs[FAKE_MAX_VECTORS];
-	unsigned int warnings[WREN_WRN_COUNT];
+	unsigned int warnings[WENG_WRN_COUNT];
 	uint64_t last_warn_a, last_warn_b;
 	unsigned int dma_errors;
+	struct weng *bars;	/* the engine behind the BARs, or NULL */
+	unsigned int mmio;	/* DMA accesses dispatched to the BARs */
 };
 
-extern const struct wren_env_ops fake_env_ops;
+extern const struct weng_env_ops fake_env_ops;
 
 void fake_env_init(struct fake_env *env);
 void fake_env_fini(struct fake_env *env);
@@ -48,4 +60,4 @@ void *fake_env_ptr(struct fake_env *env, uint64_t addr, size_t len);
 unsigned int fake_env_armed_timers(const struct fake_env *env);
 unsigned int fake_env_total_warnings(const struct fake_env *env);
 
-#endif /* WREN_FAKE_ENV_H */
+#endif /* WENG_FAKE_ENV_H */

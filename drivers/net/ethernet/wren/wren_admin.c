@@ -12,7 +12,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
 
-#include "wren.h"
+#include "wren_dev.h"
 
 static const char * const wren_opcode_names[] = {
 	[WREN_ADMIN_GET_ATTR] = "GET_ATTR",

@@ -6,7 +6,7 @@
  */
 #include <linux/dma-mapping.h>
 
-#include "wren.h"
+#include "wren_dev.h"
 
 #define WREN_KEEP_ALIVE_MISSES	3
 

@@ -6,7 +6,7 @@
 #include <linux/auxiliary_bus.h>
 #include <linux/slab.h>
 
-#include "wren.h"
+#include "wren_dev.h"
 
 static DEFINE_IDA(wren_aux_ids);
 

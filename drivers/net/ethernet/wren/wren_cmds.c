@@ -6,7 +6,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/string.h>
 
-#include "wren.h"
+#include "wren_dev.h"
 
 /* GET_ATTR's answer, in CPU byte order. */
 VISIBLE_IF_KUNIT void wren_decode_attr(const struct wren_dev_attr *a,

@@ -3,7 +3,7 @@
  * Wren doorbell pages: the doorbell BAR is cut into pages so that every
  * user context can map one of its own.  Page 0 is the kernel's.
  */
-#include "wren.h"
+#include "wren_dev.h"
 
 /**
  * wren_db_init() - prepare the doorbell page allocator

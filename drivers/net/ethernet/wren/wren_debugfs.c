@@ -5,7 +5,7 @@
  */
 #include <linux/debugfs.h>
 
-#include "wren.h"
+#include "wren_dev.h"
 
 static struct dentry *wren_debugfs_root;
 

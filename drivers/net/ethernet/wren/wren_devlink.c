@@ -5,7 +5,7 @@
  */
 #include <net/devlink.h>
 
-#include "wren.h"
+#include "wren_dev.h"
 
 static int wren_devlink_info_get(struct devlink *devlink,
 				 struct devlink_info_req *req,

@@ -9,7 +9,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 
-#include "wren.h"
+#include "wren_dev.h"
 
 /**
  * wren_set_event_ops() - start delivering the device's object events

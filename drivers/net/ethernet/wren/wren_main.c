@@ -16,7 +16,7 @@
 #include <linux/iopoll.h>
 #include <linux/module.h>
 
-#include "wren.h"
+#include "wren_dev.h"
 
 static bool admin_poll;
 module_param(admin_poll, bool, 0444);

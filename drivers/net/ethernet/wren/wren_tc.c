@@ -11,7 +11,7 @@
 #include <linux/module.h>
 #include <linux/seq_file.h>
 
-#include "wren.h"
+#include "wren_dev.h"
 
 static unsigned int tc_table_log = 12;
 module_param(tc_table_log, uint, 0444);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Wren engine: host memory through memory regions.
+ * Wren engine: memory regions, and host memory through them.
  *
  * Every access a work request or an incoming message makes goes through
  * here: the key must name a live region of the same protection domain
@@ -9,11 +9,29 @@
  * to three levels) and accessed with a bounded DMA of its piece only.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "wren_internal.h"
+#include "weng_internal.h"
 
 static_assert(WREN_PBL_PER_PAGE == 1 << 9, "page list entries per page");
+
+int weng_mr_init(struct weng *e)
+{
+	e->mrs = calloc(e->cfg.max_mr, sizeof(*e->mrs));
+	return e->mrs ? 0 : -ENOMEM;
+}
+
+void weng_mr_fini(struct weng *e)
+{
+	free(e->mrs);
+	e->mrs = NULL;
+}
+
+void weng_mr_reset(struct weng *e)
+{
+	memset(e->mrs, 0, e->cfg.max_mr * sizeof(*e->mrs));
+}
 
 /* Levels of the page list of @npages pages. */
 static unsigned int pbl_levels(uint32_t npages)
@@ -28,9 +46,9 @@ static unsigned int pbl_levels(uint32_t npages)
 	return levels;
 }
 
-/* The host address of page @i of @mr, or -EIO with a warning. */
-static int mr_page(struct wren_engine *e, const struct wren_mr *mr,
-		   uint32_t i, uint64_t *addr)
+/* The host address of page @i of @mr, or -EIO (reported). */
+static int mr_page(struct weng *e, const struct weng_mr *mr, uint32_t i,
+		   uint64_t *addr)
 {
 	uint64_t at = mr->pbl_addr, entry;
 
@@ -39,31 +57,28 @@ static int mr_page(struct wren_engine *e, const struct wren_mr *mr,
 		/* Pages per entry: WREN_PBL_PER_PAGE (2^9) to the l. */
 		uint64_t span = 1ULL << (9 * l);
 
-		if (e->ops->dma_read(e->opaque, at + 8 * (i / span), &entry, 8))
-			goto dma;
+		if (weng_dma_read(e, at + 8 * (i / span), &entry, 8))
+			return -EIO;
 		at = wren_le64(entry);
 		i %= span;
 		if (at & (WREN_PBL_PER_PAGE * 8 - 1)) {
-			wren_warn(e, WREN_WRN_DMA, at, WREN_PBL_PER_PAGE * 8);
+			weng_warn(e, WENG_WRN_DMA, at, WREN_PBL_PER_PAGE * 8);
 			return -EIO;
 		}
 	}
-	if (e->ops->dma_read(e->opaque, at + 8ULL * i, &entry, 8))
-		goto dma;
+	if (weng_dma_read(e, at + 8ULL * i, &entry, 8))
+		return -EIO;
 	*addr = wren_le64(entry);
 	/* A page list entry must be a page. */
 	if (*addr & ((1ULL << mr->page_shift) - 1)) {
-		wren_warn(e, WREN_WRN_DMA, *addr, 1ULL << mr->page_shift);
+		weng_warn(e, WENG_WRN_DMA, *addr, 1ULL << mr->page_shift);
 		return -EIO;
 	}
 	return 0;
-dma:
-	wren_warn(e, WREN_WRN_DMA, at, 8);
-	return -EIO;
 }
 
 /**
- * wren_mr_walk() - the host memory behind a range of a memory region
+ * weng_mr_walk() - the host memory behind a range of a memory region
  * @e: the engine
  * @pdn: the protection domain the access is made in
  * @key: the region's key
@@ -77,12 +92,12 @@ dma:
  * Return: 0; -EACCES if the key, PD, rights or bounds refuse the access;
  * -EIO if the page list is unreadable or @fn failed.
  */
-int wren_mr_walk(struct wren_engine *e, uint32_t pdn, uint32_t key,
+int weng_mr_walk(struct weng *e, uint32_t pdn, uint32_t key,
 		 uint64_t va, uint64_t len, uint8_t need,
 		 int (*fn)(void *arg, uint64_t addr, uint32_t len), void *arg)
 {
 	uint32_t n = key >> 8;
-	const struct wren_mr *mr;
+	const struct weng_mr *mr;
 	uint64_t page_size, first;
 
 	if (!len)
@@ -98,7 +113,7 @@ int wren_mr_walk(struct wren_engine *e, uint32_t pdn, uint32_t key,
 	first = mr->iova >> mr->page_shift;
 	while (len) {
 		uint64_t off = va & (page_size - 1), addr;
-		uint32_t piece = min_t64(len, page_size - off);
+		uint32_t piece = weng_min64(len, page_size - off);
 
 		if (mr_page(e, mr, (va >> mr->page_shift) - first, &addr) ||
 		    (fn && fn(arg, addr + off, piece)))
@@ -110,7 +125,7 @@ int wren_mr_walk(struct wren_engine *e, uint32_t pdn, uint32_t key,
 }
 
 struct copy {
-	struct wren_engine *e;
+	struct weng *e;
 	uint8_t *buf;
 	bool write;
 };
@@ -118,30 +133,59 @@ struct copy {
 static int copy_piece(void *arg, uint64_t addr, uint32_t len)
 {
 	struct copy *c = arg;
-	int rc = c->write ?
-		 c->e->ops->dma_write(c->e->opaque, addr, c->buf, len) :
-		 c->e->ops->dma_read(c->e->opaque, addr, c->buf, len);
+	int rc = c->write ? weng_dma_write(c->e, addr, c->buf, len) :
+			    weng_dma_read(c->e, addr, c->buf, len);
 
-	if (rc)
-		wren_warn(c->e, WREN_WRN_DMA, addr, len);
 	c->buf += len;
 	return rc;
 }
 
 /* Copy @len bytes from a region with @need rights to @buf; 0, -EACCES or -EIO. */
-int wren_mr_read(struct wren_engine *e, uint32_t pdn, uint32_t key,
+int weng_mr_read(struct weng *e, uint32_t pdn, uint32_t key,
 		 uint64_t va, void *buf, uint32_t len, uint8_t need)
 {
 	struct copy c = { .e = e, .buf = buf };
 
-	return wren_mr_walk(e, pdn, key, va, len, need, copy_piece, &c);
+	return weng_mr_walk(e, pdn, key, va, len, need, copy_piece, &c);
 }
 
 /* Copy @len bytes from @buf into a region with @need rights. */
-int wren_mr_write(struct wren_engine *e, uint32_t pdn, uint32_t key,
+int weng_mr_write(struct weng *e, uint32_t pdn, uint32_t key,
 		  uint64_t va, const void *buf, uint32_t len, uint8_t need)
 {
 	struct copy c = { .e = e, .buf = (uint8_t *)buf, .write = true };
 
-	return wren_mr_walk(e, pdn, key, va, len, need, copy_piece, &c);
+	return weng_mr_walk(e, pdn, key, va, len, need, copy_piece, &c);
+}
+
+/*
+ * Copy @len bytes between @buf and the buffer an SGE list describes, from
+ * byte @off of it; into it with @to_sgl (which needs local write access).
+ */
+int weng_sgl_copy(struct weng *e, uint32_t pdn, const struct wren_sge *sge,
+		  unsigned int n, uint32_t off, uint8_t *buf, uint32_t len,
+		  bool to_sgl)
+{
+	for (unsigned int i = 0; i < n && len; i++) {
+		uint32_t sl = wren_le32(sge[i].length), piece, key;
+		uint64_t va;
+		int rc;
+
+		if (off >= sl) {
+			off -= sl;
+			continue;
+		}
+		piece = weng_min64(sl - off, len);
+		key = wren_le32(sge[i].lkey);
+		va = wren_le64(sge[i].addr) + off;
+		rc = to_sgl ? weng_mr_write(e, pdn, key, va, buf, piece,
+					    WREN_MR_ACCESS_LOCAL_WRITE) :
+			      weng_mr_read(e, pdn, key, va, buf, piece, 0);
+		if (rc)
+			return -1;
+		buf += piece;
+		len -= piece;
+		off = 0;
+	}
+	return len ? -1 : 0;
 }

@@ -1,20 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The transport-context table: host memory the driver hands over with
- * SET_TC_TABLE, where the transport keeps the contexts it has no room for
- * (the transport's tp_table.c).  This file is its host side: the command, and each
- * record's layout in guest memory, checked on every read.
+ * Wren engine: the transport-context table, host memory the driver hands
+ * over with SET_TC_TABLE, where the transport keeps the contexts it has
+ * no room for (the transport's tp_table.c).  This file is its host side:
+ * each record's layout in guest memory, checked on every read.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "wren_internal.h"
-#include "wren_tp.h"
+#include "weng_internal.h"
 
 #define TC_FLAGS	(WREN_TC_STATE | WREN_TC_HANDSHAKE | WREN_TC_ANSWERED)
 
 /* The smallest table: room for every context the adapter holds. */
-uint8_t wren_tc_min_log(const struct wren_engine *e)
+uint8_t weng_tc_min_log(const struct weng *e)
 {
 	uint8_t log = 3;
 
@@ -23,21 +22,19 @@ uint8_t wren_tc_min_log(const struct wren_engine *e)
 	return log;
 }
 
-static uint64_t tc_addr(const struct wren_engine *e, uint32_t idx)
+static uint64_t tc_addr(const struct weng *e, uint32_t idx)
 {
 	return e->tc_base + (uint64_t)idx * sizeof(struct wren_tc_entry);
 }
 
 static int tc_load(void *opaque, uint32_t idx, struct wren_tp_ctx_rec *rec)
 {
-	struct wren_engine *e = opaque;
+	struct weng *e = opaque;
 	struct wren_tc_entry t;
 	uint32_t flags;
 
-	if (e->ops->dma_read(e->opaque, tc_addr(e, idx), &t, sizeof(t))) {
-		wren_warn(e, WREN_WRN_DMA, tc_addr(e, idx), sizeof(t));
+	if (weng_dma_read(e, tc_addr(e, idx), &t, sizeof(t)))
 		return -EIO;
-	}
 	flags = wren_le32(t.flags);
 	if (flags & ~TC_FLAGS ||
 	    FIELD_GET(WREN_TC_STATE, flags) > WREN_TC_STATE_SPILLED ||
@@ -65,7 +62,7 @@ static int tc_load(void *opaque, uint32_t idx, struct wren_tp_ctx_rec *rec)
 static int tc_save(void *opaque, uint32_t idx,
 		   const struct wren_tp_ctx_rec *rec)
 {
-	struct wren_engine *e = opaque;
+	struct weng *e = opaque;
 	struct wren_tc_entry t = {
 		.flags = wren_to_le32(FIELD_PREP(WREN_TC_STATE, rec->state) |
 				      (rec->mode == WREN_TP_MODE_HANDSHAKE ?
@@ -84,11 +81,7 @@ static int tc_save(void *opaque, uint32_t idx,
 	};
 
 	memcpy(t.mac_addr, rec->mac, sizeof(t.mac_addr));
-	if (e->ops->dma_write(e->opaque, tc_addr(e, idx), &t, sizeof(t))) {
-		wren_warn(e, WREN_WRN_DMA, tc_addr(e, idx), sizeof(t));
-		return -EIO;
-	}
-	return 0;
+	return weng_dma_write(e, tc_addr(e, idx), &t, sizeof(t)) ? -EIO : 0;
 }
 
 static const struct wren_tp_store_ops tc_ops = {
@@ -96,43 +89,30 @@ static const struct wren_tp_store_ops tc_ops = {
 	.save = tc_save,
 };
 
-int wren_set_tc_table(struct wren_engine *e, const void *payload,
-		      struct wren_cmd_status *st)
+/*
+ * Make the table of 2^@log_entries records at @base (checked by the
+ * command) the transport's: -EOPNOTSUPP without a transport, -EBUSY once a
+ * table is set or a QP exists, -EIO if either end of it is unreachable.
+ */
+int weng_tc_attach(struct weng *e, uint64_t base, uint8_t log_entries)
 {
-	const struct wren_cmd_set_tc_table *c = payload;
-	uint64_t base = wren_le64(c->base_addr);
-	uint32_t entries = 1U << (c->log_entries & 31);
+	uint32_t entries = 1U << log_entries;
 	struct wren_tc_entry probe;
 
 	if (!e->tp)
-		return wren_reject(st, WREN_STATUS_UNSUPPORTED, 0);
-	if (!WREN_RSVD_OK(st, c, struct wren_cmd_set_tc_table, rsvd0) ||
-	    !WREN_RSVD_OK(st, c, struct wren_cmd_set_tc_table, rsvd))
-		return -1;
-	if (!base || base % WREN_TC_TABLE_ALIGN)
-		return wren_reject(st, WREN_STATUS_BAD_PARAM,
-				   WREN_BODY(struct wren_cmd_set_tc_table,
-					     base_addr));
-	if (c->log_entries < wren_tc_min_log(e) ||
-	    c->log_entries > WREN_TC_MAX_LOG)
-		return wren_reject(st, WREN_STATUS_BAD_PARAM,
-				   WREN_BODY(struct wren_cmd_set_tc_table,
-					     log_entries));
+		return -EOPNOTSUPP;
 	if (e->tc_base)
-		return wren_reject(st, WREN_STATUS_BAD_STATE, 0);
+		return -EBUSY;
 	for (uint32_t i = 0; i < e->cfg.max_qp; i++)
 		if (e->qps[i].in_use)
-			return wren_reject(st, WREN_STATUS_BAD_STATE, 0);
+			return -EBUSY;
 	/* Both ends must be reachable before the transport relies on them. */
-	if (e->ops->dma_read(e->opaque, base, &probe, sizeof(probe)) ||
-	    e->ops->dma_read(e->opaque,
-			     base + (uint64_t)(entries - 1) * sizeof(probe),
-			     &probe, sizeof(probe))) {
-		wren_warn(e, WREN_WRN_DMA, base, (uint64_t)entries * sizeof(probe));
-		return wren_reject(st, WREN_STATUS_DMA_ERROR, 0);
-	}
+	if (weng_dma_read(e, base, &probe, sizeof(probe)) ||
+	    weng_dma_read(e, base + (uint64_t)(entries - 1) * sizeof(probe),
+			  &probe, sizeof(probe)))
+		return -EIO;
 	if (wren_tp_set_store(e->tp, &tc_ops, e, entries))
-		return wren_reject(st, WREN_STATUS_BAD_STATE, 0);
+		return -EBUSY;
 	e->tc_base = base;
 	return 0;
 }

@@ -2,8 +2,8 @@
 /*
  * Wren core driver: private state shared by its files.
  */
-#ifndef _WREN_H
-#define _WREN_H
+#ifndef _WREN_DEV_H
+#define _WREN_DEV_H
 
 #include <kunit/visibility.h>
 #include <linux/completion.h>
@@ -317,4 +317,4 @@ void wren_keep_alive_check(struct wren_dev *wdev);
 void wren_eq_process(struct wren_eq *eq);
 #endif
 
-#endif /* _WREN_H */
+#endif /* _WREN_DEV_H */

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The Wren adapter's logic, independent of QEMU: what its host (the QEMU
+ * device, the unit tests) calls.  The BAR0 register file, the doorbell
+ * BAR, the wire, and the adapter's life cycle.  Everything the guest hands
+ * over is validated behind these calls (Documentation/device-model.rst).
+ */
+#ifndef WENG_H
+#define WENG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weng_env.h"
+
+#define WENG_SERIAL_LEN		32
+
+/* Adapter configuration, set by the host before weng_create(). */
+struct weng_config {
+	uint8_t mac[6];
+	uint32_t ipv4;			/* network byte order */
+	uint32_t mtu;
+	uint32_t link_speed_mbps;
+	char serial[WENG_SERIAL_LEN + 1];
+	uint32_t msix_vectors;
+	uint8_t fault_drop_opcode;	/* 0: no fault */
+	uint32_t max_pd;
+	uint32_t max_cq;
+	uint32_t max_cq_depth;
+	uint32_t max_qp;
+	uint32_t max_qp_depth;
+	uint32_t max_sge;
+	uint32_t max_inline;
+	uint32_t max_ah;
+	uint32_t max_mr;
+	uint64_t max_mr_size;
+	uint64_t page_size_cap;
+	uint32_t max_eq_depth;
+	uint32_t db_page_count;
+	uint32_t max_msg_size;
+	uint32_t time_scale;		/* transport timers x this (>= 1) */
+	uint32_t tc_cache;		/* transport contexts held at once */
+	uint16_t max_rd_atom;		/* READs in flight per QP; more wait */
+};
+
+struct weng;
+
+void weng_config_defaults(struct weng_config *cfg);
+
+/* An adapter in its reset state, or NULL without memory. */
+struct weng *weng_create(const struct weng_config *cfg,
+			 const struct weng_env_ops *ops, void *opaque);
+void weng_destroy(struct weng *e);
+/* A function-level reset: every queue and object is forgotten. */
+void weng_reset(struct weng *e);
+
+/* BAR0: 4-byte registers (Documentation/device-interface.rst). */
+uint32_t weng_reg_read(struct weng *e, uint64_t offset, unsigned int size);
+void weng_reg_write(struct weng *e, uint64_t offset, uint32_t value,
+		    unsigned int size);
+/* The doorbell BAR: write-only pages of doorbell registers. */
+uint32_t weng_db_read(struct weng *e, uint64_t offset, unsigned int size);
+void weng_db_write(struct weng *e, uint64_t offset, uint32_t value,
+		   unsigned int size);
+
+/*
+ * The wire (hosts whose env has host.tx_kick and host.random): the next
+ * frame to send (0: none now), and a frame that arrived.
+ */
+size_t weng_tx_pull(struct weng *e, void *frame, size_t cap);
+void weng_rx_frame(struct weng *e, const void *frame, size_t len);
+
+#endif /* WENG_H */

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren engine: address handles, where a UD or RD send goes (the peer's
+ * address and next hop), each in a PD.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weng_internal.h"
+
+int weng_ah_init(struct weng *e)
+{
+	e->ahs = calloc(e->cfg.max_ah, sizeof(*e->ahs));
+	return e->ahs ? 0 : -ENOMEM;
+}
+
+void weng_ah_fini(struct weng *e)
+{
+	free(e->ahs);
+	e->ahs = NULL;
+}
+
+void weng_ah_reset(struct weng *e)
+{
+	memset(e->ahs, 0, e->cfg.max_ah * sizeof(*e->ahs));
+}
+
+/* AH @n if it exists in PD @pdn, else NULL. */
+const struct weng_ah *weng_ah_get(const struct weng *e, uint32_t n,
+				  uint32_t pdn)
+{
+	if (n >= e->cfg.max_ah || !e->ahs[n].in_use || e->ahs[n].pdn != pdn)
+		return NULL;
+	return &e->ahs[n];
+}

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren engine: the commands on data-path objects (completion queues,
+ * queue pairs, address handles, memory regions).
+ *
+ * Everything here comes from the guest and is checked: a rejected field is
+ * named by its offset in the extended status, an object in use cannot be
+ * destroyed from under its users (BAD_STATE), and a queue gets doorbell
+ * registers only in the page the driver names.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "weng_cmd.h"
+
+/* Both return -1, so that a handler can end with "return bad(...)". */
+static int bad(struct weng_cmd_status *st, size_t offset)
+{
+	return weng_reject(st, WREN_STATUS_BAD_PARAM, offset);
+}
+
+static int fail(struct weng_cmd_status *st, uint8_t status)
+{
+	return weng_reject(st, status, 0);
+}
+
+static bool log_depth_ok(uint8_t log_depth, uint32_t max_depth)
+{
+	return log_depth >= WREN_QUEUE_LOG_DEPTH_MIN &&
+	       log_depth < 31 && (1U << log_depth) <= max_depth;
+}
+
+static bool base_ok(uint64_t base)
+{
+	return base && !(base % WREN_QUEUE_BASE_ALIGN);
+}
+
+/* ------------------------------------------------------------------ */
+/* Completion queues                                                    */
+/* ------------------------------------------------------------------ */
+
+int weng_cmd_create_cq(struct weng *e, const void *body,
+		       struct weng_cmd_status *st)
+{
+	const struct wren_cmd_create_cq *c = body;
+	uint64_t base = wren_le64(c->base_addr);
+	uint32_t page = wren_le32(c->db_page);
+	uint16_t eq_id = wren_le16(c->eq_id);
+	enum weng_db_kind kind = WENG_DB_CQ;
+	struct weng_cq *cq;
+	uint32_t cqn;
+	uint16_t slot;
+
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_create_cq, rsvd))
+		return -1;
+	if (!base_ok(base))
+		return bad(st, WENG_BODY(struct wren_cmd_create_cq, base_addr));
+	if (!log_depth_ok(c->log_depth, e->cfg.max_cq_depth))
+		return bad(st, WENG_BODY(struct wren_cmd_create_cq, log_depth));
+	if (c->flags & ~WREN_CQ_FLAG_EQ)
+		return bad(st, WENG_BODY(struct wren_cmd_create_cq, flags));
+	if (c->flags & WREN_CQ_FLAG_EQ ?
+	    eq_id >= e->max_eq || !e->eqs[eq_id].in_use : eq_id)
+		return bad(st, WENG_BODY(struct wren_cmd_create_cq, eq_id));
+	if (page >= e->cfg.db_page_count)
+		return bad(st, WENG_BODY(struct wren_cmd_create_cq, db_page));
+	for (cqn = 0; cqn < e->cfg.max_cq && e->cqs[cqn].in_use; cqn++)
+		;
+	if (cqn == e->cfg.max_cq ||
+	    !weng_db_alloc(e, page, 1, &kind, cqn, &slot))
+		return fail(st, WREN_STATUS_NO_RESOURCES);
+	cq = &e->cqs[cqn];
+	memset(cq, 0, sizeof(*cq));
+	cq->in_use = true;
+	cq->ring.base = base;
+	cq->ring.log_depth = c->log_depth;
+	cq->ring.index_mask = WREN_CQ_DB_CI;
+	cq->use_eq = c->flags & WREN_CQ_FLAG_EQ;
+	cq->eq_id = eq_id;
+	cq->db_page = page;
+	cq->db_slot = slot;
+	if (cq->use_eq)
+		e->eqs[eq_id].refs++;
+	st->result[0] = cqn;
+	st->result[1] = slot * 4;
+	return 0;
+}
+
+int weng_cmd_destroy_cq(struct weng *e, const void *body,
+			struct weng_cmd_status *st)
+{
+	struct weng_cq *cq;
+	uint32_t cqn;
+
+	if (!weng_cmd_handle(body, st, &cqn))
+		return -1;
+	if (!weng_cq_get(e, cqn))
+		return fail(st, WREN_STATUS_NOT_FOUND);
+	cq = &e->cqs[cqn];
+	if (cq->refs)
+		return fail(st, WREN_STATUS_BAD_STATE);
+	if (cq->use_eq)
+		e->eqs[cq->eq_id].refs--;
+	weng_db_free(e, cq->db_page, cq->db_slot);
+	memset(cq, 0, sizeof(*cq));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queue pairs                                                          */
+/* ------------------------------------------------------------------ */
+
+int weng_cmd_create_qp(struct weng *e, const void *body,
+		       struct weng_cmd_status *st)
+{
+	const struct wren_cmd_create_qp *c = body;
+	uint32_t pdn = wren_le32(c->pdn), page = wren_le32(c->db_page);
+	uint32_t scq = wren_le32(c->send_cq), rcq = wren_le32(c->recv_cq);
+	enum weng_db_kind kinds[2] = { WENG_DB_SQ, WENG_DB_RQ };
+	uint8_t rd_only = WREN_QP_FLAG_ORDERED | WREN_QP_FLAG_HANDSHAKE;
+	struct weng_qp *qp;
+	uint16_t slots[2], gen;
+	uint32_t i = 0, n;
+
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_create_qp, rsvd))
+		return -1;
+	if (!base_ok(wren_le64(c->sq_base)))
+		return bad(st, WENG_BODY(struct wren_cmd_create_qp, sq_base));
+	if (!base_ok(wren_le64(c->rq_base)))
+		return bad(st, WENG_BODY(struct wren_cmd_create_qp, rq_base));
+	if (!weng_pd_valid(e, pdn))
+		return bad(st, WENG_BODY(struct wren_cmd_create_qp, pdn));
+	if (!weng_cq_get(e, scq))
+		return bad(st, WENG_BODY(struct wren_cmd_create_qp, send_cq));
+	if (!weng_cq_get(e, rcq))
+		return bad(st, WENG_BODY(struct wren_cmd_create_qp, recv_cq));
+	if (page >= e->cfg.db_page_count)
+		return bad(st, WENG_BODY(struct wren_cmd_create_qp, db_page));
+	if (c->type != WREN_QPT_UD && c->type != WREN_QPT_RD)
+		return bad(st, WENG_BODY(struct wren_cmd_create_qp, type));
+	if (!log_depth_ok(c->sq_log_depth, e->cfg.max_qp_depth))
+		return bad(st, WENG_BODY(struct wren_cmd_create_qp, sq_log_depth));
+	if (!log_depth_ok(c->rq_log_depth, e->cfg.max_qp_depth))
+		return bad(st, WENG_BODY(struct wren_cmd_create_qp, rq_log_depth));
+	if (c->flags & ~(rd_only | WREN_QP_FLAG_SQ_SIG_ALL) ||
+	    (c->type != WREN_QPT_RD && c->flags & rd_only))
+		return bad(st, WENG_BODY(struct wren_cmd_create_qp, flags));
+	/*
+	 * QP numbers go round rather than back to the lowest free one: a
+	 * message still in flight to a destroyed QP then finds no QP, or
+	 * one of the wrong kind, instead of the next QP of that number.
+	 */
+	for (n = 0; n < e->cfg.max_qp; n++) {
+		i = (e->qp_next + n) % e->cfg.max_qp;
+		if (!e->qps[i].in_use)
+			break;
+	}
+	if (n == e->cfg.max_qp ||
+	    !weng_db_alloc(e, page, 2, kinds, i + WREN_QPN_FIRST, slots))
+		return fail(st, WREN_STATUS_NO_RESOURCES);
+	e->qp_next = i + 1;
+	qp = &e->qps[i];
+	gen = qp->gen + 1;
+	memset(qp, 0, sizeof(*qp));
+	qp->gen = gen;
+	qp->sq_shadow = calloc(1U << c->sq_log_depth, sizeof(*qp->sq_shadow));
+	qp->rq_shadow = calloc(1U << c->rq_log_depth, sizeof(*qp->rq_shadow));
+	if (!qp->sq_shadow || !qp->rq_shadow) {
+		weng_qp_free_shadows(qp);
+		weng_db_free(e, page, slots[0]);
+		weng_db_free(e, page, slots[1]);
+		return fail(st, WREN_STATUS_NO_RESOURCES);
+	}
+	qp->in_use = true;
+	qp->type = c->type;
+	qp->state = WREN_QPS_RESET;
+	qp->flags = c->flags;
+	qp->sq_log_depth = c->sq_log_depth;
+	qp->rq_log_depth = c->rq_log_depth;
+	qp->sq_slot = slots[0];
+	qp->rq_slot = slots[1];
+	qp->pdn = pdn;
+	qp->send_cq = scq;
+	qp->recv_cq = rcq;
+	qp->db_page = page;
+	qp->sq_base = wren_le64(c->sq_base);
+	qp->rq_base = wren_le64(c->rq_base);
+	e->pd_refs[pdn]++;
+	e->cqs[scq].refs++;
+	e->cqs[rcq].refs++;
+	st->result[0] = i + WREN_QPN_FIRST;
+	st->result[1] = slots[0] * 4;
+	st->result[2] = slots[1] * 4;
+	return 0;
+}
+
+/* The verbs' state diagram, as far as datagram QPs use it. */
+static bool transition_ok(uint8_t from, uint8_t to)
+{
+	switch (to) {
+	case WREN_QPS_RESET:
+	case WREN_QPS_ERR:
+		return true;
+	case WREN_QPS_INIT:
+		return from == WREN_QPS_RESET || from == WREN_QPS_INIT;
+	case WREN_QPS_RTR:
+		return from == WREN_QPS_INIT;
+	case WREN_QPS_RTS:
+		return from == WREN_QPS_RTR || from == WREN_QPS_RTS;
+	default:
+		return false;
+	}
+}
+
+int weng_cmd_modify_qp(struct weng *e, const void *body,
+		       struct weng_cmd_status *st)
+{
+	const struct wren_cmd_modify_qp *c = body;
+	uint32_t mask = wren_le32(c->attr_mask);
+	struct weng_qp *qp;
+	uint8_t to;
+
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_modify_qp, rsvd0) ||
+	    !WENG_RSVD_OK(st, c, struct wren_cmd_modify_qp, rsvd))
+		return -1;
+	qp = weng_qp_get(e, wren_le32(c->qpn));
+	if (!qp)
+		return fail(st, WREN_STATUS_NOT_FOUND);
+	if (!mask || mask & ~(WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY))
+		return bad(st, WENG_BODY(struct wren_cmd_modify_qp, attr_mask));
+	to = mask & WREN_QP_ATTR_STATE ? c->state : qp->state;
+	if (!(mask & WREN_QP_ATTR_STATE) && c->state)
+		return bad(st, WENG_BODY(struct wren_cmd_modify_qp, state));
+	if (mask & WREN_QP_ATTR_STATE && !transition_ok(qp->state, to))
+		return bad(st, WENG_BODY(struct wren_cmd_modify_qp, state));
+	/* The Q_Key is set on the way up, not in RESET or ERR. */
+	if (mask & WREN_QP_ATTR_QKEY ?
+	    to == WREN_QPS_RESET || to == WREN_QPS_ERR : c->qkey)
+		return bad(st, WENG_BODY(struct wren_cmd_modify_qp, qkey));
+	if (mask & WREN_QP_ATTR_QKEY)
+		qp->qkey = wren_le32(c->qkey);
+	if (to == WREN_QPS_RESET) {
+		/* Discarded without completions, as in the verbs. */
+		qp->sq_pi = qp->sq_ci = qp->sq_fetch = 0;
+		qp->rq_pi = qp->rq_ci = 0;
+		qp->sq_blocked = false;
+		qp->qkey = 0;
+		memset(qp->rq_shadow, 0, (1U << qp->rq_log_depth) *
+		       sizeof(*qp->rq_shadow));
+		qp->gen++;
+	}
+	qp->state = to;
+	if (to == WREN_QPS_ERR)
+		weng_qp_flush(e, qp);
+	else if (to == WREN_QPS_RTS)
+		weng_sq_kick(e, qp);
+	return 0;
+}
+
+int weng_cmd_query_qp(struct weng *e, const void *body,
+		      struct weng_cmd_status *st)
+{
+	const struct weng_qp *qp;
+	uint32_t qpn;
+
+	if (!weng_cmd_handle(body, st, &qpn))
+		return -1;
+	qp = weng_qp_get(e, qpn);
+	if (!qp)
+		return fail(st, WREN_STATUS_NOT_FOUND);
+	st->result[0] = qp->state;
+	st->result[1] = qp->qkey;
+	st->result[2] = qp->sq_ci;
+	st->result[3] = qp->rq_ci;
+	return 0;
+}
+
+int weng_cmd_destroy_qp(struct weng *e, const void *body,
+			struct weng_cmd_status *st)
+{
+	struct weng_qp *qp;
+	uint16_t gen;
+	uint32_t qpn;
+
+	if (!weng_cmd_handle(body, st, &qpn))
+		return -1;
+	qp = weng_qp_get(e, qpn);
+	if (!qp)
+		return fail(st, WREN_STATUS_NOT_FOUND);
+	weng_db_free(e, qp->db_page, qp->sq_slot);
+	weng_db_free(e, qp->db_page, qp->rq_slot);
+	e->pd_refs[qp->pdn]--;
+	e->cqs[qp->send_cq].refs--;
+	e->cqs[qp->recv_cq].refs--;
+	weng_qp_free_shadows(qp);
+	gen = qp->gen + 1;
+	memset(qp, 0, sizeof(*qp));
+	qp->gen = gen;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Address handles                                                      */
+/* ------------------------------------------------------------------ */
+
+int weng_cmd_create_ah(struct weng *e, const void *body,
+		       struct weng_cmd_status *st)
+{
+	const struct wren_cmd_create_ah *c = body;
+	uint32_t pdn = wren_le32(c->pdn);
+	uint32_t ip = be32toh(c->ipv4);
+	struct weng_ah *ah;
+	uint32_t n;
+
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_create_ah, rsvd0) ||
+	    !WENG_RSVD_OK(st, c, struct wren_cmd_create_ah, rsvd))
+		return -1;
+	if (!weng_pd_valid(e, pdn))
+		return bad(st, WENG_BODY(struct wren_cmd_create_ah, pdn));
+	/* A unicast host: not 0/8, loopback, multicast or broadcast. */
+	if (!(ip >> 24) || ip >> 24 == 127 || ip >> 28 >= 0xe)
+		return bad(st, WENG_BODY(struct wren_cmd_create_ah, ipv4));
+	if (c->mac[0] & 1)
+		return bad(st, WENG_BODY(struct wren_cmd_create_ah, mac));
+	for (n = 0; n < e->cfg.max_ah && e->ahs[n].in_use; n++)
+		;
+	if (n == e->cfg.max_ah)
+		return fail(st, WREN_STATUS_NO_RESOURCES);
+	ah = &e->ahs[n];
+	ah->in_use = true;
+	ah->pdn = pdn;
+	ah->ipv4 = c->ipv4;
+	memcpy(ah->mac, c->mac, sizeof(ah->mac));
+	e->pd_refs[pdn]++;
+	st->result[0] = n;
+	return 0;
+}
+
+int weng_cmd_destroy_ah(struct weng *e, const void *body,
+			struct weng_cmd_status *st)
+{
+	uint32_t n;
+
+	if (!weng_cmd_handle(body, st, &n))
+		return -1;
+	if (n >= e->cfg.max_ah || !e->ahs[n].in_use)
+		return fail(st, WREN_STATUS_NOT_FOUND);
+	e->pd_refs[e->ahs[n].pdn]--;
+	memset(&e->ahs[n], 0, sizeof(e->ahs[n]));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory regions                                                       */
+/* ------------------------------------------------------------------ */
+
+int weng_cmd_reg_mr(struct weng *e, const void *body,
+		    struct weng_cmd_status *st)
+{
+	const struct wren_cmd_reg_mr *c = body;
+	uint64_t iova = wren_le64(c->iova), len = wren_le64(c->length);
+	uint64_t pbl = wren_le64(c->pbl_addr);
+	uint32_t pdn = wren_le32(c->pdn), npages = wren_le32(c->npages);
+	uint8_t access_all = WREN_MR_ACCESS_LOCAL_WRITE |
+			     WREN_MR_ACCESS_REMOTE_WRITE |
+			     WREN_MR_ACCESS_REMOTE_READ;
+	struct weng_mr *mr;
+	uint32_t n;
+
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_reg_mr, rsvd0) ||
+	    !WENG_RSVD_OK(st, c, struct wren_cmd_reg_mr, rsvd))
+		return -1;
+	if (!weng_pd_valid(e, pdn))
+		return bad(st, WENG_BODY(struct wren_cmd_reg_mr, pdn));
+	if (c->page_shift >= 64 ||
+	    !(e->cfg.page_size_cap & (1ULL << c->page_shift)))
+		return bad(st, WENG_BODY(struct wren_cmd_reg_mr, page_shift));
+	if (!len || len > e->cfg.max_mr_size || iova + len < iova)
+		return bad(st, WENG_BODY(struct wren_cmd_reg_mr, length));
+	/* The pages must cover the region exactly. */
+	if (!npages || npages > WREN_PBL_MAX_PAGES ||
+	    ((iova + len - 1) >> c->page_shift) - (iova >> c->page_shift) + 1 !=
+	    npages)
+		return bad(st, WENG_BODY(struct wren_cmd_reg_mr, npages));
+	if (!pbl || pbl % 8)
+		return bad(st, WENG_BODY(struct wren_cmd_reg_mr, pbl_addr));
+	/* Remote writes need local write access too, as in the verbs. */
+	if (c->access & ~access_all ||
+	    (c->access & WREN_MR_ACCESS_REMOTE_WRITE &&
+	     !(c->access & WREN_MR_ACCESS_LOCAL_WRITE)))
+		return bad(st, WENG_BODY(struct wren_cmd_reg_mr, access));
+	for (n = 0; n < e->cfg.max_mr && e->mrs[n].in_use; n++)
+		;
+	if (n == e->cfg.max_mr || n > 0xffffff)
+		return fail(st, WREN_STATUS_NO_RESOURCES);
+	mr = &e->mrs[n];
+	mr->in_use = true;
+	mr->page_shift = c->page_shift;
+	mr->access = c->access;
+	mr->key_tag = c->key_tag;
+	mr->pdn = pdn;
+	mr->npages = npages;
+	mr->iova = iova;
+	mr->length = len;
+	mr->pbl_addr = pbl;
+	e->pd_refs[pdn]++;
+	st->result[0] = n << 8 | c->key_tag;
+	return 0;
+}
+
+int weng_cmd_dereg_mr(struct weng *e, const void *body,
+		      struct weng_cmd_status *st)
+{
+	uint32_t key, n;
+
+	if (!weng_cmd_handle(body, st, &key))
+		return -1;
+	n = key >> 8;
+	if (n >= e->cfg.max_mr || !e->mrs[n].in_use ||
+	    e->mrs[n].key_tag != (key & 0xff))
+		return fail(st, WREN_STATUS_NOT_FOUND);
+	e->pd_refs[e->mrs[n].pdn]--;
+	memset(&e->mrs[n], 0, sizeof(e->mrs[n]));
+	return 0;
+}

@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Wren engine internals shared between the engine's files; the host sees
+ * only weng.h.
+ *
+ * The files form layers, and calls go down them only (make check holds
+ * them to it, stage "layers"; Documentation/device-model.rst draws them):
+ *
+ *   services     weng_base.c weng_ring.c
+ *   events       weng_aeq.c weng_eq.c weng_cq.c
+ *   objects      weng_pd.c weng_ah.c weng_mr.c weng_qp.c weng_resp.c
+ *                weng_tc.c
+ *   operations   weng_send.c weng_read.c weng_recv.c weng_write.c
+ *   dispatch     weng_ulp.c weng_wire.c weng_doorbell.c weng_cmd_dev.c
+ *                weng_cmd_obj.c weng_cmd.c weng_admin.c weng_engine.c
+ *
+ * The one pair that calls both ways is weng_send.c and weng_read.c: an
+ * RDMA READ is posted from the send queue and, once finished, lets the
+ * send queue go on.
+ */
+#ifndef WENG_INTERNAL_H
+#define WENG_INTERNAL_H
+
+#include <stddef.h>
+
+#include "wren_compat.h"
+#include "linux/wren/wren_if.h"
+#include "wren_tp.h"
+#include "weng.h"
+
+/* What this device model offers: CAPS registers and GET_ATTR alike. */
+#define WENG_CAPS		(WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | \
+				 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE | \
+				 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ)
+#define WENG_FW_MAJOR		1
+#define WENG_FW_MINOR		0
+#define WENG_FW_PATCH		0
+#define WENG_RESET_TIMEOUT_MS	1000
+#define WENG_ADMIN_TIMEOUT_MS	1000
+#define WENG_KEEP_ALIVE_MAX_MS	3600000
+#define WENG_TC_MAX_LOG		20	/* records in the context table, log2 */
+
+/* A ring the device writes and the driver consumes (ACQ, AEQ, EQs, CQs). */
+struct weng_ring {
+	uint64_t base;
+	uint32_t log_depth;
+	uint32_t tail;		/* producer index, free running */
+	uint32_t head;		/* consumer index last given by the driver */
+	uint32_t index_mask;	/* the width of the free-running indices */
+	uint64_t dropped;
+};
+
+struct weng_eq {
+	bool in_use;
+	bool armed;
+	bool intr;
+	uint16_t vector;
+	uint32_t refs;		/* CQs reporting to it */
+	struct weng_ring ring;
+};
+
+struct weng_cq {
+	bool in_use;
+	bool use_eq;
+	bool armed;
+	bool armed_solicited;
+	bool overflowed;	/* in error: completions were lost */
+	uint16_t eq_id;
+	uint16_t db_slot;
+	uint32_t db_page;
+	struct weng_ring ring;	/* index_mask WREN_CQ_DB_CI */
+	uint32_t refs;		/* QPs completing on it */
+};
+
+/* What the device keeps of a send entry it has taken. */
+struct weng_swqe {
+	struct wren_sq_wqe wqe;
+	uint32_t len;
+	uint8_t status;		/* enum wren_cqe_status, once done */
+	bool posted;
+	bool done;
+	/* RDMA_READ: the request's fate and the response's, in any order. */
+	bool req_done;
+	bool resp_done;
+	bool resp_failed;	/* its data could not be placed */
+	uint8_t resp_status;	/* enum wren_cqe_status */
+	uint32_t tag;		/* QP generation << 16 | SQ index */
+	uint32_t dst_ipv4;	/* who must answer it */
+	uint64_t deadline;	/* no response byte by then: give up */
+};
+
+/* ... and of a receive entry a message is being placed into. */
+struct weng_rwqe {
+	struct wren_rq_wqe wqe;
+	uint32_t len;		/* of the message */
+	uint32_t src_qpn;
+	uint32_t src_ipv4;
+	uint32_t imm;
+	uint8_t opcode;
+	bool solicited;
+	bool busy;		/* a message is being placed into it */
+	bool failed;		/* a write into it was refused */
+};
+
+struct weng_qp {
+	bool in_use;
+	uint8_t type;
+	uint8_t state;
+	uint8_t flags;
+	uint8_t sq_log_depth;
+	uint8_t rq_log_depth;
+	uint16_t sq_slot;
+	uint16_t rq_slot;
+	uint32_t pdn;
+	uint32_t send_cq;
+	uint32_t recv_cq;
+	uint32_t db_page;
+	uint32_t qkey;
+	uint64_t sq_base;
+	uint64_t rq_base;
+	uint16_t sq_pi, sq_ci;	/* producer from the doorbell, consumer */
+	uint16_t rq_pi, rq_ci;
+	uint16_t sq_fetch;	/* next send entry to read */
+	bool sq_blocked;	/* the transport was full, or max_rd_atom reads */
+	uint16_t reads_out;	/* RDMA_READs posted and not done */
+	uint16_t gen;		/* tells stale transport callbacks apart */
+	struct weng_swqe *sq_shadow;	/* per send slot while in flight */
+	struct weng_rwqe *rq_shadow;	/* per receive slot while in use */
+};
+
+struct weng_ah {
+	bool in_use;
+	uint8_t mac[6];
+	uint32_t pdn;
+	uint32_t ipv4;		/* network byte order */
+};
+
+struct weng_mr {
+	bool in_use;
+	uint8_t page_shift;
+	uint8_t access;
+	uint8_t key_tag;
+	uint32_t pdn;
+	uint32_t npages;
+	uint64_t iova;
+	uint64_t length;
+	uint64_t pbl_addr;
+};
+
+/* A responder entry: a WRITE or READ_REQ from a peer, in progress. */
+struct weng_resp {
+	bool in_use;
+	bool failed;		/* a write refused, or the read failed */
+	uint8_t opcode;		/* enum wren_wire_opcode */
+	bool solicited;
+	uint16_t gen;
+	uint16_t qp_gen;
+	uint32_t qp;		/* index in e->qps */
+	uint32_t rkey;
+	uint64_t raddr;
+	uint32_t len;		/* bytes written, or to read */
+	uint32_t imm;		/* WRITE_IMM's immediate, or the read's tag */
+	uint32_t peer_qpn;
+	uint32_t peer_ipv4;
+	uint8_t peer_mac[6];
+	uint32_t next;		/* free list, or the queue of answers */
+};
+
+#define WENG_RESP_NONE	UINT32_MAX
+
+/* What a doorbell register of a page rings. */
+enum weng_db_kind {
+	WENG_DB_NONE = 0,
+	WENG_DB_SQ,
+	WENG_DB_RQ,
+	WENG_DB_CQ,
+};
+
+struct weng_db_slot {
+	uint8_t kind;		/* enum weng_db_kind */
+	uint32_t obj;		/* QP or CQ number */
+};
+
+struct weng_stats {
+	uint64_t admin_cmds;
+	uint64_t admin_errors;
+	uint64_t aeq_events;
+	uint64_t guest_errors;
+	uint64_t dma_self;	/* DMAs refused: they reached our own BARs */
+};
+
+struct weng {
+	const struct weng_env_ops *ops;
+	void *opaque;
+	struct weng_config cfg;
+
+	uint32_t dev_sts;
+	uint32_t intr_mask;
+	uint32_t aq_base_lo, aq_base_hi, aq_cfg;
+	uint32_t acq_base_lo, acq_base_hi, acq_cfg;
+	uint32_t aeq_base_lo, aeq_base_hi, aeq_cfg;
+
+	/* DMA to our own BARs (weng_base.c). */
+	bool in_dma;		/* inside a DMA the engine issued */
+	bool dma_self;		/* ... which came back to our registers */
+
+	/* Admin queue: consumer index and the last tail the driver gave. */
+	uint64_t aq_base;
+	uint32_t aq_log_depth;
+	uint16_t aq_head;
+	uint16_t aq_tail;
+	bool in_admin;
+	struct weng_ring acq;
+
+	struct weng_ring aeq;
+	bool aeq_overflow_pending;
+	uint32_t keep_alive_ms;
+	uint64_t keep_alive_sent;
+	void *keep_alive_timer;
+
+	uint32_t max_eq;
+	struct weng_eq *eqs;
+	uint8_t *pd_used;
+	uint32_t *pd_refs;	/* QPs, AHs and MRs on each PD */
+	struct weng_cq *cqs;
+	struct weng_qp *qps;
+	uint32_t qp_next;	/* where the search for a free QP starts */
+	struct weng_ah *ahs;
+	struct weng_mr *mrs;
+	struct weng_db_slot **db_slots;	/* per page, allocated on use */
+	struct wren_tp *tp;	/* the wire, if the host has one */
+	struct weng_resp *resps;	/* responder entries (weng_resp.c) */
+	uint32_t resp_count;
+	uint32_t resp_free;
+	uint32_t resp_head, resp_tail;	/* reads to answer (weng_read.c) */
+	void *read_timer;	/* RDMA_READs waiting for their response */
+	uint64_t read_timer_at;	/* 0: not armed */
+	uint64_t read_timeout_ns;	/* without a response byte */
+	uint64_t tc_base;	/* the context table (SET_TC_TABLE), or 0 */
+	bool sq_waiting;	/* a send queue waits for the transport */
+
+	struct weng_stats stats;
+};
+
+static inline uint64_t weng_min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline uint64_t weng_now(const struct weng *e)
+{
+	return e->ops->host.now_ns(e->opaque);
+}
+
+/* Enabled and not failed: the state in which queues are served. */
+static inline bool weng_enabled(const struct weng *e)
+{
+	return (e->dev_sts & (WREN_DEV_STS_ENABLED | WREN_DEV_STS_FATAL)) ==
+	       WREN_DEV_STS_ENABLED;
+}
+
+static inline uint32_t weng_depth(uint8_t log_depth)
+{
+	return 1U << log_depth;
+}
+
+/*
+ * What a transport callback's cookie names: a QP's send or receive slot,
+ * a responder entry, or the RDMA_READ whose response arrives.  Each
+ * carries a generation, so a reused QP or entry makes it stale.
+ */
+enum weng_cookie_kind {
+	WENG_COOKIE_QP = 0,
+	WENG_COOKIE_RESP = 1,
+	WENG_COOKIE_READ = 2,
+};
+
+#define WENG_COOKIE(kind, gen, index, slot) \
+	((uint64_t)(kind) << 56 | (uint64_t)(uint16_t)(gen) << 40 | \
+	 (uint64_t)(index) << 16 | (uint16_t)(slot))
+#define WENG_COOKIE_KIND(c)	((unsigned int)((c) >> 56))
+#define WENG_COOKIE_GEN(c)	((uint16_t)((c) >> 40))
+#define WENG_COOKIE_INDEX(c)	((uint32_t)((c) >> 16) & 0xffffff)
+#define WENG_COOKIE_SLOT(c)	((uint32_t)(c) & 0xffff)
+
+/* weng_base.c: reports, and every DMA the engine makes. */
+void weng_warn(struct weng *e, enum weng_wrn what, uint64_t a, uint64_t b);
+int weng_dma_read(struct weng *e, uint64_t addr, void *buf, size_t len);
+int weng_dma_write(struct weng *e, uint64_t addr, const void *buf,
+		   size_t len);
+bool weng_mmio_refused(struct weng *e);
+
+/* weng_ring.c: rings the device produces into. */
+int weng_ring_push(struct weng *e, struct weng_ring *r,
+		   unsigned int entry_size, void *entry, uint8_t *flags);
+bool weng_ring_consume(struct weng_ring *r, uint32_t head);
+
+/* weng_aeq.c: the async event queue, keep-alive, fatal errors. */
+int weng_aeq_init(struct weng *e);
+void weng_aeq_fini(struct weng *e);
+void weng_aeq_reset(struct weng *e);
+void weng_aeq_post(struct weng *e, uint8_t type, uint32_t info,
+		   uint64_t data);
+void weng_aeq_doorbell(struct weng *e, uint32_t value);
+void weng_aeq_set_keep_alive(struct weng *e, uint32_t period_ms);
+void weng_fatal(struct weng *e, unsigned int code);
+
+/* weng_eq.c: event queues. */
+int weng_eq_init(struct weng *e);
+void weng_eq_fini(struct weng *e);
+void weng_eq_reset(struct weng *e);
+struct weng_eq *weng_eq_get(struct weng *e, uint32_t id);
+void weng_eq_doorbell(struct weng *e, uint32_t id, uint32_t value);
+int weng_eq_post(struct weng *e, uint32_t id, uint8_t type, uint32_t handle);
+
+/* weng_cq.c: completion queues and the one writer of completions. */
+struct weng_completion {
+	uint32_t qpn;
+	uint16_t wqe_index;	/* the send slot, or the receive's req_id */
+	uint8_t opcode;		/* enum wren_cqe_opcode */
+	uint8_t status;		/* enum wren_cqe_status */
+	uint8_t flags;		/* WREN_CQE_F_* */
+	uint32_t byte_len;
+	uint32_t imm;		/* host order */
+	uint32_t src_qpn;
+	uint32_t src_ipv4;	/* network byte order */
+};
+
+int weng_cq_init(struct weng *e);
+void weng_cq_fini(struct weng *e);
+void weng_cq_reset(struct weng *e);
+struct weng_cq *weng_cq_get(struct weng *e, uint32_t cqn);
+void weng_cq_doorbell(struct weng *e, uint64_t offset, struct weng_cq *cq,
+		      uint32_t value);
+int weng_cq_complete(struct weng *e, uint32_t cqn,
+		     const struct weng_completion *c);
+
+/* weng_pd.c: protection domains and what is in them. */
+int weng_pd_init(struct weng *e);
+void weng_pd_fini(struct weng *e);
+void weng_pd_reset(struct weng *e);
+bool weng_pd_valid(const struct weng *e, uint32_t pdn);
+
+/* weng_ah.c: address handles. */
+int weng_ah_init(struct weng *e);
+void weng_ah_fini(struct weng *e);
+void weng_ah_reset(struct weng *e);
+const struct weng_ah *weng_ah_get(const struct weng *e, uint32_t n,
+				  uint32_t pdn);
+
+/* weng_mr.c: memory regions and every access through them. */
+int weng_mr_init(struct weng *e);
+void weng_mr_fini(struct weng *e);
+void weng_mr_reset(struct weng *e);
+int weng_mr_walk(struct weng *e, uint32_t pdn, uint32_t key, uint64_t va,
+		 uint64_t len, uint8_t need,
+		 int (*fn)(void *arg, uint64_t addr, uint32_t len), void *arg);
+int weng_mr_read(struct weng *e, uint32_t pdn, uint32_t key, uint64_t va,
+		 void *buf, uint32_t len, uint8_t need);
+int weng_mr_write(struct weng *e, uint32_t pdn, uint32_t key, uint64_t va,
+		  const void *buf, uint32_t len, uint8_t need);
+int weng_sgl_copy(struct weng *e, uint32_t pdn, const struct wren_sge *sge,
+		  unsigned int n, uint32_t off, uint8_t *buf, uint32_t len,
+		  bool to_sgl);
+
+/* weng_qp.c: queue pairs, their slots, completions and flushing. */
+int weng_qp_init(struct weng *e);
+void weng_qp_fini(struct weng *e);
+void weng_qp_reset(struct weng *e);
+struct weng_qp *weng_qp_get(struct weng *e, uint32_t qpn);
+uint32_t weng_qpn(const struct weng *e, const struct weng_qp *qp);
+uint64_t weng_qp_cookie(const struct weng *e, const struct weng_qp *qp,
+			uint32_t slot);
+struct weng_qp *weng_qp_of_cookie(struct weng *e, uint64_t cookie,
+				  uint32_t *slot);
+void weng_qp_free_shadows(struct weng_qp *qp);
+void weng_sq_retire(struct weng *e, struct weng_qp *qp);
+void weng_qp_flush(struct weng *e, struct weng_qp *qp);
+void weng_qp_error(struct weng *e, struct weng_qp *qp);
+
+/* weng_resp.c: responder entries of one-sided operations. */
+int weng_resp_init(struct weng *e);
+void weng_resp_fini(struct weng *e);
+void weng_resp_reset(struct weng *e);
+struct weng_resp *weng_resp_alloc(struct weng *e, struct weng_qp *qp,
+				  const struct wren_tp_peer *peer,
+				  const struct wren_tp_msg *m, uint32_t len);
+void weng_resp_free(struct weng *e, struct weng_resp *r);
+uint64_t weng_resp_cookie(const struct weng *e, const struct weng_resp *r);
+struct weng_resp *weng_resp_of_cookie(struct weng *e, uint64_t cookie);
+struct weng_qp *weng_resp_qp(struct weng *e, const struct weng_resp *r);
+
+/* weng_tc.c: the transport-context table in host memory. */
+uint8_t weng_tc_min_log(const struct weng *e);
+int weng_tc_attach(struct weng *e, uint64_t base, uint8_t log_entries);
+
+/* weng_send.c: send queues at work. */
+void weng_sq_kick(struct weng *e, struct weng_qp *qp);
+void weng_sq_resume(struct weng *e);
+int weng_send_tx_read(struct weng *e, uint64_t cookie, uint32_t off,
+		      void *buf, uint32_t len);
+void weng_send_tx_done(struct weng *e, uint64_t cookie,
+		       enum wren_tp_status st);
+
+/* weng_read.c: RDMA READ, both sides. */
+int weng_read_init(struct weng *e);
+void weng_read_fini(struct weng *e);
+void weng_read_reset(struct weng *e);
+bool weng_read_may_post(const struct weng *e, const struct weng_qp *qp);
+void weng_read_post(struct weng_qp *qp, uint32_t slot, uint32_t dst_ipv4,
+		    struct wren_tp_msg *m);
+void weng_read_req_done(struct weng *e, struct weng_qp *qp,
+			struct weng_swqe *sw, enum wren_tp_status st);
+enum wren_tp_status weng_read_resp_begin(struct weng *e,
+					 const struct wren_tp_peer *peer,
+					 const struct wren_tp_msg *m,
+					 uint64_t *cookie);
+int weng_read_resp_write(struct weng *e, uint64_t cookie, uint32_t off,
+			 const void *buf, uint32_t len);
+void weng_read_resp_done(struct weng *e, uint64_t cookie,
+			 enum wren_tp_status st);
+enum wren_tp_status weng_read_req_begin(struct weng *e, struct weng_qp *qp,
+					const struct wren_tp_peer *peer,
+					const struct wren_tp_msg *m,
+					uint64_t *cookie);
+void weng_read_req_arrived(struct weng *e, struct weng_resp *r,
+			   enum wren_tp_status st);
+int weng_read_answer_tx_read(struct weng *e, uint64_t cookie, uint32_t off,
+			     void *buf, uint32_t len);
+void weng_read_answer_tx_done(struct weng *e, uint64_t cookie,
+			      enum wren_tp_status st);
+void weng_read_flush(struct weng *e);
+
+/* weng_recv.c: messages that take a receive entry. */
+enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
+				    const struct wren_tp_peer *peer,
+				    const struct wren_tp_msg *m,
+				    uint64_t *cookie);
+int weng_recv_write(struct weng *e, uint64_t cookie, uint32_t off,
+		    const void *buf, uint32_t len);
+void weng_recv_done(struct weng *e, uint64_t cookie, enum wren_tp_status st);
+
+/* weng_write.c: RDMA WRITE and WRITE with immediate, the responder. */
+enum wren_tp_status weng_write_begin(struct weng *e, struct weng_qp *qp,
+				     const struct wren_tp_peer *peer,
+				     const struct wren_tp_msg *m,
+				     uint64_t *cookie);
+int weng_write_place(struct weng *e, struct weng_resp *r, uint32_t off,
+		     const void *buf, uint32_t len);
+void weng_write_done(struct weng *e, struct weng_resp *r,
+		     enum wren_tp_status st);
+
+/* weng_ulp.c: the transport's upper layer. */
+extern const struct wren_tp_ulp_ops weng_ulp_ops;
+
+/* weng_wire.c: the adapter's wire. */
+int weng_wire_start(struct weng *e);
+void weng_wire_stop(struct weng *e);
+
+/* weng_doorbell.c: the doorbell BAR. */
+int weng_db_init(struct weng *e);
+void weng_db_fini(struct weng *e);
+void weng_db_reset(struct weng *e);
+bool weng_db_alloc(struct weng *e, uint32_t page, unsigned int n,
+		   const enum weng_db_kind *kind, uint32_t obj,
+		   uint16_t *slot);
+void weng_db_free(struct weng *e, uint32_t page, uint16_t slot);
+
+/* weng_cmd.c: admin commands, by opcode. */
+struct wren_admin_cmd;
+struct weng_cmd_status {
+	uint8_t status;
+	uint32_t ext_status;
+	uint32_t result[4];
+};
+void weng_cmd_execute(struct weng *e, const struct wren_admin_cmd *cmd,
+		      struct weng_cmd_status *st);
+
+/* weng_admin.c: the admin queue. */
+void weng_admin_reset(struct weng *e);
+void weng_admin_doorbell(struct weng *e, uint16_t tail);
+
+#endif /* WENG_INTERNAL_H */

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren engine: queue pairs as objects.  The table, the numbers and cookies
+ * that name a QP and its slots, the order in which finished send entries
+ * complete, and flushing.
+ *
+ * Transport callbacks carry (QP generation, QP, slot): a QP destroyed,
+ * reset or flushed since has another generation, and its leftovers are
+ * ignored.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weng_internal.h"
+
+int weng_qp_init(struct weng *e)
+{
+	e->qps = calloc(e->cfg.max_qp, sizeof(*e->qps));
+	return e->qps ? 0 : -ENOMEM;
+}
+
+void weng_qp_fini(struct weng *e)
+{
+	if (e->qps)
+		weng_qp_reset(e);
+	free(e->qps);
+	e->qps = NULL;
+}
+
+void weng_qp_free_shadows(struct weng_qp *qp)
+{
+	free(qp->sq_shadow);
+	free(qp->rq_shadow);
+	qp->sq_shadow = NULL;
+	qp->rq_shadow = NULL;
+}
+
+/* Forget every QP, as a function-level reset does. */
+void weng_qp_reset(struct weng *e)
+{
+	for (uint32_t i = 0; i < e->cfg.max_qp; i++) {
+		/* Generations survive, so leftovers stay stale. */
+		uint16_t gen = e->qps[i].gen + 1;
+
+		weng_qp_free_shadows(&e->qps[i]);
+		memset(&e->qps[i], 0, sizeof(e->qps[i]));
+		e->qps[i].gen = gen;
+	}
+	e->qp_next = 0;
+	e->sq_waiting = false;
+}
+
+/* QP number @qpn if it exists, else NULL. */
+struct weng_qp *weng_qp_get(struct weng *e, uint32_t qpn)
+{
+	if (qpn < WREN_QPN_FIRST || qpn - WREN_QPN_FIRST >= e->cfg.max_qp ||
+	    !e->qps[qpn - WREN_QPN_FIRST].in_use)
+		return NULL;
+	return &e->qps[qpn - WREN_QPN_FIRST];
+}
+
+uint32_t weng_qpn(const struct weng *e, const struct weng_qp *qp)
+{
+	return (uint32_t)(qp - e->qps) + WREN_QPN_FIRST;
+}
+
+uint64_t weng_qp_cookie(const struct weng *e, const struct weng_qp *qp,
+			uint32_t slot)
+{
+	return WENG_COOKIE(WENG_COOKIE_QP, qp->gen, qp - e->qps, slot);
+}
+
+/* The QP and slot of a transport callback, or NULL if stale. */
+struct weng_qp *weng_qp_of_cookie(struct weng *e, uint64_t cookie,
+				  uint32_t *slot)
+{
+	uint32_t i = WENG_COOKIE_INDEX(cookie);
+	struct weng_qp *qp;
+
+	if (i >= e->cfg.max_qp)
+		return NULL;
+	qp = &e->qps[i];
+	if (!qp->in_use || qp->gen != WENG_COOKIE_GEN(cookie))
+		return NULL;
+	*slot = WENG_COOKIE_SLOT(cookie);
+	return qp;
+}
+
+/* The completion opcode of a send entry. */
+static uint8_t send_cqe_op(const struct weng_swqe *sw)
+{
+	switch (sw->wqe.opcode) {
+	case WREN_WQE_RDMA_WRITE:
+	case WREN_WQE_RDMA_WRITE_IMM:
+		return WREN_CQE_OP_RDMA_WRITE;
+	case WREN_WQE_RDMA_READ:
+		return WREN_CQE_OP_RDMA_READ;
+	default:
+		return WREN_CQE_OP_SEND;
+	}
+}
+
+/* A send entry's completion; a read's says how many bytes it brought. */
+static void complete_send(struct weng *e, const struct weng_qp *qp,
+			  const struct weng_swqe *sw, uint32_t slot)
+{
+	struct weng_completion c = {
+		.qpn = weng_qpn(e, qp),
+		.wqe_index = slot,
+		.opcode = send_cqe_op(sw),
+		.status = sw->status,
+		.byte_len = sw->wqe.opcode == WREN_WQE_RDMA_READ &&
+			    !sw->status ? sw->len : 0,
+	};
+
+	weng_cq_complete(e, qp->send_cq, &c);
+}
+
+/* Does finished send entry @sw get a completion? */
+static bool sw_completes(const struct weng_qp *qp, const struct weng_swqe *sw)
+{
+	return sw->status != WREN_CQE_SUCCESS ||
+	       sw->wqe.flags & WREN_WQE_F_SIGNALED ||
+	       qp->flags & WREN_QP_FLAG_SQ_SIG_ALL;
+}
+
+/*
+ * Hand back the send slots that are done, oldest first, with their
+ * completions: a completion therefore also tells the driver that every
+ * earlier entry, signaled or not, is finished, as the verbs promise.  An
+ * entry done early waits for the ones before it.
+ */
+void weng_sq_retire(struct weng *e, struct weng_qp *qp)
+{
+	uint32_t mask = weng_depth(qp->sq_log_depth) - 1;
+
+	while (qp->sq_ci != qp->sq_fetch &&
+	       qp->sq_shadow[qp->sq_ci & mask].done) {
+		struct weng_swqe *sw = &qp->sq_shadow[qp->sq_ci & mask];
+
+		if (sw_completes(qp, sw))
+			complete_send(e, qp, sw, qp->sq_ci & mask);
+		sw->done = false;
+		sw->posted = false;
+		qp->sq_ci++;
+	}
+}
+
+/* A flushed receive: no message, WR_FLUSH_ERR. */
+static void complete_recv_flushed(struct weng *e, const struct weng_qp *qp,
+				  uint16_t req_id)
+{
+	struct weng_completion c = {
+		.qpn = weng_qpn(e, qp),
+		.wqe_index = req_id,
+		.opcode = WREN_CQE_OP_RECV,
+		.status = WREN_CQE_WR_FLUSH_ERR,
+	};
+
+	weng_cq_complete(e, qp->recv_cq, &c);
+}
+
+/* The req_id of the receive entry in ring slot @slot (the slot if unreadable). */
+static uint16_t rq_req_id(struct weng *e, const struct weng_qp *qp,
+			  uint32_t slot)
+{
+	uint64_t at = qp->rq_base + (uint64_t)slot * sizeof(struct wren_rq_wqe);
+	struct wren_rq_wqe w;
+
+	if (weng_dma_read(e, at, &w, sizeof(w)))
+		return slot;
+	return wren_le16(w.req_id);
+}
+
+/*
+ * Complete every send and receive entry the QP still holds, with
+ * WR_FLUSH_ERR unless it had finished, and forget what the transport
+ * still has of it.
+ */
+void weng_qp_flush(struct weng *e, struct weng_qp *qp)
+{
+	uint32_t sq_mask = weng_depth(qp->sq_log_depth) - 1;
+	uint32_t rq_mask = weng_depth(qp->rq_log_depth) - 1;
+
+	for (; qp->sq_ci != qp->sq_pi; qp->sq_ci++) {
+		struct weng_swqe *sw = &qp->sq_shadow[qp->sq_ci & sq_mask];
+
+		/* What finished keeps its own outcome, in order. */
+		if (!sw->done)
+			sw->status = WREN_CQE_WR_FLUSH_ERR;
+		if (sw_completes(qp, sw))
+			complete_send(e, qp, sw, qp->sq_ci & sq_mask);
+	}
+	/* Receives a message was being placed into, then the untaken. */
+	for (uint32_t i = 0; i <= rq_mask; i++)
+		if (qp->rq_shadow[i].busy)
+			complete_recv_flushed(e, qp,
+					      wren_le16(qp->rq_shadow[i].wqe.req_id));
+	for (; qp->rq_ci != qp->rq_pi; qp->rq_ci++)
+		complete_recv_flushed(e, qp, rq_req_id(e, qp, qp->rq_ci & rq_mask));
+	qp->sq_fetch = qp->sq_ci;
+	qp->sq_blocked = false;
+	qp->reads_out = 0;
+	memset(qp->sq_shadow, 0, weng_depth(qp->sq_log_depth) *
+	       sizeof(*qp->sq_shadow));
+	memset(qp->rq_shadow, 0, weng_depth(qp->rq_log_depth) *
+	       sizeof(*qp->rq_shadow));
+	qp->gen++;
+}
+
+/* A local error: the QP goes to ERR and everything in it is flushed. */
+void weng_qp_error(struct weng *e, struct weng_qp *qp)
+{
+	qp->state = WREN_QPS_ERR;
+	weng_qp_flush(e, qp);
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren engine: messages that take a receive entry (SEND, SEND with
+ * immediate).  An arriving message takes the next receive entry of its
+ * QP (checked like a send entry), is written through that entry's SGEs
+ * (behind a GRH on a UD QP) and becomes a receive completion.
+ */
+#include <string.h>
+
+#include "weng_internal.h"
+#include "linux/wren/wren_wire.h"
+
+/* The GRH of a UD receive: IPv6 form, IPv4-mapped GIDs, as on RoCE. */
+static void make_grh(uint8_t *g, uint32_t len, uint32_t src, uint32_t dst)
+{
+	memset(g, 0, WREN_GRH_LEN);
+	g[0] = 0x60;
+	g[4] = len >> 8;
+	g[5] = len;
+	g[6] = 0x1b;		/* next header: the IB transport */
+	g[7] = 64;		/* hop limit */
+	g[18] = g[19] = 0xff;
+	memcpy(g + 20, &src, 4);
+	g[34] = g[35] = 0xff;
+	memcpy(g + 36, &dst, 4);
+}
+
+/* A receive entry that fails before any message is placed into it. */
+static void complete_taken(struct weng *e, const struct weng_qp *qp,
+			   uint16_t req_id, uint8_t status)
+{
+	struct weng_completion c = {
+		.qpn = weng_qpn(e, qp),
+		.wqe_index = req_id,
+		.opcode = WREN_CQE_OP_RECV,
+		.status = status,
+	};
+
+	weng_cq_complete(e, qp->recv_cq, &c);
+}
+
+/*
+ * The first packet of a SEND for @qp arrived: take a receive entry for
+ * it, or refuse it with the status the sender will see.
+ */
+enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
+				    const struct wren_tp_peer *peer,
+				    const struct wren_tp_msg *m,
+				    uint64_t *cookie)
+{
+	bool ud = m->flags & WREN_TP_MSG_DATAGRAM;
+	uint32_t mask, slot, shadow, grh, k;
+	struct weng_rwqe *rw;
+	uint64_t at, room = 0;
+
+	if (qp->rq_ci == qp->rq_pi)
+		return WREN_TP_RNR;
+	mask = weng_depth(qp->rq_log_depth) - 1;
+	/*
+	 * The entry is copied as it is taken, into any free shadow: messages
+	 * complete in any order, and the ring slot is the driver's again at
+	 * once.  A driver with more receives in flight than the queue is
+	 * deep gets no receive for now rather than two messages in one.
+	 */
+	slot = qp->rq_ci & mask;
+	for (k = 0; k <= mask && qp->rq_shadow[(slot + k) & mask].busy; k++)
+		;
+	if (k > mask)
+		return WREN_TP_RNR;
+	shadow = (slot + k) & mask;
+	rw = &qp->rq_shadow[shadow];
+	at = qp->rq_base + (uint64_t)slot * sizeof(rw->wqe);
+	memset(rw, 0, sizeof(*rw));
+	if (weng_dma_read(e, at, &rw->wqe, sizeof(rw->wqe))) {
+		qp->rq_ci++;
+		complete_taken(e, qp, slot, WREN_CQE_LOC_DMA_ERR);
+		weng_qp_error(e, qp);
+		return WREN_TP_REMOTE_OP_ERROR;
+	}
+	if (!rw->wqe.num_sge || rw->wqe.num_sge > WREN_RQ_MAX_SGE ||
+	    rw->wqe.rsvd0 || rw->wqe.rsvd1 || rw->wqe.rsvd2) {
+		qp->rq_ci++;
+		complete_taken(e, qp, wren_le16(rw->wqe.req_id),
+			       WREN_CQE_LOC_QP_OP_ERR);
+		weng_qp_error(e, qp);
+		return WREN_TP_REMOTE_OP_ERROR;
+	}
+	for (unsigned int i = 0; i < rw->wqe.num_sge; i++)
+		room += wren_le32(rw->wqe.sge[i].length);
+	grh = ud ? WREN_GRH_LEN : 0;
+	if (room < (uint64_t)m->len + grh) {
+		if (!ud)
+			return WREN_TP_TOO_LONG;	/* the entry stays */
+		qp->rq_ci++;
+		complete_taken(e, qp, wren_le16(rw->wqe.req_id),
+			       WREN_CQE_LOC_LEN_ERR);
+		return WREN_TP_TOO_LONG;
+	}
+	qp->rq_ci++;
+	rw->busy = true;
+	rw->len = m->len;
+	rw->src_qpn = m->src_qpn;
+	rw->src_ipv4 = peer->ipv4;
+	rw->imm = m->imm;
+	rw->opcode = m->opcode;
+	rw->solicited = m->flags & WREN_TP_MSG_SOLICITED;
+	if (ud) {
+		uint8_t g[WREN_GRH_LEN];
+
+		make_grh(g, m->len, peer->ipv4, e->cfg.ipv4);
+		rw->failed = weng_sgl_copy(e, qp->pdn, rw->wqe.sge,
+					   rw->wqe.num_sge, 0, g, sizeof(g),
+					   true) != 0;
+	}
+	*cookie = weng_qp_cookie(e, qp, shadow);
+	return WREN_TP_OK;
+}
+
+/* Place @len bytes at @off of the message (behind the GRH on UD). */
+int weng_recv_write(struct weng *e, uint64_t cookie, uint32_t off,
+		    const void *buf, uint32_t len)
+{
+	uint32_t slot;
+	struct weng_qp *qp = weng_qp_of_cookie(e, cookie, &slot);
+	struct weng_rwqe *rw;
+
+	if (!qp)
+		return -1;
+	rw = &qp->rq_shadow[slot];
+	if (qp->type == WREN_QPT_UD)
+		off += WREN_GRH_LEN;
+	if (!rw->failed &&
+	    weng_sgl_copy(e, qp->pdn, rw->wqe.sge, rw->wqe.num_sge, off,
+			  (uint8_t *)buf, len, true))
+		rw->failed = true;
+	return rw->failed ? -1 : 0;
+}
+
+/* The message is whole (or abandoned): its receive completion. */
+void weng_recv_done(struct weng *e, uint64_t cookie, enum wren_tp_status st)
+{
+	struct weng_completion c = { .opcode = WREN_CQE_OP_RECV };
+	uint32_t slot;
+	struct weng_qp *qp = weng_qp_of_cookie(e, cookie, &slot);
+	struct weng_rwqe *rw;
+	bool ud, imm;
+
+	if (!qp)
+		return;
+	rw = &qp->rq_shadow[slot];
+	rw->busy = false;
+	ud = qp->type == WREN_QPT_UD;
+	imm = rw->opcode == WREN_WIRE_OP_SEND_IMM;
+	c.qpn = weng_qpn(e, qp);
+	c.wqe_index = wren_le16(rw->wqe.req_id);
+	if (rw->failed)
+		c.status = WREN_CQE_LOC_PROT_ERR;
+	else if (st != WREN_TP_OK)
+		c.status = WREN_CQE_WR_FLUSH_ERR;
+	c.flags = (imm ? WREN_CQE_F_IMM : 0) | (ud ? WREN_CQE_F_GRH : 0) |
+		  (rw->solicited ? WREN_CQE_F_SOLICITED : 0);
+	c.byte_len = rw->len + (ud ? WREN_GRH_LEN : 0);
+	c.imm = imm ? rw->imm : 0;
+	c.src_qpn = rw->src_qpn;
+	c.src_ipv4 = rw->src_ipv4;
+	weng_cq_complete(e, qp->recv_cq, &c);
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren engine: responder entries.  Each one-sided operation a peer makes
+ * on this adapter (a WRITE being placed, a READ_REQ and then its answer)
+ * holds one from its first packet until it is finished.  They are a
+ * device-wide pool of max_res_rd_atom, so a peer that asks for more waits
+ * (receiver not ready).  Transport callbacks name an entry by (index,
+ * generation): an entry reused or reset since makes a late one harmless.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weng_internal.h"
+
+int weng_resp_init(struct weng *e)
+{
+	/* One per message the transport can be receiving or sending. */
+	e->resp_count = 4 * e->cfg.max_qp_depth;
+	e->resps = calloc(e->resp_count, sizeof(*e->resps));
+	if (!e->resps)
+		return -ENOMEM;
+	weng_resp_reset(e);
+	return 0;
+}
+
+void weng_resp_fini(struct weng *e)
+{
+	free(e->resps);
+	e->resps = NULL;
+	e->resp_count = 0;
+}
+
+void weng_resp_free(struct weng *e, struct weng_resp *r)
+{
+	r->in_use = false;
+	r->gen++;
+	r->next = e->resp_free;
+	e->resp_free = r - e->resps;
+}
+
+void weng_resp_reset(struct weng *e)
+{
+	e->resp_free = WENG_RESP_NONE;
+	for (uint32_t i = e->resp_count; i--;) {
+		if (e->resps[i].in_use) {
+			weng_resp_free(e, &e->resps[i]);
+		} else {
+			e->resps[i].next = e->resp_free;
+			e->resp_free = i;
+		}
+	}
+}
+
+/* An entry for @m from @peer to @qp, @len bytes; NULL if none is free. */
+struct weng_resp *weng_resp_alloc(struct weng *e, struct weng_qp *qp,
+				  const struct wren_tp_peer *peer,
+				  const struct wren_tp_msg *m, uint32_t len)
+{
+	struct weng_resp *r;
+
+	if (e->resp_free == WENG_RESP_NONE)
+		return NULL;
+	r = &e->resps[e->resp_free];
+	e->resp_free = r->next;
+	r->in_use = true;
+	r->failed = false;
+	r->opcode = m->opcode;
+	r->solicited = m->flags & WREN_TP_MSG_SOLICITED;
+	r->qp = qp - e->qps;
+	r->qp_gen = qp->gen;
+	r->rkey = m->rkey;
+	r->raddr = m->raddr;
+	r->len = len;
+	r->imm = m->imm;
+	r->peer_qpn = m->src_qpn;
+	r->peer_ipv4 = peer->ipv4;
+	memcpy(r->peer_mac, peer->mac, sizeof(r->peer_mac));
+	r->next = WENG_RESP_NONE;
+	return r;
+}
+
+uint64_t weng_resp_cookie(const struct weng *e, const struct weng_resp *r)
+{
+	return WENG_COOKIE(WENG_COOKIE_RESP, r->gen, r - e->resps, 0);
+}
+
+struct weng_resp *weng_resp_of_cookie(struct weng *e, uint64_t cookie)
+{
+	uint32_t i = WENG_COOKIE_INDEX(cookie);
+
+	if (i >= e->resp_count || !e->resps[i].in_use ||
+	    e->resps[i].gen != WENG_COOKIE_GEN(cookie))
+		return NULL;
+	return &e->resps[i];
+}
+
+/* The QP @r works for, or NULL if it is gone or no longer usable. */
+struct weng_qp *weng_resp_qp(struct weng *e, const struct weng_resp *r)
+{
+	struct weng_qp *qp = &e->qps[r->qp];
+
+	if (!qp->in_use || qp->gen != r->qp_gen ||
+	    (qp->state != WREN_QPS_RTR && qp->state != WREN_QPS_RTS))
+		return NULL;
+	return qp;
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren engine: the adapter's wire.  A transport (device/transport), if the
+ * host gives the engine one (an env with host.tx_kick and host.random); a
+ * host without one has no data path.  Frames go out when the host pulls
+ * them and come in when the host hands them over; after the transport's
+ * receive path, which may not call the transport itself, the engine takes
+ * its own next step (weng_read_flush()).
+ */
+#include <string.h>
+
+#include "weng_internal.h"
+#include "linux/wren/wren_wire.h"
+
+int weng_wire_start(struct weng *e)
+{
+	struct wren_tp_config tc;
+
+	if (!e->ops->host.tx_kick || !e->ops->host.random)
+		return 0;
+	wren_tp_config_defaults(&tc);
+	tc.ipv4 = e->cfg.ipv4;
+	memcpy(tc.mac, e->cfg.mac, sizeof(tc.mac));
+	tc.mtu = e->cfg.mtu;
+	tc.max_msgs = 4 * e->cfg.max_qp_depth;
+	tc.max_ctx = e->cfg.tc_cache;
+	/*
+	 * The defaults suit a data centre; an emulated host (QEMU under TCG)
+	 * answers a thousand times slower and needs every time stretched.
+	 */
+	if (e->cfg.time_scale > 1) {
+		uint64_t k = e->cfg.time_scale;
+
+		tc.init_rto_ns *= k;
+		tc.min_rto_ns *= k;
+		tc.max_rto_ns *= k;
+		tc.ack_delay_ns *= k;
+		tc.cc_target_ns *= k;
+		tc.idle_ns *= k;
+		tc.mpl_ns *= k;
+	}
+	/*
+	 * A responder gives an answer up after max_retries timeouts of at
+	 * most max_rto each; a requester that heard nothing for twice that
+	 * stops waiting.
+	 */
+	e->read_timeout_ns = 2ULL * (tc.max_retries + 1) * tc.max_rto_ns;
+	e->tp = wren_tp_create(&tc, &e->ops->host, e->opaque, &weng_ulp_ops,
+			       e);
+	return e->tp ? 0 : -1;
+}
+
+void weng_wire_stop(struct weng *e)
+{
+	wren_tp_destroy(e->tp);
+	e->tp = NULL;
+	e->tc_base = 0;
+}
+
+/*
+ * A frame to the adapter's own address never reaches the wire: like a
+ * NIC's internal switch, the adapter hands it to its own receive side,
+ * so QPs of one adapter talk to each other with or without a network.
+ */
+static bool to_self(const struct weng *e, const uint8_t *frame, size_t len)
+{
+	uint32_t dst;
+
+	if (len < WREN_WIRE_ETH_LEN + WREN_WIRE_IPV4_LEN)
+		return false;
+	memcpy(&dst, frame + WREN_WIRE_ETH_LEN + 16, sizeof(dst));
+	return dst == e->cfg.ipv4;
+}
+
+size_t weng_tx_pull(struct weng *e, void *frame, size_t cap)
+{
+	size_t len;
+
+	if (!e->tp)
+		return 0;
+	while ((len = wren_tp_tx_pull(e->tp, frame, cap)) &&
+	       to_self(e, frame, len)) {
+		wren_tp_rx(e->tp, frame, len);
+		weng_read_flush(e);
+	}
+	return len;
+}
+
+void weng_rx_frame(struct weng *e, const void *frame, size_t len)
+{
+	if (e->tp && weng_enabled(e)) {
+		wren_tp_rx(e->tp, frame, len);
+		/* Reads whose requests just completed get their answers. */
+		weng_read_flush(e);
+	}
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Wren engine: RDMA WRITE and WRITE with immediate, at the responder.
+ *
+ * A WRITE or WRITE_IMM that arrives is checked whole against the target
+ * QP and the memory key before its first byte is placed: QP number, type,
+ * state and Q_Key (weng_ulp.c), then key, PD, remote write right and
+ * bounds.  A refusal leaves memory and queues untouched and reaches the
+ * requester as a remote access error.  Each byte is placed through the key
+ * again, so a region deregistered meanwhile stops the write.  A WRITE_IMM
+ * then completes on the QP's receive CQ without taking a receive entry.
+ * The requester's side is an ordinary send (weng_send.c).
+ */
+#include <string.h>
+
+#include "weng_internal.h"
+#include "linux/wren/wren_wire.h"
+
+enum wren_tp_status weng_write_begin(struct weng *e, struct weng_qp *qp,
+				     const struct wren_tp_peer *peer,
+				     const struct wren_tp_msg *m,
+				     uint64_t *cookie)
+{
+	struct weng_resp *r;
+
+	if (m->len > e->cfg.max_msg_size ||
+	    weng_mr_walk(e, qp->pdn, m->rkey, m->raddr, m->len,
+			 WREN_MR_ACCESS_REMOTE_WRITE, NULL, NULL))
+		return WREN_TP_REMOTE_ACCESS;
+	r = weng_resp_alloc(e, qp, peer, m, m->len);
+	if (!r)
+		return WREN_TP_RNR;
+	*cookie = weng_resp_cookie(e, r);
+	return WREN_TP_OK;
+}
+
+int weng_write_place(struct weng *e, struct weng_resp *r, uint32_t off,
+		     const void *buf, uint32_t len)
+{
+	struct weng_qp *qp = weng_resp_qp(e, r);
+
+	if (!qp || r->failed ||
+	    weng_mr_write(e, qp->pdn, r->rkey, r->raddr + off, buf, len,
+			  WREN_MR_ACCESS_REMOTE_WRITE)) {
+		r->failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+void weng_write_done(struct weng *e, struct weng_resp *r,
+		     enum wren_tp_status st)
+{
+	struct weng_qp *qp = weng_resp_qp(e, r);
+
+	if (r->opcode == WREN_WIRE_OP_WRITE_IMM && st == WREN_TP_OK && qp &&
+	    !r->failed) {
+		struct weng_completion c = {
+			.qpn = weng_qpn(e, qp),
+			.opcode = WREN_CQE_OP_RECV_RDMA_IMM,
+			.flags = WREN_CQE_F_IMM |
+				 (r->solicited ? WREN_CQE_F_SOLICITED : 0),
+			.byte_len = r->len,
+			.imm = r->imm,
+			.src_qpn = r->peer_qpn,
+			.src_ipv4 = r->peer_ipv4,
+		};
+
+		weng_cq_complete(e, qp->recv_cq, &c);
+	}
+	weng_resp_free(e, r);
+}
