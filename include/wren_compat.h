@@ -9,7 +9,10 @@
 
 #include <assert.h>
 #include <endian.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/types.h>
 
 #ifndef BIT

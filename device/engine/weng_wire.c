@@ -64,12 +64,8 @@ void weng_wire_stop(struct weng *e)
  */
 static bool to_self(const struct weng *e, const uint8_t *frame, size_t len)
 {
-	uint32_t dst;
-
-	if (len < WREN_WIRE_ETH_LEN + WREN_WIRE_IPV4_LEN)
-		return false;
-	memcpy(&dst, frame + WREN_WIRE_ETH_LEN + 16, sizeof(dst));
-	return dst == e->cfg.ipv4;
+	return len >= WREN_WIRE_IP_DST + 4 &&
+	       wren_wire_get32(frame + WREN_WIRE_IP_DST) == be32toh(e->cfg.ipv4);
 }
 
 size_t weng_tx_pull(struct weng *e, void *frame, size_t cap)

@@ -135,7 +135,7 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 
 		if (!seq_lt(psn, c->nsn))
 			break;
-		if (tp_get64(p->ack.bitmap + (i / 64) * 8) >> (i % 64) & 1)
+		if (wren_wire_get64(p->ack.bitmap + (i / 64) * 8) >> (i % 64) & 1)
 			ack_one(tp, c, psn, &t);
 	}
 

@@ -60,8 +60,8 @@ static size_t grant_build(struct wren_tp *tp, struct tp_rx_msg *rm,
 	uint8_t *x = tp_ext(f);
 	uint64_t now = tp_now(tp);
 
-	tp_put32(F(x, wren_wire_grant, msn), rm->msn);
-	tp_put32(F(x, wren_wire_grant, granted), rm->granted);
+	wren_wire_put32(F(x, wren_wire_grant, msn), rm->msn);
+	wren_wire_put32(F(x, wren_wire_grant, granted), rm->granted);
 	rm->progress_ns = now;
 	if (!rx->grant_check) {
 		rx->grant_check = now + tp->cfg.min_rto_ns;

@@ -48,58 +48,6 @@ static inline uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-/*
- * Wire fields are big-endian and, after the 14-byte Ethernet header, not
- * naturally aligned: read and write them a byte at a time.
- */
-static inline uint16_t tp_get16(const void *v)
-{
-	const uint8_t *p = v;
-
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t tp_get32(const void *v)
-{
-	const uint8_t *p = v;
-
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t tp_get64(const void *v)
-{
-	const uint8_t *p = v;
-
-	return (uint64_t)tp_get32(p) << 32 | tp_get32(p + 4);
-}
-
-static inline void tp_put16(void *v, uint16_t x)
-{
-	uint8_t *p = v;
-
-	p[0] = x >> 8;
-	p[1] = x;
-}
-
-static inline void tp_put32(void *v, uint32_t x)
-{
-	uint8_t *p = v;
-
-	p[0] = x >> 24;
-	p[1] = x >> 16;
-	p[2] = x >> 8;
-	p[3] = x;
-}
-
-static inline void tp_put64(void *v, uint64_t x)
-{
-	uint8_t *p = v;
-
-	tp_put32(p, x >> 32);
-	tp_put32(p + 4, x);
-}
-
 /* The bytes of @field of wire structure @type at @base. */
 #define F(base, type, field)	((base) + offsetof(struct type, field))
 

@@ -351,7 +351,7 @@ size_t tp_rx_pull_ack(struct wren_tp *tp, struct tp_rx *rx, uint8_t *f)
 		h.type = WREN_WIRE_CONNECT_ACK;
 		memset(x, 0, sizeof(struct wren_wire_connect));
 		*F(x, wren_wire_connect, mode) = WREN_WIRE_MODE_HANDSHAKE;
-		tp_put32(F(x, wren_wire_connect, window), tp->cfg.window);
+		wren_wire_put32(F(x, wren_wire_connect, window), tp->cfg.window);
 		return tp_build(tp, f, &h, sizeof(struct wren_wire_connect), 0);
 	}
 	/* Bits for PSNs bsn + 1 up to the highest received. */
@@ -364,11 +364,11 @@ size_t tp_rx_pull_ack(struct wren_tp *tp, struct tp_rx *rx, uint8_t *f)
 
 		if (valid < 64)
 			word &= (1ULL << valid) - 1;
-		tp_put64(x + sizeof(struct wren_wire_ack) + 8 * i, word);
+		wren_wire_put64(x + sizeof(struct wren_wire_ack) + 8 * i, word);
 	}
-	tp_put32(F(x, wren_wire_ack, hold_ns),
+	wren_wire_put32(F(x, wren_wire_ack, hold_ns),
 		 min_u64(now - rx->ack_arrival_ns, UINT32_MAX));
-	tp_put16(F(x, wren_wire_ack, ce_count), min_u64(rx->ce, UINT16_MAX));
+	wren_wire_put16(F(x, wren_wire_ack, ce_count), min_u64(rx->ce, UINT16_MAX));
 	*F(x, wren_wire_ack, bitmap_words) = words;
 	*F(x, wren_wire_ack, rsvd0) = 0;
 	rx->unacked = 0;

@@ -2,33 +2,16 @@
 /*
  * Wren transport: frames in and out (Documentation/wire-protocol.rst).
  *
- * tp_parse() is the only code that reads a received frame's bytes; it
- * checks every length and field before anyone else looks, so the rest of
- * the transport works on a decoded struct tp_rx_pkt.  It is the libFuzzer
- * target's entry point.
+ * tp_parse() is the only code of the transport that reads a received
+ * frame's bytes; it checks every length and field before anyone else
+ * looks, so the rest of the transport works on a decoded struct
+ * tp_rx_pkt.  It is the libFuzzer target's entry point.  The Ethernet,
+ * IPv4 and UDP headers are read and written by the helpers of
+ * linux/wren/wren_wire.h, the same the fabric and the simulator use.
  */
 #include <string.h>
 
 #include "tp_internal.h"
-
-#define ETH_P_IPV4		0x0800
-#define IP_PROTO_UDP		17
-#define IP_DF			0x4000
-#define IP_FRAG_MASK		0x3fff	/* MF and fragment offset */
-#define IP_ECN_MASK		0x03
-#define IP_ECN_ECT0		0x02
-#define IP_ECN_CE		0x03
-
-static uint16_t ipv4_csum(const uint8_t *h)
-{
-	uint32_t sum = 0;
-
-	for (int i = 0; i < WREN_WIRE_IPV4_LEN; i += 2)
-		sum += tp_get16(h + i);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
 
 /* Extension header length of each packet type; DATA adds its payload. */
 static size_t ext_len(uint8_t type)
@@ -68,20 +51,20 @@ void tp_put_data(uint8_t *x, const struct wren_tp_msg *m, uint32_t msn,
 	uint8_t *r = x + sizeof(struct wren_wire_data);
 
 	memset(x, 0, sizeof(struct wren_wire_data));
-	tp_put32(F(x, wren_wire_data, msn), msn);
-	tp_put32(F(x, wren_wire_data, msg_len), m->len);
-	tp_put32(F(x, wren_wire_data, offset), offset);
+	wren_wire_put32(F(x, wren_wire_data, msn), msn);
+	wren_wire_put32(F(x, wren_wire_data, msg_len), m->len);
+	wren_wire_put32(F(x, wren_wire_data, offset), offset);
 	*F(x, wren_wire_data, opcode) = m->opcode;
 	*F(x, wren_wire_data, msg_flags) = msg_flags;
-	tp_put32(F(x, wren_wire_data, dst_qpn), m->dst_qpn);
-	tp_put32(F(x, wren_wire_data, src_qpn), m->src_qpn);
-	tp_put32(F(x, wren_wire_data, qkey), m->qkey);
-	tp_put32(F(x, wren_wire_data, imm), m->imm);
+	wren_wire_put32(F(x, wren_wire_data, dst_qpn), m->dst_qpn);
+	wren_wire_put32(F(x, wren_wire_data, src_qpn), m->src_qpn);
+	wren_wire_put32(F(x, wren_wire_data, qkey), m->qkey);
+	wren_wire_put32(F(x, wren_wire_data, imm), m->imm);
 	if (!wren_wire_op_has_rdma(m->opcode))
 		return;
-	tp_put64(F(r, wren_wire_rdma, addr), m->raddr);
-	tp_put32(F(r, wren_wire_rdma, rkey), m->rkey);
-	tp_put32(F(r, wren_wire_rdma, length), m->rlen);
+	wren_wire_put64(F(r, wren_wire_rdma, addr), m->raddr);
+	wren_wire_put32(F(r, wren_wire_rdma, rkey), m->rkey);
+	wren_wire_put32(F(r, wren_wire_rdma, length), m->rlen);
 }
 
 /* The opcodes this transport knows, and what their fields may hold. */
@@ -110,9 +93,9 @@ static int parse_data(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 	size_t ext;
 	uint32_t payload;
 
-	p->data.msn = tp_get32(F(x, wren_wire_data, msn));
-	p->data.m.len = tp_get32(F(x, wren_wire_data, msg_len));
-	p->data.offset = tp_get32(F(x, wren_wire_data, offset));
+	p->data.msn = wren_wire_get32(F(x, wren_wire_data, msn));
+	p->data.m.len = wren_wire_get32(F(x, wren_wire_data, msg_len));
+	p->data.offset = wren_wire_get32(F(x, wren_wire_data, offset));
 	p->data.m.opcode = *F(x, wren_wire_data, opcode);
 	p->data.msg_flags = *F(x, wren_wire_data, msg_flags);
 	p->data.m.flags =
@@ -120,21 +103,21 @@ static int parse_data(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 		 WREN_TP_MSG_ORDERED : 0) |
 		(p->data.msg_flags & WREN_WIRE_MSG_SOLICITED ?
 		 WREN_TP_MSG_SOLICITED : 0);
-	p->data.m.dst_qpn = tp_get32(F(x, wren_wire_data, dst_qpn)) &
+	p->data.m.dst_qpn = wren_wire_get32(F(x, wren_wire_data, dst_qpn)) &
 			    WREN_WIRE_QPN_MASK;
-	p->data.m.src_qpn = tp_get32(F(x, wren_wire_data, src_qpn)) &
+	p->data.m.src_qpn = wren_wire_get32(F(x, wren_wire_data, src_qpn)) &
 			    WREN_WIRE_QPN_MASK;
-	p->data.m.qkey = tp_get32(F(x, wren_wire_data, qkey));
-	p->data.m.imm = tp_get32(F(x, wren_wire_data, imm));
+	p->data.m.qkey = wren_wire_get32(F(x, wren_wire_data, qkey));
+	p->data.m.imm = wren_wire_get32(F(x, wren_wire_data, imm));
 	if (p->data.msg_flags & WREN_WIRE_MSG_FAILED)
 		p->data.m.flags |= WREN_TP_MSG_FAILED;
 	ext = tp_data_ext_len(p->data.m.opcode);
 	if (len < ext)
 		return -EINVAL;
 	if (wren_wire_op_has_rdma(p->data.m.opcode)) {
-		p->data.m.raddr = tp_get64(F(r, wren_wire_rdma, addr));
-		p->data.m.rkey = tp_get32(F(r, wren_wire_rdma, rkey));
-		p->data.m.rlen = tp_get32(F(r, wren_wire_rdma, length));
+		p->data.m.raddr = wren_wire_get64(F(r, wren_wire_rdma, addr));
+		p->data.m.rkey = wren_wire_get32(F(r, wren_wire_rdma, rkey));
+		p->data.m.rlen = wren_wire_get32(F(r, wren_wire_rdma, length));
 	}
 	payload = len - ext;
 	p->data.payload = x + ext;
@@ -165,8 +148,8 @@ static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 			return -EINVAL;
 		return 0;
 	case WREN_WIRE_ACK: {
-		p->ack.hold_ns = tp_get32(F(x, wren_wire_ack, hold_ns));
-		p->ack.ce_count = tp_get16(F(x, wren_wire_ack, ce_count));
+		p->ack.hold_ns = wren_wire_get32(F(x, wren_wire_ack, hold_ns));
+		p->ack.ce_count = wren_wire_get16(F(x, wren_wire_ack, ce_count));
 		p->ack.words = *F(x, wren_wire_ack, bitmap_words);
 		p->ack.bitmap = x + sizeof(struct wren_wire_ack);
 		if (p->ack.words > WREN_WIRE_ACK_MAX_WORDS ||
@@ -178,7 +161,7 @@ static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 	case WREN_WIRE_NACK: {
 		p->nack.reason = *F(x, wren_wire_nack, reason);
 		p->nack.status = *F(x, wren_wire_nack, status);
-		p->nack.msn = tp_get32(F(x, wren_wire_nack, msn));
+		p->nack.msn = wren_wire_get32(F(x, wren_wire_nack, msn));
 		if (len != sizeof(struct wren_wire_nack))
 			return -EINVAL;
 		if (p->nack.reason == WREN_WIRE_NACK_STATUS)
@@ -191,7 +174,7 @@ static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 	case WREN_WIRE_CONNECT:
 	case WREN_WIRE_CONNECT_ACK: {
 		p->conn.mode = *F(x, wren_wire_connect, mode);
-		p->conn.window = tp_get32(F(x, wren_wire_connect, window));
+		p->conn.window = wren_wire_get32(F(x, wren_wire_connect, window));
 		if (len != sizeof(struct wren_wire_connect) || !p->conn.window ||
 		    (p->conn.mode != WREN_WIRE_MODE_HANDSHAKE &&
 		     p->conn.mode != WREN_WIRE_MODE_OPTIMISTIC))
@@ -199,8 +182,8 @@ static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 		return 0;
 	}
 	case WREN_WIRE_GRANT: {
-		p->grant.msn = tp_get32(F(x, wren_wire_grant, msn));
-		p->grant.granted = tp_get32(F(x, wren_wire_grant, granted));
+		p->grant.msn = wren_wire_get32(F(x, wren_wire_grant, msn));
+		p->grant.granted = wren_wire_get32(F(x, wren_wire_grant, granted));
 		return len == sizeof(struct wren_wire_grant) ? 0 : -EINVAL;
 	}
 	case WREN_WIRE_CLOSE:
@@ -222,32 +205,30 @@ static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
  */
 int tp_parse(const uint8_t *f, size_t len, struct tp_rx_pkt *p)
 {
-	const uint8_t *ip = f + WREN_WIRE_ETH_LEN;
-	const uint8_t *udp = ip + WREN_WIRE_IPV4_LEN;
-	const uint8_t *w = udp + WREN_WIRE_UDP_LEN;
-	size_t ip_len, udp_len, rest;
+	const uint8_t *w = f + WREN_WIRE_HDR;
+	struct wren_wire_l2l4 h;
+	size_t udp_len, rest;
 	size_t ext;
 
 	memset(p, 0, sizeof(*p));
-	if (len < WREN_WIRE_L2L4_LEN + sizeof(struct wren_wire_hdr))
+	/* Wren sends IPv4 without options, unfragmented, to its UDP port. */
+	if (len < WREN_WIRE_HDR + sizeof(struct wren_wire_hdr) ||
+	    wren_wire_get_l2l4(f, len, &h) || h.l4 != WREN_WIRE_UDP ||
+	    h.proto != WREN_WIRE_IPPROTO_UDP || !h.ports ||
+	    wren_wire_get16(f + WREN_WIRE_IP_CSUM) !=
+	    wren_wire_ipv4_csum(f + WREN_WIRE_IP))
 		return -EINVAL;
-	if (tp_get16(f + 12) != ETH_P_IPV4 || ip[0] != 0x45 ||
-	    ip[9] != IP_PROTO_UDP || tp_get16(ip + 6) & IP_FRAG_MASK ||
-	    ipv4_csum(ip))
-		return -EINVAL;
-	ip_len = tp_get16(ip + 2);
-	udp_len = tp_get16(udp + 4);
-	if (ip_len > len - WREN_WIRE_ETH_LEN ||
-	    ip_len != WREN_WIRE_IPV4_LEN + udp_len ||
+	udp_len = wren_wire_get16(f + WREN_WIRE_UDP + 4);
+	if (h.end > len || h.end != WREN_WIRE_UDP + udp_len ||
 	    udp_len < WREN_WIRE_UDP_LEN + sizeof(struct wren_wire_hdr))
 		return -EINVAL;
 
-	memcpy(p->src_mac, f + 6, 6);
-	p->ce = (ip[1] & IP_ECN_MASK) == IP_ECN_CE;
-	p->src_ip = htobe32(tp_get32(ip + 12));
-	p->dst_ip = htobe32(tp_get32(ip + 16));
-	p->sport = tp_get16(udp);
-	p->dport = tp_get16(udp + 2);
+	memcpy(p->src_mac, h.src_mac, 6);
+	p->ce = (h.tos & WREN_WIRE_ECN_MASK) == WREN_WIRE_ECN_CE;
+	p->src_ip = htobe32(h.saddr);
+	p->dst_ip = htobe32(h.daddr);
+	p->sport = h.sport;
+	p->dport = h.dport;
 
 	if (FIELD_GET(WREN_WIRE_VER_TYPE_VERSION, *F(w, wren_wire_hdr, ver_type)) !=
 	    WREN_WIRE_VERSION)
@@ -255,13 +236,13 @@ int tp_parse(const uint8_t *f, size_t len, struct tp_rx_pkt *p)
 	p->type = FIELD_GET(WREN_WIRE_VER_TYPE_TYPE, *F(w, wren_wire_hdr, ver_type));
 	p->flags = *F(w, wren_wire_hdr, flags);
 	p->sf = *F(w, wren_wire_hdr, subflow) & 0x0f;
-	p->src_ctx = tp_get32(F(w, wren_wire_hdr, src_ctx));
-	p->dst_ctx = tp_get32(F(w, wren_wire_hdr, dst_ctx));
-	p->epoch = tp_get32(F(w, wren_wire_hdr, epoch));
-	p->psn = tp_get32(F(w, wren_wire_hdr, psn));
-	p->bsn = tp_get32(F(w, wren_wire_hdr, bsn));
-	p->ts = tp_get32(F(w, wren_wire_hdr, ts));
-	p->mbase = tp_get32(F(w, wren_wire_hdr, mbase));
+	p->src_ctx = wren_wire_get32(F(w, wren_wire_hdr, src_ctx));
+	p->dst_ctx = wren_wire_get32(F(w, wren_wire_hdr, dst_ctx));
+	p->epoch = wren_wire_get32(F(w, wren_wire_hdr, epoch));
+	p->psn = wren_wire_get32(F(w, wren_wire_hdr, psn));
+	p->bsn = wren_wire_get32(F(w, wren_wire_hdr, bsn));
+	p->ts = wren_wire_get32(F(w, wren_wire_hdr, ts));
+	p->mbase = wren_wire_get32(F(w, wren_wire_hdr, mbase));
 
 	ext = ext_len(p->type);
 	rest = udp_len - WREN_WIRE_UDP_LEN - sizeof(struct wren_wire_hdr);
@@ -273,7 +254,7 @@ int tp_parse(const uint8_t *f, size_t len, struct tp_rx_pkt *p)
 /* Where the extension header of a frame built by tp_build() goes. */
 uint8_t *tp_ext(uint8_t *f)
 {
-	return f + WREN_WIRE_L2L4_LEN + sizeof(struct wren_wire_hdr);
+	return f + WREN_WIRE_HDR + sizeof(struct wren_wire_hdr);
 }
 
 /**
@@ -289,46 +270,33 @@ uint8_t *tp_ext(uint8_t *f)
 size_t tp_build(const struct wren_tp *tp, uint8_t *f, const struct tp_tx_pkt *h,
 		size_t ext, size_t payload)
 {
-	uint8_t *ip = f + WREN_WIRE_ETH_LEN;
-	uint8_t *udp = ip + WREN_WIRE_IPV4_LEN;
-	uint8_t *w = udp + WREN_WIRE_UDP_LEN;
-	size_t udp_len = WREN_WIRE_UDP_LEN + sizeof(struct wren_wire_hdr) +
-			 ext + payload;
+	uint8_t *w = f + WREN_WIRE_HDR;
+	size_t len = WREN_WIRE_HDR + sizeof(struct wren_wire_hdr) + ext +
+		     payload;
+	struct wren_wire_l2l4 l = {
+		.saddr = be32toh(tp->cfg.ipv4),
+		.daddr = be32toh(h->dst_ip),
+		.sport = h->sport,
+		.dport = tp->cfg.udp_port,
+		.tos = h->ect ? WREN_WIRE_ECN_ECT0 : 0,
+		.proto = WREN_WIRE_IPPROTO_UDP,
+	};
 
-	memcpy(f, h->dst_mac, 6);
-	memcpy(f + 6, tp->cfg.mac, 6);
-	tp_put16(f + 12, ETH_P_IPV4);
-
-	ip[0] = 0x45;
-	ip[1] = h->ect ? IP_ECN_ECT0 : 0;
-	tp_put16(ip + 2, WREN_WIRE_IPV4_LEN + udp_len);
-	tp_put16(ip + 4, 0);
-	tp_put16(ip + 6, IP_DF);
-	ip[8] = 64;
-	ip[9] = IP_PROTO_UDP;
-	tp_put16(ip + 10, 0);
-	tp_put32(ip + 12, be32toh(tp->cfg.ipv4));
-	tp_put32(ip + 16, be32toh(h->dst_ip));
-	tp_put16(ip + 10, ipv4_csum(ip));
-
-	tp_put16(udp, h->sport);
-	tp_put16(udp + 2, tp->cfg.udp_port);
-	tp_put16(udp + 4, udp_len);
-	tp_put16(udp + 6, 0);
-
+	memcpy(l.dst_mac, h->dst_mac, 6);
+	memcpy(l.src_mac, tp->cfg.mac, 6);
+	wren_wire_put_l2l4(f, len, &l);
 	*F(w, wren_wire_hdr, ver_type) =
 		FIELD_PREP(WREN_WIRE_VER_TYPE_VERSION, WREN_WIRE_VERSION) |
 		FIELD_PREP(WREN_WIRE_VER_TYPE_TYPE, h->type);
 	*F(w, wren_wire_hdr, flags) = h->flags;
 	*F(w, wren_wire_hdr, subflow) = h->sf;
 	*F(w, wren_wire_hdr, rsvd0) = 0;
-	tp_put32(F(w, wren_wire_hdr, src_ctx), h->src_ctx);
-	tp_put32(F(w, wren_wire_hdr, dst_ctx), h->dst_ctx);
-	tp_put32(F(w, wren_wire_hdr, epoch), h->epoch);
-	tp_put32(F(w, wren_wire_hdr, psn), h->psn);
-	tp_put32(F(w, wren_wire_hdr, bsn), h->bsn);
-	tp_put32(F(w, wren_wire_hdr, ts), h->ts);
-	tp_put32(F(w, wren_wire_hdr, mbase), h->mbase);
-	return WREN_WIRE_L2L4_LEN + sizeof(struct wren_wire_hdr) + ext +
-	       payload;
+	wren_wire_put32(F(w, wren_wire_hdr, src_ctx), h->src_ctx);
+	wren_wire_put32(F(w, wren_wire_hdr, dst_ctx), h->dst_ctx);
+	wren_wire_put32(F(w, wren_wire_hdr, epoch), h->epoch);
+	wren_wire_put32(F(w, wren_wire_hdr, psn), h->psn);
+	wren_wire_put32(F(w, wren_wire_hdr, bsn), h->bsn);
+	wren_wire_put32(F(w, wren_wire_hdr, ts), h->ts);
+	wren_wire_put32(F(w, wren_wire_hdr, mbase), h->mbase);
+	return len;
 }

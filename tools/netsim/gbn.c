@@ -381,7 +381,7 @@ static void hdr_fill(struct wren_wire_hdr *wh, uint8_t type, uint8_t flags,
 static size_t pull_ctrl(struct gbn *g, uint8_t *f)
 {
 	struct gbn_rx *r = g->chead;
-	struct wren_wire_hdr *wh = (void *)(f + FR_L4);
+	struct wren_wire_hdr *wh = (void *)(f + WREN_WIRE_HDR);
 	struct wren_wire_ack *ack = (void *)(wh + 1);
 	bool nak = r->nak;
 
@@ -410,7 +410,7 @@ static size_t pull_ctrl(struct gbn *g, uint8_t *f)
 static size_t pull_data(struct gbn *g, struct gbn_tx *t, uint8_t *f)
 {
 	struct gbn_msg *m = t->cur;
-	struct wren_wire_hdr *wh = (void *)(f + FR_L4);
+	struct wren_wire_hdr *wh = (void *)(f + WREN_WIRE_HDR);
 	struct wren_wire_data *d = (void *)(wh + 1);
 	uint32_t idx = t->nxt - m->first_psn, off = idx * g->mtu;
 	uint32_t len = m->m.len - off < g->mtu ? m->m.len - off : g->mtu;
@@ -448,7 +448,7 @@ static size_t pull_data(struct gbn *g, struct gbn_tx *t, uint8_t *f)
 	d->qkey = htonl(m->m.qkey);
 	d->imm = htonl(m->m.imm);
 	frame_l2l4(f, flen, g->host->ipv4, t->dst_ip, t->sport, GBN_UDP_PORT,
-		   ECN_ECT0);
+		   WREN_WIRE_ECN_ECT0);
 	if (!sim_queued(&((struct sim_timer *)t->rto)->ev))
 		tx_arm(g, t);
 	g->st.tx_pkts++;
@@ -556,17 +556,17 @@ static void rx_ack(struct gbn *g, const struct wren_wire_hdr *wh,
 
 static void rx_data(struct gbn *g, const uint8_t *f, size_t len)
 {
-	const struct wren_wire_hdr *wh = (const void *)(f + FR_L4);
+	const struct wren_wire_hdr *wh = (const void *)(f + WREN_WIRE_HDR);
 	const struct wren_wire_data *d = (const void *)(wh + 1);
 	uint32_t psn = ntohl(wh->psn), off = ntohl(d->offset);
 	uint32_t mlen = ntohl(d->msg_len), plen = (uint32_t)(len - GBN_HDRS);
 	struct gbn_rx *r;
 
-	r = rx_lookup(g, rd32(f + FR_SRCIP), ntohl(wh->src_ctx),
-		      rd16(f + FR_SPORT));
+	r = rx_lookup(g, wren_wire_get32(f + WREN_WIRE_IP_SRC), ntohl(wh->src_ctx),
+		      wren_wire_get16(f + WREN_WIRE_UDP));
 	g->st.rx_data_pkts++;
 	g->st.rx_data_bytes += plen;
-	if ((f[FR_TOS] & ECN_MASK) == ECN_CE) {
+	if ((f[WREN_WIRE_IP_TOS] & WREN_WIRE_ECN_MASK) == WREN_WIRE_ECN_CE) {
 		g->st.ecn_ce++;
 		if (r->ce < UINT16_MAX)
 			r->ce++;
@@ -591,7 +591,7 @@ static void rx_data(struct gbn *g, const uint8_t *f, size_t len)
 	}
 	if (off == 0) {
 		struct wren_tp_peer peer = {
-			.ipv4 = htonl(rd32(f + FR_SRCIP)),
+			.ipv4 = htonl(wren_wire_get32(f + WREN_WIRE_IP_SRC)),
 		};
 		struct wren_tp_msg m = {
 			.len = mlen, .opcode = d->opcode,
@@ -630,11 +630,11 @@ static void gbn_rx(void *tp, const void *frame, size_t len)
 {
 	struct gbn *g = tp;
 	const uint8_t *f = frame;
-	const struct wren_wire_hdr *wh = (const void *)(f + FR_L4);
+	const struct wren_wire_hdr *wh = (const void *)(f + WREN_WIRE_HDR);
 	uint8_t type;
 
 	if (len < WREN_WIRE_L2L4_LEN + sizeof(*wh) ||
-	    rd16(f + FR_DPORT) != GBN_UDP_PORT) {
+	    wren_wire_get16(f + WREN_WIRE_UDP + 2) != GBN_UDP_PORT) {
 		g->st.drops[WREN_TP_DROP_MALFORMED]++;
 		return;
 	}

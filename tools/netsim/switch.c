@@ -77,9 +77,13 @@ static void port_enqueue(struct port *pt, struct pkt *p)
 	const struct cfg *c = n->cfg;
 
 	if (pt->qbytes + p->len > c->sw_buffer) {
-		if (c->sw_trim && frame_trimmable(p->data, p->len) &&
-		    pt->hbytes + WREN_WIRE_DATA_HDRS_LEN <= c->sw_hdr_buffer) {
-			p->len = frame_trim(p->data);
+		size_t cut = c->sw_trim && pt->hbytes + WREN_WIRE_DATA_HDRS_LEN <=
+			     c->sw_hdr_buffer ? wren_wire_trim(p->data, p->len) :
+			     p->len;
+
+		/* A Wren DATA packet keeps its headers in the header queue. */
+		if (cut < p->len) {
+			p->len = cut;
 			pt->trims++;
 			pt->hbytes += p->len;
 			q_append(&pt->hh, &pt->ht, p);
@@ -89,7 +93,7 @@ static void port_enqueue(struct port *pt, struct pkt *p)
 		pkt_free(n, p);
 		return;
 	}
-	if (c->sw_ecn && pt->qbytes > c->sw_ecn && frame_mark_ce(p->data))
+	if (c->sw_ecn && pt->qbytes > c->sw_ecn && wren_wire_mark_ce(p->data))
 		pt->marks++;
 	pt->qbytes += p->len;
 	if (pt->qbytes > pt->max_q)
@@ -104,19 +108,19 @@ void sw_rx(void *node, struct pkt *p)
 {
 	struct sw *s = node;
 	struct net *n = s->net;
-	const uint8_t *f = p->data;
-	uint32_t dip = rd32(f + FR_DSTIP), dst = dip - host_ip(0);
-	uint32_t first, cnt, pick;
+	struct wren_wire_l2l4 h = { 0 };
+	uint32_t dst, first, cnt, pick;
 
+	dst = wren_wire_get_l2l4(p->data, p->len, &h) ? UINT32_MAX :
+	      h.daddr - host_ip(0);
 	if (dst >= n->nhosts) {
 		/* Nothing in the simulation sends there: a bug. */
-		fprintf(stderr, "netsim: frame to unknown %08x\n", dip);
+		fprintf(stderr, "netsim: frame to unknown %08x\n", h.daddr);
 		pkt_free(n, p);
 		return;
 	}
 	topo_route(n, s, dst, &first, &cnt);
-	pick = ecmp_pick(s->salt, rd32(f + FR_SRCIP), dip, rd16(f + FR_SPORT),
-			 rd16(f + FR_DPORT), cnt);
+	pick = ecmp_pick(s->salt, h.saddr, h.daddr, h.sport, h.dport, cnt);
 	port_enqueue(&s->ports[first + pick], p);
 }
 

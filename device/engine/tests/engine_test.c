@@ -1530,12 +1530,12 @@ static void pump(struct adapter *a, struct adapter *b)
 		bool moved = false;
 
 		while ((len = weng_tx_pull(a->h.e, frame,
-						  sizeof(frame)))) {
+					   sizeof(frame)))) {
 			weng_rx_frame(b->h.e, frame, len);
 			moved = true;
 		}
 		while ((len = weng_tx_pull(b->h.e, frame,
-						  sizeof(frame)))) {
+					   sizeof(frame)))) {
 			weng_rx_frame(a->h.e, frame, len);
 			moved = true;
 		}
@@ -1875,14 +1875,14 @@ static void pump_n(struct adapter **v, int n)
 			size_t len;
 
 			while ((len = weng_tx_pull(v[i]->h.e, frame,
-							  sizeof(frame)))) {
+						   sizeof(frame)))) {
 				uint32_t dst;
 
 				memcpy(&dst, frame + 30, 4);
 				for (int j = 0; j < n; j++)
 					if (v[j]->h.cfg.ipv4 == dst)
 						weng_rx_frame(v[j]->h.e,
-								     frame, len);
+							      frame, len);
 				moved = true;
 			}
 		}
@@ -2103,11 +2103,11 @@ static void test_read_response_checks(void)
 	post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, 0, 5000, DATA_IOVA, rkey);
 	for (i = 0; i < 2000 && !poll_cq(a, &c); i++) {
 		while ((len = weng_tx_pull(a->h.e, frame,
-						  sizeof(frame))))
+					   sizeof(frame))))
 			weng_rx_frame(b->h.e, frame, len);
 		while ((len = weng_tx_pull(b->h.e, frame,
-						  sizeof(frame)))) {
-			uint8_t type = frame[WREN_WIRE_L2L4_LEN] & 0xf;
+					   sizeof(frame)))) {
+			uint8_t type = wren_wire_type(frame, len);
 
 			if (type != WREN_WIRE_DATA)
 				weng_rx_frame(a->h.e, frame, len);
@@ -2183,7 +2183,7 @@ static void test_read_limit(void)
 		while ((len = weng_tx_pull(a->h.e, frame, sizeof(frame))))
 			weng_rx_frame(b->h.e, frame, len);
 		while ((len = weng_tx_pull(b->h.e, frame, sizeof(frame))))
-			if ((frame[WREN_WIRE_L2L4_LEN] & 0xf) != WREN_WIRE_DATA)
+			if (wren_wire_type(frame, len) != WREN_WIRE_DATA)
 				weng_rx_frame(a->h.e, frame, len);
 		fake_env_advance(&a->h.env, 1000);
 		fake_env_advance(&b->h.env, 1000);

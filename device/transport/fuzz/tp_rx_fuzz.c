@@ -151,14 +151,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint8_t *ip = in + WREN_WIRE_ETH_LEN;
 			uint32_t sum = 0;
 
-			tp_put32(ip + 16, 0xc6120001);
-			tp_put16(ip + 22, WREN_WIRE_UDP_PORT);
-			tp_put16(ip + 10, 0);
+			wren_wire_put32(ip + 16, 0xc6120001);
+			wren_wire_put16(ip + 22, WREN_WIRE_UDP_PORT);
+			wren_wire_put16(ip + 10, 0);
 			for (int i = 0; i < 20; i += 2)
-				sum += tp_get16(ip + i);
+				sum += wren_wire_get16(ip + i);
 			while (sum >> 16)
 				sum = (sum & 0xffff) + (sum >> 16);
-			tp_put16(ip + 10, ~sum);
+			wren_wire_put16(ip + 10, ~sum);
 			first = false;
 		}
 		wren_tp_rx(tp, in, len);

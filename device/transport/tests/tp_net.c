@@ -347,19 +347,18 @@ static void queue_frame(struct net *net, struct net_frame *f)
 
 static void emit(struct net *net, int from, uint8_t *buf, uint32_t len)
 {
-	const uint8_t *ip = buf + WREN_WIRE_ETH_LEN;
-	const uint8_t *w = buf + WREN_WIRE_L2L4_LEN;
+	const uint8_t *w = buf + WREN_WIRE_HDR;
 	struct net_filter_ctx fc = {
 		.from = from, .frame = buf, .len = len,
-		.type = w[0] & 0x0f, .flags = w[1],
-		.sport = (uint16_t)(buf[34] << 8 | buf[35]),
-		.psn = (uint32_t)w[16] << 24 | w[17] << 16 | w[18] << 8 | w[19],
+		.type = wren_wire_type(buf, len), .flags = w[1],
+		.sport = wren_wire_get16(buf + WREN_WIRE_UDP),
+		.psn = wren_wire_get32(w + offsetof(struct wren_wire_hdr, psn)),
 	};
 	enum net_verdict v = NET_PASS;
 	int copies = 1;
 
 	/* Route by destination address: 198.18.0.N+1 is node N. */
-	fc.to = ip[19] - 1;
+	fc.to = buf[WREN_WIRE_IP_DST + 3] - 1;
 	net->frames_sent++;
 	if (fc.to < 0 || fc.to >= net->nodes)
 		return;
@@ -371,25 +370,8 @@ static void emit(struct net *net, int from, uint8_t *buf, uint32_t len)
 	}
 	if (v == NET_DUP)
 		copies = 2;
-	if (v == NET_TRIM && fc.type == WREN_WIRE_DATA &&
-	    len > WREN_WIRE_DATA_HDRS_LEN) {
-		uint8_t *ipw = buf + WREN_WIRE_ETH_LEN;
-		uint32_t sum = 0;
-
-		len = WREN_WIRE_DATA_HDRS_LEN;
-		buf[WREN_WIRE_L2L4_LEN + 1] |= WREN_WIRE_F_TRIMMED;
-		ipw[2] = (len - WREN_WIRE_ETH_LEN) >> 8;
-		ipw[3] = len - WREN_WIRE_ETH_LEN;
-		ipw[24] = (len - WREN_WIRE_ETH_LEN - 20) >> 8;
-		ipw[25] = len - WREN_WIRE_ETH_LEN - 20;
-		ipw[10] = ipw[11] = 0;
-		for (int i = 0; i < 20; i += 2)
-			sum += ipw[i] << 8 | ipw[i + 1];
-		while (sum >> 16)
-			sum = (sum & 0xffff) + (sum >> 16);
-		ipw[10] = ~sum >> 8;
-		ipw[11] = ~sum;
-	}
+	if (v == NET_TRIM)
+		len = wren_wire_trim(buf, len);
 	for (int c = 0; c < copies; c++) {
 		struct net_frame *f = calloc(1, sizeof(*f));
 

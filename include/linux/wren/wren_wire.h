@@ -17,7 +17,9 @@
 
 #ifdef __KERNEL__
 #include <linux/bits.h>
+#include <linux/bitfield.h>
 #include <linux/build_bug.h>
+#include <linux/string.h>
 #endif
 #include <linux/types.h>
 
@@ -288,5 +290,253 @@ static_assert(sizeof(struct wren_wire_grant) == 8);
 					 sizeof(struct wren_wire_data))
 /* Per frame on an Ethernet wire beyond the frame: FCS, preamble, gap. */
 #define WREN_WIRE_ETH_OVERHEAD		(4 + 8 + 12)
+
+/* Where the fields the Wren frame format uses lie in a frame. */
+#define WREN_WIRE_ETH_TYPE		12	/* EtherType */
+#define WREN_WIRE_ETH_P_IPV4		0x0800
+#define WREN_WIRE_IP			WREN_WIRE_ETH_LEN
+#define WREN_WIRE_IP_TOS		(WREN_WIRE_IP + 1)	/* ECN in [1:0] */
+#define WREN_WIRE_IP_LEN		(WREN_WIRE_IP + 2)
+#define WREN_WIRE_IP_FRAG		(WREN_WIRE_IP + 6)
+#define WREN_WIRE_IP_PROTO		(WREN_WIRE_IP + 9)
+#define WREN_WIRE_IP_CSUM		(WREN_WIRE_IP + 10)
+#define WREN_WIRE_IP_SRC		(WREN_WIRE_IP + 12)
+#define WREN_WIRE_IP_DST		(WREN_WIRE_IP + 16)
+#define WREN_WIRE_UDP			(WREN_WIRE_IP + WREN_WIRE_IPV4_LEN)
+#define WREN_WIRE_HDR			WREN_WIRE_L2L4_LEN	/* wren_wire_hdr */
+
+#define WREN_WIRE_IP_DF			0x4000
+#define WREN_WIRE_IP_FRAG_MASK		0x3fff	/* MF and fragment offset */
+#define WREN_WIRE_IPPROTO_TCP		6
+#define WREN_WIRE_IPPROTO_UDP		17
+#define WREN_WIRE_ECN_MASK		0x03
+#define WREN_WIRE_ECN_ECT0		0x02
+#define WREN_WIRE_ECN_CE		0x03
+
+/*
+ * The one reader and writer of frames, shared by the transport, the
+ * fabric between the guests and the simulator.  Fields are big-endian
+ * and, after the 14-byte Ethernet header, not naturally aligned: they are
+ * read and written a byte at a time.
+ */
+static inline __u16 wren_wire_get16(const void *v)
+{
+	const __u8 *p = v;
+
+	return (__u16)(p[0] << 8 | p[1]);
+}
+
+static inline __u32 wren_wire_get32(const void *v)
+{
+	const __u8 *p = v;
+
+	return (__u32)p[0] << 24 | (__u32)p[1] << 16 | (__u32)p[2] << 8 | p[3];
+}
+
+static inline __u64 wren_wire_get64(const void *v)
+{
+	const __u8 *p = v;
+
+	return (__u64)wren_wire_get32(p) << 32 | wren_wire_get32(p + 4);
+}
+
+static inline void wren_wire_put16(void *v, __u16 x)
+{
+	__u8 *p = v;
+
+	p[0] = x >> 8;
+	p[1] = x;
+}
+
+static inline void wren_wire_put32(void *v, __u32 x)
+{
+	__u8 *p = v;
+
+	p[0] = x >> 24;
+	p[1] = x >> 16;
+	p[2] = x >> 8;
+	p[3] = x;
+}
+
+static inline void wren_wire_put64(void *v, __u64 x)
+{
+	__u8 *p = v;
+
+	wren_wire_put32(p, x >> 32);
+	wren_wire_put32(p + 4, x);
+}
+
+/* The checksum of the 20-byte IPv4 header at @iph, its own field skipped. */
+static inline __u16 wren_wire_ipv4_csum(const void *iph)
+{
+	const __u8 *h = iph;
+	__u32 sum = 0;
+	int i;
+
+	for (i = 0; i < WREN_WIRE_IPV4_LEN; i += 2)
+		if (i != WREN_WIRE_IP_CSUM - WREN_WIRE_IP)
+			sum += wren_wire_get16(h + i);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (__u16)~sum;
+}
+
+/**
+ * struct wren_wire_l2l4 - the Ethernet, IPv4 and UDP headers of a frame
+ * @dst_mac: destination MAC address
+ * @src_mac: source MAC address
+ * @saddr: source IPv4 address, host byte order
+ * @daddr: destination IPv4 address, host byte order
+ * @sport: UDP (or TCP) source port: the path entropy of Wren packets
+ * @dport: destination port
+ * @tos: the IPv4 TOS byte, ECN in its low two bits
+ * @proto: the IP protocol
+ * @ports: the frame is a first (or only) fragment with its ports
+ * @l4: the offset of the layer-4 header (past any IPv4 options)
+ * @end: the offset of the end of the IPv4 packet (before Ethernet padding)
+ */
+struct wren_wire_l2l4 {
+	__u8 dst_mac[6];
+	__u8 src_mac[6];
+	__u32 saddr;
+	__u32 daddr;
+	__u16 sport;
+	__u16 dport;
+	__u8 tos;
+	__u8 proto;
+	bool ports;
+	__u32 l4;
+	__u32 end;
+};
+
+/**
+ * wren_wire_get_l2l4() - read the headers of an Ethernet frame
+ * @f: the frame
+ * @len: its length
+ * @h: what they say
+ *
+ * Any IPv4 packet is read, with options; the ports only from a first
+ * fragment that holds them, as a switch reads them.  Nothing beyond @len
+ * is read.
+ *
+ * Return: 0 for an IPv4 frame, -1 for anything else.
+ */
+static inline int wren_wire_get_l2l4(const void *f, size_t len,
+				     struct wren_wire_l2l4 *h)
+{
+	const __u8 *p = f, *ip = p + WREN_WIRE_IP;
+	__u32 ihl, tot;
+
+	if (len < WREN_WIRE_ETH_LEN + WREN_WIRE_IPV4_LEN ||
+	    wren_wire_get16(p + WREN_WIRE_ETH_TYPE) != WREN_WIRE_ETH_P_IPV4 ||
+	    ip[0] >> 4 != 4)
+		return -1;
+	ihl = (ip[0] & 0xf) * 4;
+	tot = wren_wire_get16(ip + 2);
+	if (ihl < WREN_WIRE_IPV4_LEN || WREN_WIRE_ETH_LEN + ihl > len)
+		return -1;
+	memcpy(h->dst_mac, p, 6);
+	memcpy(h->src_mac, p + 6, 6);
+	h->tos = ip[1];
+	h->proto = ip[9];
+	h->saddr = wren_wire_get32(ip + 12);
+	h->daddr = wren_wire_get32(ip + 16);
+	h->l4 = WREN_WIRE_ETH_LEN + ihl;
+	h->end = WREN_WIRE_ETH_LEN + tot;
+	h->ports = (h->proto == WREN_WIRE_IPPROTO_UDP ||
+		    h->proto == WREN_WIRE_IPPROTO_TCP) &&
+		   !(wren_wire_get16(ip + 6) & WREN_WIRE_IP_FRAG_MASK) &&
+		   tot >= ihl + 4 && h->l4 + 4 <= len;
+	h->sport = h->ports ? wren_wire_get16(p + h->l4) : 0;
+	h->dport = h->ports ? wren_wire_get16(p + h->l4 + 2) : 0;
+	return 0;
+}
+
+/**
+ * wren_wire_put_l2l4() - write the headers of a Wren frame
+ * @f: the frame
+ * @len: its length in all
+ * @h: what they say; @h->ports, @h->l4 and @h->end are not used
+ *
+ * Ethernet II, IPv4 without options (DF set, TTL 64, its checksum) and
+ * UDP without a checksum, as RoCEv2 sends it.
+ */
+static inline void wren_wire_put_l2l4(void *f, size_t len,
+				      const struct wren_wire_l2l4 *h)
+{
+	__u8 *p = f, *ip = p + WREN_WIRE_IP, *udp = p + WREN_WIRE_UDP;
+
+	memcpy(p, h->dst_mac, 6);
+	memcpy(p + 6, h->src_mac, 6);
+	wren_wire_put16(p + WREN_WIRE_ETH_TYPE, WREN_WIRE_ETH_P_IPV4);
+	ip[0] = 0x45;
+	ip[1] = h->tos;
+	wren_wire_put16(ip + 2, len - WREN_WIRE_ETH_LEN);
+	wren_wire_put16(ip + 4, 0);
+	wren_wire_put16(ip + 6, WREN_WIRE_IP_DF);
+	ip[8] = 64;
+	ip[9] = h->proto;
+	wren_wire_put32(ip + 12, h->saddr);
+	wren_wire_put32(ip + 16, h->daddr);
+	wren_wire_put16(ip + 10, wren_wire_ipv4_csum(ip));
+	wren_wire_put16(udp, h->sport);
+	wren_wire_put16(udp + 2, h->dport);
+	wren_wire_put16(udp + 4, len - WREN_WIRE_UDP);
+	wren_wire_put16(udp + 6, 0);
+}
+
+/* The Wren packet type of a frame that is one, else 0. */
+static inline __u8 wren_wire_type(const void *f, size_t len)
+{
+	const __u8 *p = f;
+
+	if (len < WREN_WIRE_HDR + sizeof(struct wren_wire_hdr) ||
+	    wren_wire_get16(p + WREN_WIRE_ETH_TYPE) != WREN_WIRE_ETH_P_IPV4 ||
+	    p[WREN_WIRE_IP] != 0x45 ||
+	    p[WREN_WIRE_IP_PROTO] != WREN_WIRE_IPPROTO_UDP ||
+	    wren_wire_get16(p + WREN_WIRE_UDP + 2) != WREN_WIRE_UDP_PORT ||
+	    FIELD_GET(WREN_WIRE_VER_TYPE_VERSION, p[WREN_WIRE_HDR]) !=
+	    WREN_WIRE_VERSION)
+		return 0;
+	return FIELD_GET(WREN_WIRE_VER_TYPE_TYPE, p[WREN_WIRE_HDR]);
+}
+
+/*
+ * Set CE in an ECN-capable frame's IPv4 header, as a marking switch does:
+ * true if it did (the frame was ECT and not yet CE).
+ */
+static inline bool wren_wire_mark_ce(void *f)
+{
+	__u8 *p = f, tos = p[WREN_WIRE_IP_TOS];
+
+	if (!(tos & WREN_WIRE_ECN_MASK) ||
+	    (tos & WREN_WIRE_ECN_MASK) == WREN_WIRE_ECN_CE)
+		return false;
+	p[WREN_WIRE_IP_TOS] = tos | WREN_WIRE_ECN_CE;
+	wren_wire_put16(p + WREN_WIRE_IP_CSUM,
+			wren_wire_ipv4_csum(p + WREN_WIRE_IP));
+	return true;
+}
+
+/*
+ * Cut a DATA frame of @len bytes with payload down to its headers and mark
+ * it WREN_WIRE_F_TRIMMED, as a trimming switch does; its new length, or
+ * @len for a frame that cannot be trimmed.
+ */
+static inline size_t wren_wire_trim(void *f, size_t len)
+{
+	__u8 *p = f;
+	size_t cut = WREN_WIRE_DATA_HDRS_LEN;
+
+	if (len <= cut || wren_wire_type(f, len) != WREN_WIRE_DATA ||
+	    p[WREN_WIRE_HDR + 1] & WREN_WIRE_F_TRIMMED)
+		return len;
+	p[WREN_WIRE_HDR + 1] |= WREN_WIRE_F_TRIMMED;
+	wren_wire_put16(p + WREN_WIRE_IP_LEN, cut - WREN_WIRE_ETH_LEN);
+	wren_wire_put16(p + WREN_WIRE_UDP + 4, cut - WREN_WIRE_UDP);
+	wren_wire_put16(p + WREN_WIRE_IP_CSUM,
+			wren_wire_ipv4_csum(p + WREN_WIRE_IP));
+	return cut;
+}
 
 #endif /* _LINUX_WREN_WIRE_H */

@@ -92,78 +92,36 @@ static void guest_close(struct guest *g)
 	close(g->fd);
 }
 
-static void wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void wr32(uint8_t *p, uint32_t v)
-{
-	wr16(p, (uint16_t)(v >> 16));
-	wr16(p + 2, (uint16_t)v);
-}
-
-static uint16_t ip_csum(const uint8_t *ip)
-{
-	uint32_t sum = 0;
-	int i;
-
-	for (i = 0; i < WREN_WIRE_IPV4_LEN; i += 2)
-		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 static uint8_t pattern(uint32_t seq, size_t i)
 {
 	return (uint8_t)(seq * 31 + i * 7);
 }
 
-/*
- * A Wren DATA frame from @sip to @dip; its PSN carries @seq.  The Wren
- * headers sit at offset 42, not 4-byte aligned: build them aside and
- * copy them in.
- */
+/* A Wren DATA frame from @sip to @dip; its PSN carries @seq. */
 static size_t wren_frame(uint8_t *f, uint32_t sip, uint32_t dip,
 			 uint16_t sport, uint32_t seq)
 {
-	uint8_t *ip = f + WREN_WIRE_ETH_LEN;
-	uint8_t *udp = ip + WREN_WIRE_IPV4_LEN;
-	uint8_t *wh = udp + WREN_WIRE_UDP_LEN;
+	uint8_t *wh = f + WREN_WIRE_HDR, *d = wh + sizeof(struct wren_wire_hdr);
 	uint8_t *pl = f + WREN_WIRE_DATA_HDRS_LEN;
-	struct wren_wire_hdr h = { 0 };
-	struct wren_wire_data d = { 0 };
 	size_t len = WREN_WIRE_DATA_HDRS_LEN + PAYLOAD, i;
+	struct wren_wire_l2l4 h = {
+		.dst_mac = { 0x02, 0, dip >> 24, dip >> 16, dip >> 8, dip },
+		.src_mac = { 0x02, 0, sip >> 24, sip >> 16, sip >> 8, sip },
+		.saddr = sip, .daddr = dip, .sport = sport,
+		.dport = WREN_WIRE_UDP_PORT, .proto = WREN_WIRE_IPPROTO_UDP,
+	};
 
 	memset(f, 0, len);
-	f[0] = 0x02;
-	wr32(f + 2, dip);
-	f[6] = 0x02;
-	wr32(f + 8, sip);
-	wr16(f + 12, 0x0800);
-	ip[0] = 0x45;
-	wr16(ip + 2, (uint16_t)(len - WREN_WIRE_ETH_LEN));
-	wr16(ip + 6, 0x4000);
-	ip[8] = 64;
-	ip[9] = 17;
-	wr32(ip + 12, sip);
-	wr32(ip + 16, dip);
-	wr16(ip + 10, ip_csum(ip));
-	wr16(udp, sport);
-	wr16(udp + 2, WREN_WIRE_UDP_PORT);
-	wr16(udp + 4, (uint16_t)(len - WREN_WIRE_ETH_LEN - WREN_WIRE_IPV4_LEN));
-	h.ver_type = WREN_WIRE_VERSION << 4 | WREN_WIRE_DATA;
-	h.subflow = sport & 0xf;
-	h.psn = htonl(seq);
-	h.src_ctx = htonl(sip);
-	h.dst_ctx = htonl(WREN_WIRE_CTX_NONE);
-	d.msn = htonl(seq);
-	d.msg_len = htonl(PAYLOAD);
-	d.opcode = WREN_WIRE_OP_SEND;
-	memcpy(wh, &h, sizeof(h));
-	memcpy(wh + sizeof(h), &d, sizeof(d));
+	wren_wire_put_l2l4(f, len, &h);
+	wh[0] = WREN_WIRE_VERSION << 4 | WREN_WIRE_DATA;
+	wh[2] = sport & 0xf;
+	wren_wire_put32(wh + offsetof(struct wren_wire_hdr, psn), seq);
+	wren_wire_put32(wh + offsetof(struct wren_wire_hdr, src_ctx), sip);
+	wren_wire_put32(wh + offsetof(struct wren_wire_hdr, dst_ctx),
+			WREN_WIRE_CTX_NONE);
+	wren_wire_put32(d + offsetof(struct wren_wire_data, msn), seq);
+	wren_wire_put32(d + offsetof(struct wren_wire_data, msg_len), PAYLOAD);
+	d[offsetof(struct wren_wire_data, opcode)] = WREN_WIRE_OP_SEND;
 	for (i = 0; i < PAYLOAD; i++)
 		pl[i] = pattern(seq, i);
 	return len;
@@ -175,16 +133,16 @@ static size_t arp_frame(uint8_t *f, uint32_t sip, uint32_t tip)
 	memset(f, 0, 42);
 	memset(f, 0xff, 6);
 	f[6] = 0x02;
-	wr32(f + 8, sip);
-	wr16(f + 12, 0x0806);
-	wr16(f + 14, 1);
-	wr16(f + 16, 0x0800);
+	wren_wire_put32(f + 8, sip);
+	wren_wire_put16(f + 12, 0x0806);
+	wren_wire_put16(f + 14, 1);
+	wren_wire_put16(f + 16, 0x0800);
 	f[18] = 6;
 	f[19] = 4;
-	wr16(f + 20, 1);
+	wren_wire_put16(f + 20, 1);
 	memcpy(f + 22, f + 6, 6);
-	wr32(f + 28, sip);
-	wr32(f + 38, tip);
+	wren_wire_put32(f + 28, sip);
+	wren_wire_put32(f + 38, tip);
 	return 42;
 }
 
@@ -231,17 +189,16 @@ static void rx_free(struct rxlog *l)
 /* Our frames must come out exactly as they went in. */
 static uint32_t rx_check(const uint8_t *f, ssize_t len, struct rxlog *l)
 {
-	const uint8_t *ip = f + WREN_WIRE_ETH_LEN;
-	struct wren_wire_hdr h;
 	uint32_t seq;
 	size_t i;
 
 	if (len != (ssize_t)(WREN_WIRE_DATA_HDRS_LEN + PAYLOAD) ||
-	    f[12] != 0x08 || f[13] != 0x00)
+	    wren_wire_get16(f + WREN_WIRE_ETH_TYPE) != WREN_WIRE_ETH_P_IPV4)
 		return SEQ_OTHER;
-	memcpy(&h, ip + WREN_WIRE_IPV4_LEN + WREN_WIRE_UDP_LEN, sizeof(h));
-	seq = ntohl(h.psn);
-	if (ip_csum(ip) != 0)
+	seq = wren_wire_get32(f + WREN_WIRE_HDR +
+			      offsetof(struct wren_wire_hdr, psn));
+	if (wren_wire_get16(f + WREN_WIRE_IP_CSUM) !=
+	    wren_wire_ipv4_csum(f + WREN_WIRE_IP))
 		l->corrupt++;
 	for (i = 0; i < PAYLOAD; i++)
 		if (f[WREN_WIRE_DATA_HDRS_LEN + i] != pattern(seq, i)) {
