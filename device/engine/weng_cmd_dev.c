@@ -97,7 +97,7 @@ int weng_cmd_get_attr(struct weng *e, const void *body,
 	return 0;
 }
 
-/* The transport's counters in the order of enum wren_dev_stat. */
+/* The transport's counters, in the order of enum wren_dev_stat. */
 static void fill_stats(const struct weng *e, uint64_t *v)
 {
 	struct wren_tp_stats t;
@@ -105,47 +105,9 @@ static void fill_stats(const struct weng *e, uint64_t *v)
 	memset(&t, 0, sizeof(t));
 	if (e->tp)
 		wren_tp_get_stats(e->tp, &t);
-	v[WREN_STAT_TX_PKTS] = t.tx_pkts;
-	v[WREN_STAT_TX_BYTES] = t.tx_bytes;
-	v[WREN_STAT_RX_PKTS] = t.rx_pkts;
-	v[WREN_STAT_RX_BYTES] = t.rx_bytes;
-	v[WREN_STAT_TX_DATA_PKTS] = t.tx_data_pkts;
-	v[WREN_STAT_RX_DATA_PKTS] = t.rx_data_pkts;
-	v[WREN_STAT_RETX_TIMEOUT] = t.retx[WREN_TP_RETX_TIMEOUT];
-	v[WREN_STAT_RETX_FAST] = t.retx[WREN_TP_RETX_FAST];
-	v[WREN_STAT_RETX_NACK] = t.retx[WREN_TP_RETX_NACK];
-	v[WREN_STAT_RETX_RECONNECT] = t.retx[WREN_TP_RETX_RECONNECT];
-	v[WREN_STAT_SPURIOUS_RETX] = t.spurious_retx;
-	v[WREN_STAT_OOO_PKTS] = t.ooo_pkts;
-	v[WREN_STAT_DUP_PKTS] = t.drops[WREN_TP_DROP_DUPLICATE];
-	v[WREN_STAT_RX_DROPS] = 0;
-	for (int i = 0; i < WREN_TP_DROP_COUNT; i++)
-		if (i != WREN_TP_DROP_DUPLICATE)
-			v[WREN_STAT_RX_DROPS] += t.drops[i];
-	v[WREN_STAT_ACKS_TX] = t.acks_tx;
-	v[WREN_STAT_ACKS_RX] = t.acks_rx;
-	v[WREN_STAT_NACKS_TX] = t.nacks_tx;
-	v[WREN_STAT_NACKS_RX] = t.nacks_rx;
-	v[WREN_STAT_ECN_CE] = t.ecn_ce;
-	v[WREN_STAT_CTX_CREATED] = t.ctx_created;
-	v[WREN_STAT_CTX_EVICTED] = t.ctx_evicted;
-	v[WREN_STAT_CTX_REESTABLISHED] = t.ctx_reestablished;
-	v[WREN_STAT_CTX_FAILED] = t.ctx_failed;
-	v[WREN_STAT_PATH_CHANGES] = t.path_changes;
-	v[WREN_STAT_GRANTS_TX] = t.grants_tx;
-	v[WREN_STAT_GRANTS_RX] = t.grants_rx;
-	v[WREN_STAT_CC_DECREASES] = t.cc_decreases;
-	v[WREN_STAT_MSGS_TX] = t.msgs_tx;
-	v[WREN_STAT_MSGS_RX] = t.msgs_rx;
-	v[WREN_STAT_UD_TX] = t.ud_tx;
-	v[WREN_STAT_UD_RX] = t.ud_rx;
-	v[WREN_STAT_CTX_SPILLED] = t.ctx_spilled;
-	v[WREN_STAT_CTX_RESTORED] = t.ctx_restored;
-	v[WREN_STAT_TC_ERRORS] = t.tc_errors;
-	v[WREN_STAT_MSG_ERRORS] = 0;
-	for (int i = 0; i < WREN_TP_STATUS_COUNT; i++)
-		if (i != WREN_TP_OK)
-			v[WREN_STAT_MSG_ERRORS] += t.msg_errors[i];
+#define WREN_STAT(name)	v[WREN_STAT_##name] = t.name;
+#include "linux/wren/wren_stats.h"
+#undef WREN_STAT
 }
 
 int weng_cmd_get_stats(struct weng *e, const void *body,

@@ -19,7 +19,7 @@ static struct tp_ctx *ctx_of_reply(struct wren_tp *tp,
 
 	c = tp_ctx_by_id(tp, p->dst_ctx);
 	if (!c || c->epoch != p->epoch || c->ipv4 != p->src_ip) {
-		tp->stats.drops[WREN_TP_DROP_STALE]++;
+		TP_DROP(tp, stale);
 		return NULL;
 	}
 	c->answered = true;
@@ -114,7 +114,7 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 
 	if (!c)
 		return;
-	tp->stats.acks_rx++;
+	tp->stats.rx_acks++;
 	if (c->state != TP_CTX_ESTABLISHED) {
 		c->state = TP_CTX_ESTABLISHED;
 		c->session = p->src_ctx;
@@ -125,7 +125,7 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	if (!c->win || seq_lt(p->bsn, c->bsn))
 		return;
 	if (seq_lt(c->nsn, p->bsn)) {
-		tp->stats.drops[WREN_TP_DROP_INVALID]++;
+		TP_DROP(tp, invalid);
 		return;
 	}
 	for (uint32_t psn = c->bsn; psn != p->bsn; psn++)
@@ -192,7 +192,7 @@ static void ctx_reestablish(struct wren_tp *tp, struct tp_ctx *c)
 		m->req_sent = false;
 		m->started = false;
 	}
-	tp->stats.retx[WREN_TP_RETX_RECONNECT] += resent;
+	tp->stats.retx_reconnect += resent;
 	tp->stats.ctx_reestablished++;
 	tp_ctx_timer_update(tp, c);
 	tp_tx_update_ready(tp, c);
@@ -206,7 +206,7 @@ void tp_on_nack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 
 	if (!c)
 		return;
-	tp->stats.nacks_rx++;
+	tp->stats.rx_nacks++;
 	if (p->nack.reason == WREN_WIRE_NACK_UNKNOWN_CTX) {
 		ctx_reestablish(tp, c);
 		return;
@@ -260,7 +260,7 @@ void tp_on_grant(struct wren_tp *tp, const struct tp_rx_pkt *p)
 
 	if (!c)
 		return;
-	tp->stats.grants_rx++;
+	tp->stats.rx_grants++;
 	for (struct tp_msg *m = c->msgs; m; m = m->next) {
 		if (m->msn != p->grant.msn)
 			continue;

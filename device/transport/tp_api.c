@@ -103,7 +103,7 @@ static size_t ctl_build(struct wren_tp *tp, const struct tp_ctl *c,
 		*F(x, wren_wire_nack, reason) = c->reason;
 		*F(x, wren_wire_nack, status) = c->status;
 		wren_wire_put32(F(x, wren_wire_nack, msn), c->msn);
-		tp->stats.nacks_tx++;
+		tp->stats.tx_nacks++;
 		return tp_build(tp, f, &h, sizeof(struct wren_wire_nack), 0);
 	case WREN_WIRE_CONNECT:
 	case WREN_WIRE_CONNECT_ACK:
@@ -218,11 +218,11 @@ void wren_tp_rx(struct wren_tp *tp, const void *frame, size_t len)
 	tp->stats.rx_pkts++;
 	tp->stats.rx_bytes += len;
 	if (tp_parse(frame, len, &p)) {
-		tp->stats.drops[WREN_TP_DROP_MALFORMED]++;
+		TP_DROP(tp, malformed);
 		return;
 	}
 	if (p.dst_ip != tp->cfg.ipv4 || p.dport != tp->cfg.udp_port) {
-		tp->stats.drops[WREN_TP_DROP_NOT_MINE]++;
+		TP_DROP(tp, not_mine);
 		return;
 	}
 	switch (p.type) {

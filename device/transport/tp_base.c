@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Wren transport: the services every part of it uses.  The clock and the
- * wire's kick, the deadlines of every context in one binary min-heap with
+ * Wren transport: the services every part of it uses.  The counters, the
+ * clock and the wire's kick, the deadlines of every context in one binary min-heap with
  * the host's one timer armed at its top, and the ring of control packets
  * (NACK, CLOSE) waiting for the wire.  Nothing here calls up into the
  * initiator or the target: the heap hands expired deadlines to its caller
@@ -11,6 +11,65 @@
 #include <string.h>
 
 #include "tp_internal.h"
+
+/* A message that failed with @st: msg_err_<st>, and msg_errors. */
+void tp_count_error(struct wren_tp *tp, enum wren_tp_status st)
+{
+	struct wren_tp_stats *s = &tp->stats;
+
+	switch (st) {
+	case WREN_TP_OK:
+		return;
+	case WREN_TP_REMOTE_UNRESPONSIVE:
+		s->msg_err_unresponsive++;
+		break;
+	case WREN_TP_REMOTE_UNREACHABLE:
+		s->msg_err_unreachable++;
+		break;
+	case WREN_TP_BAD_DEST_QP:
+		s->msg_err_bad_dest_qp++;
+		break;
+	case WREN_TP_RNR:
+		s->msg_err_rnr++;
+		break;
+	case WREN_TP_TOO_LONG:
+		s->msg_err_too_long++;
+		break;
+	case WREN_TP_REMOTE_ACCESS:
+		s->msg_err_remote_access++;
+		break;
+	case WREN_TP_LOCAL_ERROR:
+		s->msg_err_local++;
+		break;
+	case WREN_TP_FLUSHED:
+		s->msg_err_flushed++;
+		break;
+	default:
+		s->msg_err_remote_op++;
+		break;
+	}
+	s->msg_errors++;
+}
+
+/* @n packets resent because of @cause. */
+void tp_count_retx(struct wren_tp *tp, enum wren_tp_retx_cause cause,
+		   uint32_t n)
+{
+	switch (cause) {
+	case WREN_TP_RETX_TIMEOUT:
+		tp->stats.retx_timeout += n;
+		break;
+	case WREN_TP_RETX_FAST:
+		tp->stats.retx_fast += n;
+		break;
+	case WREN_TP_RETX_NACK:
+		tp->stats.retx_nack += n;
+		break;
+	case WREN_TP_RETX_RECONNECT:
+		tp->stats.retx_reconnect += n;
+		break;
+	}
+}
 
 uint64_t tp_now(struct wren_tp *tp)
 {
@@ -116,7 +175,7 @@ void tp_timer_set(struct wren_tp *tp, struct tp_timer *t, uint64_t deadline)
 bool tp_ctl_push(struct wren_tp *tp, const struct tp_ctl *c)
 {
 	if (tp->ctl_tail - tp->ctl_head == tp->ctl_size) {
-		tp->stats.drops[WREN_TP_DROP_NO_RESOURCES]++;
+		TP_DROP(tp, no_resources);
 		return false;
 	}
 	tp->ctl[tp->ctl_tail++ & (tp->ctl_size - 1)] = *c;

@@ -63,9 +63,9 @@ void tp_msg_finish(struct wren_tp *tp, struct tp_ctx *c, struct tp_msg *m,
 	msg_unlink(c, m);
 	msg_free(tp, m);
 	if (status == WREN_TP_OK)
-		tp->stats.msgs_tx++;
+		tp->stats.tx_msgs++;
 	else
-		tp->stats.msg_errors[status]++;
+		tp_count_error(tp, status);
 	tp->ulp->tx_done(tp->ulp_opaque, cookie, status);
 }
 
@@ -90,7 +90,7 @@ static void finish_detached(struct wren_tp *tp, struct tp_msg *list,
 
 		list = m->next;
 		msg_free(tp, m);
-		tp->stats.msg_errors[status]++;
+		tp_count_error(tp, status);
 		tp->ulp->tx_done(tp->ulp_opaque, cookie, status);
 	}
 }

@@ -67,7 +67,7 @@ static size_t grant_build(struct wren_tp *tp, struct tp_rx_msg *rm,
 		rx->grant_check = now + tp->cfg.min_rto_ns;
 		tp_rx_timer_update(tp, rx);
 	}
-	tp->stats.grants_tx++;
+	tp->stats.tx_grants++;
 	return tp_build(tp, f, &h, sizeof(struct wren_wire_grant), 0);
 }
 

@@ -48,6 +48,10 @@ static inline uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+/* Count a frame dropped because of @why: rx_drop_<why>, and rx_drops. */
+#define TP_DROP(tp, why)	((tp)->stats.rx_drop_##why++, \
+				 (tp)->stats.rx_drops++)
+
 /* The bytes of @field of wire structure @type at @base. */
 #define F(base, type, field)	((base) + offsetof(struct type, field))
 
@@ -417,6 +421,9 @@ void tp_timer_set(struct wren_tp *tp, struct tp_timer *t, uint64_t deadline);
 struct tp_timer *tp_timer_pop_due(struct wren_tp *tp, uint64_t now);
 void tp_timer_rearm(struct wren_tp *tp);
 bool tp_ctl_push(struct wren_tp *tp, const struct tp_ctl *c);
+void tp_count_error(struct wren_tp *tp, enum wren_tp_status st);
+void tp_count_retx(struct wren_tp *tp, enum wren_tp_retx_cause cause,
+		   uint32_t n);
 
 /* tp_wire.c: frames in and out. */
 int tp_parse(const uint8_t *f, size_t len, struct tp_rx_pkt *p);

@@ -105,7 +105,7 @@ static void rx_abandon(struct wren_tp *tp, struct tp_rx *rx,
 			continue;
 		cookie = rm->cookie;
 		rx_msg_free(tp, rm);
-		tp->stats.msg_errors[st]++;
+		tp_count_error(tp, st);
 		tp->ulp->rx_done(tp->ulp_opaque, cookie, st);
 	}
 }
@@ -245,17 +245,17 @@ static struct tp_rx *rx_for(struct wren_tp *tp, const struct tp_rx_pkt *p,
 		if (rx->state == TP_RX_ACTIVE)
 			return rx;
 		/* TIME_WAIT: a leftover of a closed incarnation. */
-		tp->stats.drops[WREN_TP_DROP_STALE]++;
+		TP_DROP(tp, stale);
 		return NULL;
 	}
 	if (rx && !(seq_lt(rx->epoch, p->epoch) ||
 		    now - rx->last_rx_ns > tp->cfg.mpl_ns)) {
-		tp->stats.drops[WREN_TP_DROP_STALE]++;
+		TP_DROP(tp, stale);
 		return NULL;
 	}
 	if (!opens) {
 		/* A newer incarnation we never saw open: make it reconnect. */
-		tp->stats.drops[WREN_TP_DROP_UNKNOWN_CTX]++;
+		TP_DROP(tp, unknown_ctx);
 		nack(tp, p, WREN_WIRE_CTX_NONE, WREN_WIRE_NACK_UNKNOWN_CTX, 0);
 		return NULL;
 	}
@@ -263,13 +263,13 @@ static struct tp_rx *rx_for(struct wren_tp *tp, const struct tp_rx_pkt *p,
 		/* A newer incarnation replaces the old one. */
 		if (rx_begin(tp, rx, p)) {
 			rx_free(tp, rx);
-			tp->stats.drops[WREN_TP_DROP_NO_RESOURCES]++;
+			TP_DROP(tp, no_resources);
 			return NULL;
 		}
 		return rx;
 	}
 	if (tp->rx_free == TP_NONE) {
-		tp->stats.drops[WREN_TP_DROP_NO_RESOURCES]++;
+		TP_DROP(tp, no_resources);
 		return NULL;
 	}
 	rx = &tp->rx[tp->rx_free];
@@ -282,7 +282,7 @@ static struct tp_rx *rx_for(struct wren_tp *tp, const struct tp_rx_pkt *p,
 	tp->rx_hash[h] = rx->id;
 	if (rx_begin(tp, rx, p)) {
 		rx_free(tp, rx);
-		tp->stats.drops[WREN_TP_DROP_NO_RESOURCES]++;
+		TP_DROP(tp, no_resources);
 		return NULL;
 	}
 	return rx;
@@ -377,7 +377,7 @@ size_t tp_rx_pull_ack(struct wren_tp *tp, struct tp_rx *rx, uint8_t *f)
 		rx->ack_deadline = 0;
 		tp_rx_timer_update(tp, rx);
 	}
-	tp->stats.acks_tx++;
+	tp->stats.tx_acks++;
 	return tp_build(tp, f, &h, sizeof(struct wren_wire_ack) + 8 * words, 0);
 }
 
@@ -432,7 +432,7 @@ static void rx_advance_msn(struct wren_tp *tp, struct tp_rx *rx)
 			uint64_t cookie = rm->cookie;
 
 			rx_msg_free(tp, rm);
-			tp->stats.msgs_rx++;
+			tp->stats.rx_msgs++;
 			tp->ulp->rx_done(tp->ulp_opaque, cookie, WREN_TP_OK);
 		}
 	}
@@ -454,7 +454,7 @@ static void rx_follow_mbase(struct wren_tp *tp, struct tp_rx *rx,
 				uint64_t cookie = rm->cookie;
 
 				rx_msg_free(tp, rm);
-				tp->stats.msg_errors[WREN_TP_FLUSHED]++;
+				tp_count_error(tp, WREN_TP_FLUSHED);
 				tp->ulp->rx_done(tp->ulp_opaque, cookie,
 						 WREN_TP_FLUSHED);
 			}
@@ -475,7 +475,7 @@ static void rx_complete(struct wren_tp *tp, struct tp_rx *rx,
 		uint64_t cookie = rm->cookie;
 
 		rx_msg_free(tp, rm);
-		tp->stats.msgs_rx++;
+		tp->stats.rx_msgs++;
 		tp->ulp->rx_done(tp->ulp_opaque, cookie, WREN_TP_OK);
 	}
 	rx_advance_msn(tp, rx);
@@ -555,30 +555,29 @@ static struct tp_rx_msg *rx_msg_of(struct wren_tp *tp, struct tp_rx *rx,
 			nack(tp, p, session_of(rx), WREN_WIRE_NACK_STATUS,
 			     WREN_WIRE_ST_REMOTE_OP);
 		else
-			tp->stats.drops[WREN_TP_DROP_INVALID]++;
+			TP_DROP(tp, invalid);
 		return NULL;
 	}
 	if (msn - rx->msn_base >= TP_MSN_WINDOW) {
-		tp->stats.drops[WREN_TP_DROP_WINDOW]++;
+		TP_DROP(tp, window);
 		return NULL;
 	}
 	rm = rx->slot[i];
 	if (rm) {
 		if (same_msg(&rm->m, &p->data.m))
 			return rm;
-		tp->stats.drops[WREN_TP_DROP_INVALID]++;
+		TP_DROP(tp, invalid);
 		return NULL;
 	}
 	if (!tp->rx_msg_free) {
-		tp->stats.drops[WREN_TP_DROP_NO_RESOURCES]++;
+		TP_DROP(tp, no_resources);
 		return NULL;
 	}
 	memcpy(peer.mac, rx->mac, sizeof(peer.mac));
 	rm = tp->rx_msg_free;
 	st = tp->ulp->rx_begin(tp->ulp_opaque, &peer, &p->data.m, &cookie);
 	if (st != WREN_TP_OK) {
-		tp->stats.msg_errors[st < WREN_TP_STATUS_COUNT ? st :
-				     WREN_TP_REMOTE_OP_ERROR]++;
+		tp_count_error(tp, st);
 		rx_refuse(tp, rx, p, wire_status(st));
 		return NULL;
 	}
@@ -621,9 +620,9 @@ static void rx_duplicate(struct wren_tp *tp, struct tp_rx *rx,
 			 const struct tp_rx_pkt *p)
 {
 	if (p->flags & WREN_WIRE_F_RETX)
-		tp->stats.spurious_retx++;
+		tp->stats.retx_spurious++;
 	else
-		tp->stats.drops[WREN_TP_DROP_DUPLICATE]++;
+		tp->stats.rx_dup_pkts++;
 	/* The initiator may have missed our ack: tell it again. */
 	ack_note(tp, rx, p, true);
 }
@@ -635,7 +634,7 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	uint32_t w = tp->cfg.window, d;
 
 	if (p->data.len > tp->cfg.mtu) {
-		tp->stats.drops[WREN_TP_DROP_INVALID]++;
+		TP_DROP(tp, invalid);
 		return;
 	}
 	rx = rx_for(tp, p, p->flags & WREN_WIRE_F_SYN);
@@ -653,14 +652,14 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	 */
 	if (seq_lt(rx->bsn, p->bsn)) {
 		if (seq_lt(p->psn, p->bsn) || p->psn - p->bsn >= w) {
-			tp->stats.drops[WREN_TP_DROP_INVALID]++;
+			TP_DROP(tp, invalid);
 			return;
 		}
 		rx_follow_bsn(tp, rx, p->bsn);
 	}
 	if (seq_lt(rx->msn_base, p->mbase)) {
 		if (p->mbase - rx->msn_base > TP_MSN_WINDOW) {
-			tp->stats.drops[WREN_TP_DROP_INVALID]++;
+			TP_DROP(tp, invalid);
 			return;
 		}
 		rx_follow_mbase(tp, rx, p->mbase);
@@ -672,7 +671,7 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		return;
 	}
 	if (d >= w) {
-		tp->stats.drops[WREN_TP_DROP_WINDOW]++;
+		TP_DROP(tp, window);
 		return;
 	}
 	if (p->flags & WREN_WIRE_F_TRIMMED) {
@@ -690,7 +689,7 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		}
 	} else if (rm->grant_mode &&
 		   p->data.offset + p->data.len > rm->granted) {
-		tp->stats.drops[WREN_TP_DROP_INVALID]++;
+		TP_DROP(tp, invalid);
 		return;
 	} else if (p->data.len &&
 		   tp->ulp->rx_write(tp->ulp_opaque, rm->cookie, p->data.offset,
@@ -698,7 +697,7 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		uint64_t cookie = rm->cookie;
 
 		rx_refuse(tp, rx, p, WREN_WIRE_ST_REMOTE_OP);
-		tp->stats.msg_errors[WREN_TP_REMOTE_OP_ERROR]++;
+		tp_count_error(tp, WREN_TP_REMOTE_OP_ERROR);
 		tp->ulp->rx_done(tp->ulp_opaque, cookie,
 				 WREN_TP_REMOTE_OP_ERROR);
 		return;
@@ -710,7 +709,7 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	if (d == 0)
 		rx_follow_bsn(tp, rx, rx->bsn);
 	else
-		tp->stats.ooo_pkts++;
+		tp->stats.rx_ooo_pkts++;
 	tp->stats.rx_data_pkts++;
 	tp->stats.rx_data_bytes += p->data.len;
 	rm->received += p->data.len;
@@ -738,7 +737,7 @@ void tp_rx_close(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	uint64_t now = tp_now(tp);
 
 	if (!rx || rx->epoch != p->epoch || rx->state != TP_RX_ACTIVE) {
-		tp->stats.drops[WREN_TP_DROP_STALE]++;
+		TP_DROP(tp, stale);
 		return;
 	}
 	/* Keep the incarnation's key, not its state, for one lifetime. */

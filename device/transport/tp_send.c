@@ -152,7 +152,7 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 		h.flags |= WREN_WIRE_F_SYN;
 	if (retx) {
 		h.flags |= WREN_WIRE_F_RETX | WREN_WIRE_F_ACK_REQ;
-		tp->stats.retx[p->cause]++;
+		tp_count_retx(tp, p->cause, 1);
 	}
 	if (p->offset + p->len == m->m.len)
 		h.flags |= WREN_WIRE_F_ACK_REQ;

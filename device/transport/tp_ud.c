@@ -52,7 +52,7 @@ size_t tp_ud_pull(struct wren_tp *tp, uint8_t *f)
 		    tp->ulp->tx_read(tp->ulp_opaque, u.cookie, 0,
 				     x + sizeof(struct wren_wire_data),
 				     u.m.len)) {
-			tp->stats.msg_errors[WREN_TP_LOCAL_ERROR]++;
+			tp_count_error(tp, WREN_TP_LOCAL_ERROR);
 			tp->ulp->tx_done(tp->ulp_opaque, u.cookie,
 					 WREN_TP_LOCAL_ERROR);
 			continue;
@@ -64,7 +64,7 @@ size_t tp_ud_pull(struct wren_tp *tp, uint8_t *f)
 			    (h >> 16 & WREN_WIRE_ENTROPY_MASK);
 		tp_put_data(x, &u.m, 0, 0, u.m.flags & WREN_TP_MSG_SOLICITED ?
 				 WREN_WIRE_MSG_SOLICITED : 0);
-		tp->stats.ud_tx++;
+		tp->stats.tx_ud++;
 		tp->stats.tx_data_bytes += u.m.len;
 		/* On the wire is as far as a datagram's sender can know. */
 		tp->ulp->tx_done(tp->ulp_opaque, u.cookie, WREN_TP_OK);
@@ -82,14 +82,14 @@ void tp_ud_rx(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	uint64_t cookie;
 
 	if (p->data.len > tp->cfg.mtu) {
-		tp->stats.drops[WREN_TP_DROP_INVALID]++;
+		TP_DROP(tp, invalid);
 		return;
 	}
 	memcpy(peer.mac, p->src_mac, sizeof(peer.mac));
 	m.flags |= WREN_TP_MSG_DATAGRAM;
 	st = tp->ulp->rx_begin(tp->ulp_opaque, &peer, &m, &cookie);
 	if (st != WREN_TP_OK) {
-		tp->stats.drops[WREN_TP_DROP_REFUSED]++;
+		TP_DROP(tp, refused);
 		return;
 	}
 	if (m.len && tp->ulp->rx_write(tp->ulp_opaque, cookie, 0,
@@ -98,7 +98,7 @@ void tp_ud_rx(struct wren_tp *tp, const struct tp_rx_pkt *p)
 				 WREN_TP_REMOTE_OP_ERROR);
 		return;
 	}
-	tp->stats.ud_rx++;
+	tp->stats.rx_ud++;
 	tp->stats.rx_data_bytes += m.len;
 	tp->ulp->rx_done(tp->ulp_opaque, cookie, WREN_TP_OK);
 }

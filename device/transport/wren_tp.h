@@ -227,73 +227,24 @@ struct wren_tp_config {
 	uint64_t mpl_ns;
 };
 
-/* Causes of a retransmission: wren_tp_stats.retx[]. */
+/* Causes of a retransmission: wren_tp_stats.retx_<cause>. */
 enum wren_tp_retx_cause {
 	WREN_TP_RETX_TIMEOUT,		/* the sub-flow's timer expired */
 	WREN_TP_RETX_FAST,		/* later packets of the sub-flow acked */
 	WREN_TP_RETX_NACK,		/* the target saw it trimmed */
 	WREN_TP_RETX_RECONNECT,		/* resent in a new incarnation */
-	WREN_TP_RETX_COUNT
-};
-
-/* Why a received frame was dropped: wren_tp_stats.drops[]. */
-enum wren_tp_drop {
-	WREN_TP_DROP_MALFORMED,		/* not a valid Wren frame */
-	WREN_TP_DROP_NOT_MINE,		/* another address or port */
-	WREN_TP_DROP_STALE,		/* an old incarnation of a context */
-	WREN_TP_DROP_UNKNOWN_CTX,	/* no context to deliver to */
-	WREN_TP_DROP_WINDOW,		/* PSN outside the receive window */
-	WREN_TP_DROP_DUPLICATE,		/* PSN already received */
-	WREN_TP_DROP_NO_RESOURCES,	/* no context or message slot free */
-	WREN_TP_DROP_INVALID,		/* a field contradicts the context */
-	WREN_TP_DROP_REFUSED,		/* the upper layer refused a datagram */
-	WREN_TP_DROP_COUNT
 };
 
 /**
  * struct wren_tp_stats - what the transport counts
  *
- * Packet and byte counts are of Wren frames; "data" means DATA packets
- * and payload bytes.  @spurious_retx counts retransmitted DATA packets
- * that the target already had; @ooo_pkts DATA packets that arrived
- * beyond the receive base.
+ * One field per counter of the one list, linux/wren/wren_stats.h, which
+ * says what each counts; "data" means DATA packets and payload bytes.
  */
 struct wren_tp_stats {
-	uint64_t tx_pkts;
-	uint64_t tx_bytes;
-	uint64_t rx_pkts;
-	uint64_t rx_bytes;
-	uint64_t tx_data_pkts;
-	uint64_t tx_data_bytes;
-	uint64_t rx_data_pkts;
-	uint64_t rx_data_bytes;
-	uint64_t retx[WREN_TP_RETX_COUNT];
-	uint64_t spurious_retx;
-	uint64_t ooo_pkts;
-	uint64_t drops[WREN_TP_DROP_COUNT];
-	uint64_t acks_tx;
-	uint64_t acks_rx;
-	uint64_t nacks_tx;
-	uint64_t nacks_rx;
-	uint64_t ecn_ce;
-	uint64_t ctx_created;
-	uint64_t ctx_evicted;
-	uint64_t ctx_reestablished;
-	uint64_t ctx_failed;
-	uint64_t ctx_spilled;
-	uint64_t ctx_restored;
-	uint64_t tc_errors;
-	uint64_t rx_ctx_created;
-	uint64_t rx_ctx_closed;
-	uint64_t path_changes;
-	uint64_t grants_tx;
-	uint64_t grants_rx;
-	uint64_t cc_decreases;
-	uint64_t msgs_tx;
-	uint64_t msgs_rx;
-	uint64_t ud_tx;
-	uint64_t ud_rx;
-	uint64_t msg_errors[WREN_TP_STATUS_COUNT];
+#define WREN_STAT(name)	uint64_t name;
+#include "linux/wren/wren_stats.h"
+#undef WREN_STAT
 };
 
 struct wren_tp;

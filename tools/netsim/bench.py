@@ -190,7 +190,7 @@ def evaluate(results, smoke):
               g("s2_loss", run, "goodput", "gbps"), ">=", thr, "Gb/s")
 
     dp = g("s3_skew", "wren", "stats", "tx_data_pkts")
-    sp = g("s3_skew", "wren", "stats", "spurious_retx")
+    sp = g("s3_skew", "wren", "stats", "retx_spurious")
     t.add("S3.spurious", "s3_skew", "spurious retx / DATA packets < 1 %",
           sp / dp if dp else None, "<", 0.01)
     t.add("S3.goodput", "s3_skew", "goodput >= 0.95 of the wire limit",
@@ -370,7 +370,7 @@ def write_csv(results, path):
             "wire_limit_gbps", "fraction", "msg_rate", "lat_p50_us",
             "lat_p99_us", "lat_max_us", "recovery_us", "incast_ratio",
             "victim_util", "tx_data_pkts", "retx_timeout", "retx_fast",
-            "retx_nack", "spurious_retx", "events", "wall_s", "pass"]
+            "retx_nack", "retx_spurious", "events", "wall_s", "pass"]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
@@ -391,7 +391,7 @@ def write_csv(results, path):
                 res.get("incast", {}).get("ratio", ""),
                 res.get("incast", {}).get("victim_utilisation", ""),
                 st["tx_data_pkts"], st["retx_timeout"], st["retx_fast"],
-                st["retx_nack"], st["spurious_retx"], res["sim"]["events"],
+                st["retx_nack"], st["retx_spurious"], res["sim"]["events"],
                 round(r["wall_s"], 3), res["integrity"]["pass"]])
 
 

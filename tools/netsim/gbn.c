@@ -399,9 +399,9 @@ static size_t pull_ctrl(struct gbn *g, uint8_t *f)
 	frame_l2l4(f, GBN_ACK_LEN, g->host->ipv4, r->src_ip, r->sport,
 		   GBN_UDP_PORT, 0);
 	if (nak)
-		g->st.nacks_tx++;
+		g->st.tx_nacks++;
 	else
-		g->st.acks_tx++;
+		g->st.tx_acks++;
 	g->st.tx_pkts++;
 	g->st.tx_bytes += GBN_ACK_LEN;
 	return GBN_ACK_LEN;
@@ -424,7 +424,10 @@ static size_t pull_data(struct gbn *g, struct gbn_tx *t, uint8_t *f)
 	}
 	if (t->nxt < t->high) {
 		flags |= WREN_WIRE_F_RETX;
-		g->st.retx[t->cause]++;
+		if (t->cause == WREN_TP_RETX_TIMEOUT)
+			g->st.retx_timeout++;
+		else
+			g->st.retx_nack++;
 	}
 	t->nxt++;
 	if (t->nxt > t->high)
@@ -511,7 +514,7 @@ static void tx_acked(struct gbn *g, struct gbn_tx *t, uint32_t cum,
 		t->head = m->next;
 		if (!t->head)
 			t->tail = NULL;
-		g->st.msgs_tx++;
+		g->st.tx_msgs++;
 		g->ulp->tx_done(g->host, m->cookie, WREN_TP_OK);
 		free(m);
 	}
@@ -539,14 +542,15 @@ static void rx_ack(struct gbn *g, const struct wren_wire_hdr *wh,
 	struct gbn_tx *t;
 
 	if (len < GBN_ACK_LEN || id >= g->ntx) {
-		g->st.drops[WREN_TP_DROP_MALFORMED]++;
+		g->st.rx_drop_malformed++;
+		g->st.rx_drops++;
 		return;
 	}
 	t = g->txv[id];
 	if (nak)
-		g->st.nacks_rx++;
+		g->st.rx_nacks++;
 	else
-		g->st.acks_rx++;
+		g->st.rx_acks++;
 	tx_acked(g, t, cum, ntohs(ack->ce_count));
 	if (nak && cum == t->una && cum < t->nxt) {
 		tx_go_back(g, t, cum, WREN_TP_RETX_NACK);
@@ -567,23 +571,24 @@ static void rx_data(struct gbn *g, const uint8_t *f, size_t len)
 	g->st.rx_data_pkts++;
 	g->st.rx_data_bytes += plen;
 	if ((f[WREN_WIRE_IP_TOS] & WREN_WIRE_ECN_MASK) == WREN_WIRE_ECN_CE) {
-		g->st.ecn_ce++;
+		g->st.rx_ecn_ce++;
 		if (r->ce < UINT16_MAX)
 			r->ce++;
 	}
 	if (psn != r->expected) {
 		if ((int32_t)(psn - r->expected) > 0) {
-			g->st.ooo_pkts++;
-			g->st.drops[WREN_TP_DROP_WINDOW]++;
+			g->st.rx_ooo_pkts++;
+			g->st.rx_drop_window++;
+			g->st.rx_drops++;
 			if (!r->nak_sent) {
 				r->nak_sent = true;
 				r->nak = true;
 				rx_queue_ctrl(g, r);
 			}
 		} else {
-			g->st.drops[WREN_TP_DROP_DUPLICATE]++;
+			g->st.rx_dup_pkts++;
 			if (wh->flags & WREN_WIRE_F_RETX)
-				g->st.spurious_retx++;
+				g->st.retx_spurious++;
 			r->ack = true;
 			rx_queue_ctrl(g, r);
 		}
@@ -614,7 +619,7 @@ static void rx_data(struct gbn *g, const uint8_t *f, size_t len)
 	r->unacked++;
 	if (off + plen >= mlen) {
 		if (r->in_msg) {
-			g->st.msgs_rx++;
+			g->st.rx_msgs++;
 			g->ulp->rx_done(g->host, r->cookie, WREN_TP_OK);
 		}
 		r->in_msg = false;
@@ -635,18 +640,21 @@ static void gbn_rx(void *tp, const void *frame, size_t len)
 
 	if (len < WREN_WIRE_L2L4_LEN + sizeof(*wh) ||
 	    wren_wire_get16(f + WREN_WIRE_UDP + 2) != GBN_UDP_PORT) {
-		g->st.drops[WREN_TP_DROP_MALFORMED]++;
+		g->st.rx_drop_malformed++;
+		g->st.rx_drops++;
 		return;
 	}
 	g->st.rx_pkts++;
 	g->st.rx_bytes += len;
 	type = FIELD_GET(WREN_WIRE_VER_TYPE_TYPE, wh->ver_type);
-	if (type == WREN_WIRE_DATA && len >= GBN_HDRS)
+	if (type == WREN_WIRE_DATA && len >= GBN_HDRS) {
 		rx_data(g, f, len);
-	else if (type == WREN_WIRE_ACK || type == WREN_WIRE_NACK)
+	} else if (type == WREN_WIRE_ACK || type == WREN_WIRE_NACK) {
 		rx_ack(g, wh, len, type == WREN_WIRE_NACK);
-	else
-		g->st.drops[WREN_TP_DROP_MALFORMED]++;
+	} else {
+		g->st.rx_drop_malformed++;
+		g->st.rx_drops++;
+	}
 }
 
 static void gbn_stats(const void *tp, struct wren_tp_stats *st)

@@ -559,7 +559,7 @@ void report_csv_header(FILE *f)
 	fprintf(f, "run,transport,topology_hosts,goodput_gbps,"
 		"wire_limit_gbps,fraction,msg_rate,lat_p50_ns,lat_p99_ns,"
 		"lat_max_ns,recovery_us,incast_ratio,victim_util,"
-		"tx_data_pkts,retx_timeout,retx_fast,retx_nack,spurious_retx,"
+		"tx_data_pkts,retx_timeout,retx_fast,retx_nack,retx_spurious,"
 		"events,ok\n");
 }
 
@@ -574,9 +574,9 @@ void report_csv_row(FILE *f, struct net *n, const char *name)
 		name, n->xp->name, n->nhosts, m.agg_gbps, m.ideal_gbps,
 		m.frac, m.msg_rate, m.lat.p50, m.lat.p99, m.lat.max,
 		m.failure ? m.recovery_us : 0, m.incast_ratio, m.victim_util,
-		m.st.tx_data_pkts, m.st.retx[WREN_TP_RETX_TIMEOUT],
-		m.st.retx[WREN_TP_RETX_FAST], m.st.retx[WREN_TP_RETX_NACK],
-		m.st.spurious_retx, n->sim.events, m.pass);
+		m.st.tx_data_pkts, m.st.retx_timeout,
+		m.st.retx_fast, m.st.retx_nack,
+		m.st.retx_spurious, n->sim.events, m.pass);
 }
 
 void report_line(FILE *f, struct net *n, const char *name, double wall_s)

@@ -1740,18 +1740,18 @@ static void test_send_completion_order(void)
 
 	/* The counters tell the story: a failed context, its retries. */
 	CHECK_EQ(get_stats(a, 8 * WREN_STAT_COUNT, v), WREN_STATUS_SUCCESS);
-	CHECK_EQ(v[WREN_STAT_CTX_FAILED], 1);
-	CHECK(v[WREN_STAT_RETX_TIMEOUT] >= 1);
-	CHECK_EQ(v[WREN_STAT_MSGS_TX], 1);
-	CHECK_EQ(v[WREN_STAT_MSG_ERRORS], 1);
+	CHECK_EQ(v[WREN_STAT_ctx_failed], 1);
+	CHECK(v[WREN_STAT_retx_timeout] >= 1);
+	CHECK_EQ(v[WREN_STAT_tx_msgs], 1);
+	CHECK_EQ(v[WREN_STAT_msg_errors], 1);
 	CHECK_EQ(get_stats(b, 8 * WREN_STAT_COUNT, v), WREN_STATUS_SUCCESS);
-	CHECK_EQ(v[WREN_STAT_MSGS_RX], 1);
-	CHECK_EQ(v[WREN_STAT_MSGS_TX], 0);
+	CHECK_EQ(v[WREN_STAT_rx_msgs], 1);
+	CHECK_EQ(v[WREN_STAT_tx_msgs], 0);
 	/* A short buffer gets the first counters only; bad lengths fail. */
 	memset(v, 0xee, sizeof(v));
 	CHECK_EQ(get_stats(a, 16, v), WREN_STATUS_SUCCESS);
-	CHECK(v[WREN_STAT_TX_PKTS] > 0);
-	CHECK_EQ(v[WREN_STAT_RX_PKTS], 0xeeeeeeeeeeeeeeeeULL);
+	CHECK(v[WREN_STAT_tx_pkts] > 0);
+	CHECK_EQ(v[WREN_STAT_rx_pkts], 0xeeeeeeeeeeeeeeeeULL);
 	CHECK_EQ(get_stats(a, 12, v), WREN_STATUS_BAD_PARAM);
 	CHECK_EQ(get_stats(a, 0, v), WREN_STATUS_BAD_PARAM);
 	CHECK_EQ(get_stats(a, 4104, v), WREN_STATUS_BAD_PARAM);
@@ -2143,7 +2143,7 @@ static void test_read_response_checks(void)
 		CHECK_EQ(wren_tp_send(m->h.e->tp, &d, &resp, 1), 0);
 		pump(m, a);
 		wren_tp_get_stats(m->h.e->tp, &st);
-		CHECK_EQ(st.msg_errors[WREN_TP_BAD_DEST_QP], 1);
+		CHECK_EQ(st.msg_err_bad_dest_qp, 1);
 		CHECK(!poll_cq(a, &c));
 		h_fini(&m->h);
 		free(m);
@@ -2189,7 +2189,7 @@ static void test_read_limit(void)
 		fake_env_advance(&b->h.env, 1000);
 	}
 	wren_tp_get_stats(b->h.e->tp, &st);
-	CHECK_EQ(st.msgs_rx, 2);
+	CHECK_EQ(st.rx_msgs, 2);
 	CHECK(!poll_cq(a, &c));
 	/* Let the answers through: all five complete, in order. */
 	for (i = 0; i < 100 && ok < 5; i++) {
@@ -2203,7 +2203,7 @@ static void test_read_limit(void)
 	}
 	CHECK_EQ(ok, 5);
 	wren_tp_get_stats(b->h.e->tp, &st);
-	CHECK_EQ(st.msgs_rx, 5);
+	CHECK_EQ(st.rx_msgs, 5);
 	h_fini(&a->h);
 	h_fini(&b->h);
 	free(a);

@@ -122,12 +122,12 @@ static void test_clean_delivery(void)
 	net_run(net, 50 * MS);
 	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
 	net_stats(net, 0, &st);
-	CHECK_EQ(st.retx[WREN_TP_RETX_TIMEOUT] + st.retx[WREN_TP_RETX_FAST], 0);
+	CHECK_EQ(st.retx_timeout + st.retx_fast, 0);
 	CHECK_EQ(st.ctx_created, 1);
-	CHECK_EQ(st.msgs_tx, net->nmsgs);
+	CHECK_EQ(st.tx_msgs, net->nmsgs);
 	net_stats(net, 1, &st);
-	CHECK_EQ(st.msgs_rx, net->nmsgs);
-	CHECK_EQ(st.drops[WREN_TP_DROP_DUPLICATE], 0);
+	CHECK_EQ(st.rx_msgs, net->nmsgs);
+	CHECK_EQ(st.rx_dup_pkts, 0);
 	net_free(net);
 }
 
@@ -160,9 +160,9 @@ static void test_loss_reorder_dup(void)
 	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
 	net_stats(net, 0, &st0);
 	net_stats(net, 1, &st1);
-	CHECK(st0.retx[WREN_TP_RETX_FAST] > 0);
-	CHECK(st1.ooo_pkts > 0);
-	CHECK(st1.drops[WREN_TP_DROP_DUPLICATE] + st1.spurious_retx > 0);
+	CHECK(st0.retx_fast > 0);
+	CHECK(st1.rx_ooo_pkts > 0);
+	CHECK(st1.rx_dup_pkts + st1.retx_spurious > 0);
 	net_free(net);
 }
 
@@ -213,7 +213,7 @@ static void test_ordered_delivery(void)
 	for (unsigned int i = 1; i < net->nmsgs; i++)
 		CHECK(net->msgs[i].delivered_seq > net->msgs[i - 1].delivered_seq);
 	net_stats(net, 1, &st);
-	CHECK(st.ooo_pkts > 0);
+	CHECK(st.rx_ooo_pkts > 0);
 	net_free(net);
 
 	/* Unordered messages on the same wire do overtake each other. */
@@ -267,7 +267,7 @@ static void test_stale_and_duplicate(void)
 	net_inject(net, 1, captured, captured_len);
 	net_run(net, 1 * MS / 10);
 	net_stats(net, 1, &st);
-	CHECK_EQ(st.drops[WREN_TP_DROP_DUPLICATE], 1);
+	CHECK_EQ(st.rx_dup_pkts, 1);
 
 	/* Idle: closed; within the MPL its SYN packets cannot reopen it. */
 	net_run(net, 5 * MS);
@@ -279,7 +279,7 @@ static void test_stale_and_duplicate(void)
 	net_inject(net, 1, captured, captured_len);
 	net_run(net, 1 * MS / 10);
 	net_stats(net, 1, &st);
-	CHECK_EQ(st.drops[WREN_TP_DROP_STALE], 1);
+	CHECK_EQ(st.rx_drop_stale, 1);
 
 	/* A new incarnation opens; the old one's packets stay stale. */
 	m = net_send(net, 0, 1, 3000, false, 0, WREN_TP_MODE_OPTIMISTIC);
@@ -288,8 +288,8 @@ static void test_stale_and_duplicate(void)
 	net_inject(net, 1, captured, captured_len);
 	net_run(net, 1 * MS / 10);
 	net_stats(net, 1, &st);
-	CHECK_EQ(st.drops[WREN_TP_DROP_STALE], 2);
-	CHECK_EQ(st.msgs_rx, 2);
+	CHECK_EQ(st.rx_drop_stale, 2);
+	CHECK_EQ(st.rx_msgs, 2);
 	CHECK_EQ(net->msgs[0].delivered, 1);
 	free(captured);
 	captured = NULL;
@@ -326,7 +326,7 @@ static void test_close_overtaken(void)
 	CHECK_EQ(net->msgs[b].delivered, 1);
 	net_run(net, 20000);		/* the old CLOSE lands */
 	net_stats(net, 1, &st);
-	CHECK_EQ(st.drops[WREN_TP_DROP_STALE], 1);
+	CHECK_EQ(st.rx_drop_stale, 1);
 	CHECK_EQ(st.rx_ctx_closed, 0);
 	/* The new incarnation is intact: more traffic flows in it. */
 	c = net_send(net, 0, 1, 3000, false, 0, 0);
@@ -561,11 +561,11 @@ static void test_full_bitmap(void)
 	CHECK_EQ(net_msgs_ok(net), 1);
 	CHECK_EQ(net->msgs[m].done_status, WREN_TP_OK);
 	net_stats(net, 0, &st);
-	CHECK(st.retx[WREN_TP_RETX_FAST] >= 1);
-	CHECK_EQ(st.retx[WREN_TP_RETX_TIMEOUT], 0);
+	CHECK(st.retx_fast >= 1);
+	CHECK_EQ(st.retx_timeout, 0);
 	net_stats(net, 1, &st);
-	CHECK_EQ(st.ooo_pkts, 510);
-	CHECK_EQ(st.drops[WREN_TP_DROP_WINDOW], 0);
+	CHECK_EQ(st.rx_ooo_pkts, 510);
+	CHECK_EQ(st.rx_drop_window, 0);
 	CHECK_EQ(max_ack_words, WREN_WIRE_ACK_MAX_WORDS);
 	net_free(net);
 }
@@ -659,7 +659,7 @@ static void test_subflow_timer_repath(void)
 	net_run(net, 100 * MS);
 	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
 	net_stats(net, 0, &st);
-	CHECK(st.retx[WREN_TP_RETX_TIMEOUT] > 0);
+	CHECK(st.retx_timeout > 0);
 	CHECK(st.path_changes > 0);
 	CHECK_EQ(st.ctx_failed, 0);
 	net_free(net);
@@ -686,9 +686,9 @@ static void test_grants(void)
 	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
 	net_stats(net, 0, &st0);
 	net_stats(net, 1, &st1);
-	CHECK(st0.grants_tx > 0);
-	CHECK(st1.grants_rx > 0);
-	CHECK_EQ(st1.retx[WREN_TP_RETX_TIMEOUT], 0);
+	CHECK(st0.tx_grants > 0);
+	CHECK(st1.rx_grants > 0);
+	CHECK_EQ(st1.retx_timeout, 0);
 	CHECK_EQ(net->node[0].tp->granted_out, 0);
 	net_free(net);
 }
@@ -713,8 +713,8 @@ static void test_trimmed(void)
 	net_run(net, 50 * MS);
 	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
 	net_stats(net, 0, &st);
-	CHECK(st.retx[WREN_TP_RETX_NACK] > 0);
-	CHECK_EQ(st.retx[WREN_TP_RETX_TIMEOUT], 0);
+	CHECK(st.retx_nack > 0);
+	CHECK_EQ(st.retx_timeout, 0);
 	net_free(net);
 }
 
@@ -859,7 +859,7 @@ static void test_bad_input(void)
 		wren_tp_rx(net->node[0].tp, junk, net_rand(net) % sizeof(junk));
 	}
 	net_stats(net, 0, &st);
-	CHECK_EQ(st.drops[WREN_TP_DROP_MALFORMED], 1000);
+	CHECK_EQ(st.rx_drop_malformed, 1000);
 	net_free(net);
 }
 
@@ -955,11 +955,11 @@ static void test_datagrams(void)
 	net_run(net, 1 * MS);
 	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
 	net_stats(net, 0, &st);
-	CHECK_EQ(st.ud_tx, net->nmsgs);
+	CHECK_EQ(st.tx_ud, net->nmsgs);
 	CHECK_EQ(st.ctx_created, 0);		/* no context, no handshake */
 	net_stats(net, 1, &st);
-	CHECK_EQ(st.ud_rx, net->nmsgs);
-	CHECK_EQ(st.acks_tx, 0);		/* and no acknowledgement */
+	CHECK_EQ(st.rx_ud, net->nmsgs);
+	CHECK_EQ(st.tx_acks, 0);		/* and no acknowledgement */
 	net_free(net);
 
 	/* Lost datagrams stay lost; the sender still hears "sent". */
@@ -976,7 +976,7 @@ static void test_datagrams(void)
 	}
 	CHECK(delivered > 20 && delivered < 80);
 	net_stats(net, 0, &st);
-	CHECK_EQ(st.retx[WREN_TP_RETX_TIMEOUT] + st.retx[WREN_TP_RETX_FAST], 0);
+	CHECK_EQ(st.retx_timeout + st.retx_fast, 0);
 
 	/* A target that refuses drops it and counts. */
 	net->filter = NULL;
@@ -984,7 +984,7 @@ static void test_datagrams(void)
 	CHECK(net_send_ud(net, 0, 1, 10) >= 0);
 	net_run(net, 1 * MS);
 	net_stats(net, 1, &st);
-	CHECK_EQ(st.drops[WREN_TP_DROP_REFUSED], 1);
+	CHECK_EQ(st.rx_drop_refused, 1);
 	net_free(net);
 }
 

@@ -295,43 +295,14 @@ struct wren_cmd_get_stats {
 	__le32 rsvd[11];
 };
 
-/* The device's counters: the index of each in GET_STATS's array. */
+/*
+ * The device's counters: the index of each in GET_STATS's array, from
+ * the transport's one list of them (wren_stats.h), WREN_STAT_<name>.
+ */
 enum wren_dev_stat {
-	WREN_STAT_TX_PKTS,		/* Wren frames sent */
-	WREN_STAT_TX_BYTES,		/* their bytes */
-	WREN_STAT_RX_PKTS,		/* Wren frames received */
-	WREN_STAT_RX_BYTES,		/* their bytes */
-	WREN_STAT_TX_DATA_PKTS,		/* DATA packets sent, first or again */
-	WREN_STAT_RX_DATA_PKTS,		/* DATA packets received */
-	WREN_STAT_RETX_TIMEOUT,		/* resent: a sub-flow timer expired */
-	WREN_STAT_RETX_FAST,		/* resent: later packets were acked */
-	WREN_STAT_RETX_NACK,		/* resent: the target saw it trimmed */
-	WREN_STAT_RETX_RECONNECT,	/* resent in a new incarnation */
-	WREN_STAT_SPURIOUS_RETX,	/* resent though the target had it */
-	WREN_STAT_OOO_PKTS,		/* DATA beyond the receive base */
-	WREN_STAT_DUP_PKTS,		/* DATA already received, dropped */
-	WREN_STAT_RX_DROPS,		/* other frames dropped (see transport) */
-	WREN_STAT_ACKS_TX,
-	WREN_STAT_ACKS_RX,
-	WREN_STAT_NACKS_TX,
-	WREN_STAT_NACKS_RX,
-	WREN_STAT_ECN_CE,		/* packets that arrived marked */
-	WREN_STAT_CTX_CREATED,		/* sending transport contexts */
-	WREN_STAT_CTX_EVICTED,		/* ... evicted when idle */
-	WREN_STAT_CTX_REESTABLISHED,	/* ... re-established */
-	WREN_STAT_CTX_FAILED,		/* ... whose destination gave no answer */
-	WREN_STAT_PATH_CHANGES,		/* sub-flows moved to another path */
-	WREN_STAT_GRANTS_TX,
-	WREN_STAT_GRANTS_RX,
-	WREN_STAT_CC_DECREASES,		/* congestion window cuts */
-	WREN_STAT_MSGS_TX,		/* RD messages delivered, as sender */
-	WREN_STAT_MSGS_RX,		/* RD messages delivered, as target */
-	WREN_STAT_UD_TX,		/* UD datagrams sent */
-	WREN_STAT_UD_RX,		/* UD datagrams received */
-	WREN_STAT_MSG_ERRORS,		/* RD messages that failed */
-	WREN_STAT_CTX_SPILLED,		/* idle contexts written to the table */
-	WREN_STAT_CTX_RESTORED,		/* ... and read back from it */
-	WREN_STAT_TC_ERRORS,		/* table records unreadable or malformed */
+#define WREN_STAT(name)	WREN_STAT_##name,
+#include <linux/wren/wren_stats.h>
+#undef WREN_STAT
 	WREN_STAT_COUNT
 };
 

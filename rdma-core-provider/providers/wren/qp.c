@@ -10,6 +10,7 @@
  * datagram QPs (IBV_QPT_DRIVER) from wrendv_create_qp(), which checks
  * its own attributes and ends here too.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,12 @@
 #include "wren.h"
 #include "verbs.h"
 #include "wrendv.h"
+
+/* wrendv_create_qp()'s flags are the kernel ABI's, bit for bit. */
+static_assert(WRENDV_QP_FLAGS_ORDERED == WREN_IB_QP_FLAG_ORDERED,
+	      "WRENDV_QP_FLAGS_ORDERED");
+static_assert(WRENDV_QP_FLAGS_HANDSHAKE == WREN_IB_QP_FLAG_HANDSHAKE,
+	      "WRENDV_QP_FLAGS_HANDSHAKE");
 
 /* The ibv_wr_* operations a Wren QP can build; one-sided ones on RD. */
 #define WREN_QP_SEND_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
@@ -276,10 +283,8 @@ struct ibv_qp *wren_create_qp_common(struct ibv_context *ibvctx,
 	if (dv_attr) {
 		qp->rd = true;
 		cmd.driver_qp_type = WREN_IB_QP_DRIVER_TYPE_RD;
-		if (dv_attr->flags & WRENDV_QP_FLAGS_ORDERED)
-			cmd.flags |= WREN_IB_QP_FLAG_ORDERED;
-		if (dv_attr->flags & WRENDV_QP_FLAGS_HANDSHAKE)
-			cmd.flags |= WREN_IB_QP_FLAG_HANDSHAKE;
+		/* The same bits (asserted below), checked by wrendv. */
+		cmd.flags = dv_attr->flags;
 	}
 
 	/* Until the QP is in the table: see wren_qp_table_insert(). */
