@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Wren transport, initiator side: what targets answer.  ACKs (a
- * cumulative base and a selective bitmap, seed 004), loss detection per
+ * cumulative base and a selective bitmap), loss detection per
  * sub-flow, round-trip samples, NACKs (a trimmed packet, a refused
  * message, a target that lost the context), CONNECT_ACK and GRANT.
  * Reordering between paths never counts as loss: only packets of the same

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Wren transport, initiator side: transport contexts (seeds 000 and 001)
- * and their life cycle, and the messages posted on them.
+ * Wren transport, initiator side: transport contexts and their life cycle
+ * (Documentation/transport.rst, "Transport contexts"), and the messages posted on them.
  *
  * A context lives from the first message to its target until it has been
  * idle for cfg.idle_ns, or is the least recently used idle context when the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Wren transport: the target's grant scheduler, the incast defence
- * (seed 004's solicited push).
+ * (Documentation/transport.rst, "Receiver grants").
  *
  * A message of at least cfg.grant_threshold bytes opens with a GRANT_REQ
  * packet and sends its bytes only below the offset its target grants.

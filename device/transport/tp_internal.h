@@ -150,7 +150,7 @@ struct tp_pkt {
 	bool req;			/* a GRANT_REQ segment */
 };
 
-/* One path of a context (seed 000 claims 8-11). */
+/* One path of a context (Documentation/transport.rst, "Multipath"). */
 struct tp_subflow {
 	uint16_t entropy;
 	uint16_t backoff;		/* consecutive timeouts */
@@ -201,7 +201,7 @@ struct tp_ctx {
 	uint64_t connect_deadline;
 	uint32_t connect_tries;
 
-	/* Window (seed 004): BSN oldest unacked, NSN next to assign. */
+	/* Window: BSN oldest unacked, NSN next to assign. */
 	uint32_t bsn, nsn;
 	struct tp_pkt *win;		/* cfg.window entries while active */
 	uint32_t *lost;			/* retransmission FIFO of PSNs, 2 x */

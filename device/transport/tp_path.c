@@ -5,8 +5,8 @@
  * A context with work has a window of packets and cfg.subflows sub-flows,
  * each a path through the network named by its entropy (the UDP source
  * port), with its own round-trip estimate, congestion window
- * (tp_cc.c) and retransmit timer (seed 000 claims 8-11, and
- * Documentation/transport.rst, "Multipath").  This file chooses the
+ * (tp_cc.c) and retransmit timer (Documentation/transport.rst,
+ * "Multipath").  This file chooses the
  * sub-flow of each packet, keeps the timers, queues lost packets for
  * retransmission and moves a sub-flow that loses or queues to a new
  * path.  It decides nothing about messages or the context's life: a

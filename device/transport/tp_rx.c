@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Wren transport, target side: receive contexts, the RX window with its
- * sequence-number bitmap (seed 004), exactly-once placement, message
- * reassembly and optional in-order completion (seed 004's reorder
- * engine), coalesced acknowledgements and NACKs.
+ * sequence-number bitmap, exactly-once placement, message reassembly and
+ * optional in-order completion (the reorder engine), coalesced
+ * acknowledgements and NACKs (Documentation/transport.rst,
+ * "Reliability" and "Messages and delivery").
  *
  * A receive context is created by the first SYN packet (optimistic mode)
  * or CONNECT (handshake mode) of an incarnation of an initiator's context

@@ -6,7 +6,7 @@
  * time: a CONNECT while a handshake is due, else the oldest packet queued
  * for retransmission, else the next segment of the first message with
  * bytes to send (granted bytes, for a message that waits for grants),
- * within the window (seed 004's BSN/NSN rules), the message window and the
+ * within the window (its BSN/NSN rules), the message window and the
  * chosen sub-flow's congestion window.
  */
 #include <string.h>

@@ -61,7 +61,7 @@ enum wren_tp_status {
 
 const char *wren_tp_status_name(enum wren_tp_status st);
 
-/* Establishment modes (seed 001): wren_tp_dest.mode. */
+/* Establishment modes: wren_tp_dest.mode. */
 enum wren_tp_mode {
 	WREN_TP_MODE_OPTIMISTIC = 0,	/* data at once, no added round trip */
 	WREN_TP_MODE_HANDSHAKE,		/* CONNECT, wait for the ack, then data */
