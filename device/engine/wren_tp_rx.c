@@ -642,6 +642,13 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	if (!rx)
 		return;
 	rx->last_rx_ns = tp_now(tp);
+	/*
+	 * Grants go back along the path of the latest data, as ACKs do: the
+	 * initiator moves a sub-flow whose answers stop coming to a new path,
+	 * so the paths its data arrives on are those it still trusts.  The
+	 * path that opened the context may have died since.
+	 */
+	rx->sport = p->sport;
 
 	/*
 	 * Seed 004 with Wren's addition: follow the initiator's base, however
