@@ -626,6 +626,18 @@ static void rx_duplicate(struct wren_tp *tp, struct tp_rx *rx,
 		tp->stats.drops[WREN_TP_DROP_DUPLICATE]++;
 	/* The initiator may have missed our ack: tell it again. */
 	ack_note(tp, rx, p, true);
+	/*
+	 * A resent packet this side already had: the ACK that covered it
+	 * was lost, or is late.  The initiator resent it on a sub-flow it
+	 * trusts, but it cannot see that a sub-flow's way back died while
+	 * ACKs on its other sub-flows cover that sub-flow's packets, so the
+	 * copy's own path may lead back into the same hole.  This answer
+	 * leaves on a fresh path; the next data sets the initiator's again.
+	 */
+	if (p->flags & WREN_WIRE_F_RETX && tp->cfg.repath)
+		rx->ack_sport = WREN_WIRE_ENTROPY_BASE |
+				(tp->env->random(tp->env_opaque) &
+				 WREN_WIRE_ENTROPY_MASK);
 }
 
 void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
