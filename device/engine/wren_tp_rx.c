@@ -748,6 +748,14 @@ void tp_rx_connect(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		return;
 	rx->last_rx_ns = tp_now(tp);
 	rx->connect_ack = true;
+	/*
+	 * Back along the CONNECT's own path, not along whatever an earlier
+	 * packet (or an earlier owner of this slot) left behind: the
+	 * initiator sends each retry on a new path, so the answer to a retry
+	 * leaves a dead path with it.
+	 */
+	rx->ack_sport = p->sport;
+	rx->ack_sf = p->sf;
 	ack_now(tp, rx);
 }
 

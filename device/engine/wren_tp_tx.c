@@ -1142,6 +1142,15 @@ void tp_tx_timer(struct wren_tp *tp, struct tp_ctx *c)
 			ctx_fail(tp, c);
 			return;
 		}
+		/*
+		 * No answer: the CONNECT or its CONNECT_ACK died on the way,
+		 * perhaps on a dead path.  Its sub-flow moves to another, as a
+		 * sub-flow does when its timer expires, or every retry would
+		 * take the same path and the target be given up as
+		 * unreachable although other paths lead to it.
+		 */
+		if (tp->cfg.repath && c->sf)
+			sf_repath(tp, c, &c->sf[0]);
 		c->need_connect = true;
 	}
 	if (c->sf) {
