@@ -254,13 +254,21 @@ static void ctx_free(struct wren_tp *tp, struct tp_ctx *c)
 	ctx_leave(tp, c);
 }
 
-/* Close an idle context: tell the target, free the slot. */
+/*
+ * Close an idle context: tell the target, free the slot.  CLOSE is sent
+ * once and never answered, so no path is known to be alive for it: it
+ * takes a random one.  A fixed entropy would send every CLOSE between two
+ * hosts down the same path, and a dead one would lose them all.
+ */
 void tp_ctx_evict(struct wren_tp *tp, struct tp_ctx *c)
 {
 	struct tp_ctl close = {
 		.type = WREN_WIRE_CLOSE, .ipv4 = c->ipv4,
-		.sport = WREN_WIRE_ENTROPY_BASE, .src_ctx = c->id,
-		.dst_ctx = c->session, .epoch = c->epoch, .psn = c->nsn,
+		.sport = WREN_WIRE_ENTROPY_BASE |
+			 (tp->env->random(tp->env_opaque) &
+			  WREN_WIRE_ENTROPY_MASK),
+		.src_ctx = c->id, .dst_ctx = c->session, .epoch = c->epoch,
+		.psn = c->nsn,
 	};
 
 	memcpy(close.mac, c->mac, sizeof(close.mac));
