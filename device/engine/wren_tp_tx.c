@@ -1096,7 +1096,7 @@ static bool sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 	struct tp_subflow *s = &c->sf[sfi];
 	uint32_t rmask = 2 * tp->cfg.window - 1;
 	uint64_t now = tp_now(tp), next = UINT64_MAX;
-	bool lost = false;
+	bool lost = false, lost_here = false;
 
 	for (uint32_t seq = s->head_seq; seq != s->next_seq; seq++) {
 		uint32_t idx = s->ring[seq & rmask];
@@ -1128,9 +1128,17 @@ static bool sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 		}
 		mark_lost(tp, c, slot_psn(tp, c, idx), WREN_TP_RETX_TIMEOUT);
 		lost = true;
+		lost_here |= !seq_lt(p->sf_seq, s->repath_seq);
 	}
 	s->rto_deadline = next == UINT64_MAX ? 0 : next;
-	if (!lost)
+	/*
+	 * Packets sent on a path the sub-flow has left already time out one
+	 * after the other, each on its own backoff, and say nothing about
+	 * the path it is on now.  Moving it, doubling its timeout and halving
+	 * its window again for each of them would only push the first loss
+	 * on the new path, should that one be dead too, out to 2^k timeouts.
+	 */
+	if (!lost || (tp->cfg.repath && !lost_here))
 		return true;
 	if (s->backoff < TP_MAX_BACKOFF)
 		s->backoff++;
