@@ -121,7 +121,7 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		c->need_connect = false;
 		c->connect_deadline = 0;
 	}
-	/* Seed 004: an ack older than what we know tells nothing new. */
+	/* An ack older than what we know tells nothing new. */
 	if (!c->win || seq_lt(p->bsn, c->bsn))
 		return;
 	if (seq_lt(c->nsn, p->bsn)) {
@@ -159,7 +159,7 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		if (!(t.mask & 1U << i))
 			continue;
 		sf_detect_losses(tp, c, i);
-		/* Seed 000 claim 11: an answer re-arms the sub-flow's timer. */
+		/* An answer re-arms the sub-flow's timer. */
 		s->rto_deadline = s->inflight ? now + tp_sf_rto(tp, c, s, s->backoff) : 0;
 		tp_cc_on_ack(tp, s, t.bytes[i],
 			     i == p->sf ? p->ack.ce_count : 0, t.pkts[i]);

@@ -71,6 +71,13 @@ void tp_count_retx(struct wren_tp *tp, enum wren_tp_retx_cause cause,
 	}
 }
 
+/* A random path: an entropy (UDP source port) from the dynamic range. */
+uint16_t tp_random_entropy(struct wren_tp *tp)
+{
+	return WREN_WIRE_ENTROPY_BASE |
+	       (tp->env->random(tp->env_opaque) & WREN_WIRE_ENTROPY_MASK);
+}
+
 uint64_t tp_now(struct wren_tp *tp)
 {
 	return tp->env->now_ns(tp->env_opaque);

@@ -69,7 +69,7 @@ void tp_msg_finish(struct wren_tp *tp, struct tp_ctx *c, struct tp_msg *m,
 	tp->ulp->tx_done(tp->ulp_opaque, cookie, status);
 }
 
-/* Seed 004: the window moves once its base packet is acknowledged. */
+/* The window moves once its base packet is acknowledged. */
 void tp_ctx_advance_bsn(struct wren_tp *tp, struct tp_ctx *c)
 {
 	uint32_t mask = tp->cfg.window - 1;
@@ -117,12 +117,17 @@ static void ctx_free(struct wren_tp *tp, struct tp_ctx *c)
 	ctx_leave(tp, c);
 }
 
-/* Close an idle context: tell the target, free the slot. */
+/*
+ * Close an idle context: tell the target, free the slot.  CLOSE is sent
+ * once and never answered, so no path is known to be alive for it: it
+ * takes a random one.  A fixed entropy would send every CLOSE between two
+ * hosts down the same path, and a dead one would lose them all.
+ */
 void tp_ctx_evict(struct wren_tp *tp, struct tp_ctx *c)
 {
 	struct tp_ctl close = {
 		.type = WREN_WIRE_CLOSE, .ipv4 = c->ipv4,
-		.sport = WREN_WIRE_ENTROPY_BASE, .src_ctx = c->id,
+		.sport = tp_random_entropy(tp), .src_ctx = c->id,
 		.dst_ctx = c->session, .epoch = c->epoch, .psn = c->nsn,
 	};
 
@@ -347,6 +352,15 @@ void tp_ctx_timer(struct wren_tp *tp, struct tp_ctx *c)
 			ctx_fail(tp, c);
 			return;
 		}
+		/*
+		 * No answer: the CONNECT or its CONNECT_ACK died on the way,
+		 * perhaps on a dead path.  Its sub-flow moves to another, as a
+		 * sub-flow does when its timer expires, or every retry would
+		 * take the same path and the target be given up as
+		 * unreachable although other paths lead to it.
+		 */
+		if (tp->cfg.repath && c->sf)
+			tp_sf_repath(tp, c, &c->sf[0]);
 		c->need_connect = true;
 	}
 	if (c->sf) {

@@ -12,7 +12,9 @@
  *
  * Grants are cumulative offsets: a lost grant is covered by the next, and
  * a message whose granted bytes stop arriving gets its grant again after
- * cfg.min_rto_ns.
+ * cfg.min_rto_ns.  Grants travel on the path of the initiator's latest
+ * data (rx->sport), and a grant that went unanswered moves them to a new
+ * one (Documentation/transport.rst, "Control packets and dead paths").
  */
 #include "tp_internal.h"
 
@@ -110,7 +112,7 @@ size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f)
 void tp_grant_check(struct wren_tp *tp, struct tp_rx *rx)
 {
 	uint64_t now = tp_now(tp);
-	bool pending = false;
+	bool pending = false, regrant = false;
 
 	rx->grant_check = 0;
 	if (!rx->slot)
@@ -128,7 +130,20 @@ void tp_grant_check(struct wren_tp *tp, struct tp_rx *rx)
 			tp_list_del(&rm->grant);
 		tp_list_add(&tp->grants, &rm->grant);
 		tp_kick(tp);
+		regrant = true;
 	}
+	/*
+	 * A grant that brought nothing for cfg.min_rto_ns was lost, or the
+	 * data it let go was.  Lost data the initiator resends on another
+	 * path by itself, but a lost grant leaves it nothing in flight: no
+	 * timer of its own fires, nothing it sends shows this side another
+	 * path, and a grant resent down a dead path is lost again until the
+	 * context is given up.  So the regrant leaves on a fresh entropy,
+	 * whatever the cause (moving off a good path costs nothing), until
+	 * the next data says again which path the initiator trusts.
+	 */
+	if (regrant && tp->cfg.repath)
+		rx->sport = tp_random_entropy(tp);
 	if (pending)
 		rx->grant_check = now + tp->cfg.min_rto_ns;
 }

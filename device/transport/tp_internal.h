@@ -252,7 +252,7 @@ struct tp_rx {
 	uint8_t state;
 	uint32_t ipv4;			/* the initiator */
 	uint8_t mac[6];
-	uint16_t sport;			/* entropy for packets back */
+	uint16_t sport;			/* GRANTs' path: the latest data's */
 	uint32_t src_ctx;
 	uint32_t epoch;
 	struct tp_timer timer;
@@ -416,6 +416,7 @@ struct wren_tp {
 
 /* tp_base.c: clock, the wire's kick, deadlines, the control ring. */
 uint64_t tp_now(struct wren_tp *tp);
+uint16_t tp_random_entropy(struct wren_tp *tp);
 void tp_kick(struct wren_tp *tp);
 void tp_timer_set(struct wren_tp *tp, struct tp_timer *t, uint64_t deadline);
 struct tp_timer *tp_timer_pop_due(struct wren_tp *tp, uint64_t now);
@@ -481,6 +482,7 @@ void tp_mark_lost(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 uint32_t tp_slot_psn(const struct wren_tp *tp, const struct tp_ctx *c,
 		     uint32_t idx);
 void tp_rtt_sample(struct tp_ctx *c, struct tp_subflow *s, uint64_t rtt);
+void tp_sf_repath(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s);
 void tp_sf_judge_path(struct wren_tp *tp, struct tp_ctx *c,
 		      struct tp_subflow *s, uint32_t ce);
 bool tp_sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi);

@@ -24,12 +24,11 @@ size_t tp_win_bytes(const struct wren_tp *tp)
 				   2 * tp->cfg.window * sizeof(uint16_t));
 }
 
+/* A random path none of @c's sub-flows is on, as far as a few tries go. */
 static uint16_t new_entropy(struct wren_tp *tp, const struct tp_ctx *c)
 {
 	for (int tries = 0;; tries++) {
-		uint16_t e = WREN_WIRE_ENTROPY_BASE |
-			     (tp->env->random(tp->env_opaque) &
-			      WREN_WIRE_ENTROPY_MASK);
+		uint16_t e = tp_random_entropy(tp);
 		bool clash = false;
 
 		for (uint32_t i = 0; i < tp->cfg.subflows; i++)
@@ -240,8 +239,7 @@ void tp_rtt_sample(struct tp_ctx *c, struct tp_subflow *s, uint64_t rtt)
  * already: a path found longer keeps a smaller window, a shorter one is
  * learnt at once.
  */
-static void sf_repath(struct wren_tp *tp, struct tp_ctx *c,
-		      struct tp_subflow *s)
+void tp_sf_repath(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s)
 {
 	s->entropy = new_entropy(tp, c);
 	s->min_rtt_ns = c->base_rtt_ns;
@@ -266,11 +264,11 @@ void tp_sf_judge_path(struct wren_tp *tp, struct tp_ctx *c,
 		return;
 	}
 	if (tp->cfg.repath && ++s->congested >= TP_CONGESTED_SAMPLES)
-		sf_repath(tp, c, s);
+		tp_sf_repath(tp, c, s);
 }
 
 /*
- * Seed 000 claim 11: no answer on a sub-flow for a retransmit timeout.
+ * No answer on a sub-flow for a retransmit timeout.
  * Its path is presumed broken: every packet in flight on it is resent on
  * the other sub-flows and, with cfg.repath, the sub-flow moves to a new
  * path (a new entropy).  Returns false if the target must be given up:
@@ -281,7 +279,7 @@ bool tp_sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 	struct tp_subflow *s = &c->sf[sfi];
 	uint32_t rmask = 2 * tp->cfg.window - 1;
 	uint64_t now = tp_now(tp), next = UINT64_MAX;
-	bool lost = false;
+	bool lost = false, lost_here = false;
 
 	for (uint32_t seq = s->head_seq; seq != s->next_seq; seq++) {
 		uint32_t idx = s->ring[seq & rmask];
@@ -311,14 +309,22 @@ bool tp_sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 		}
 		tp_mark_lost(tp, c, tp_slot_psn(tp, c, idx), WREN_TP_RETX_TIMEOUT);
 		lost = true;
+		lost_here |= !seq_lt(p->sf_seq, s->repath_seq);
 	}
 	s->rto_deadline = next == UINT64_MAX ? 0 : next;
-	if (!lost)
+	/*
+	 * Packets sent on a path the sub-flow has left already time out one
+	 * after the other, each on its own backoff, and say nothing about
+	 * the path it is on now.  Moving it, doubling its timeout and halving
+	 * its window again for each of them would only push the first loss
+	 * on the new path, should that one be dead too, out to 2^k timeouts.
+	 */
+	if (!lost || (tp->cfg.repath && !lost_here))
 		return true;
 	if (s->backoff < TP_MAX_BACKOFF)
 		s->backoff++;
 	if (tp->cfg.repath)
-		sf_repath(tp, c, s);
+		tp_sf_repath(tp, c, s);
 	tp_cc_on_timeout(tp, s);
 	return true;
 }

@@ -420,7 +420,7 @@ static void msn_set(struct tp_rx *rx, uint32_t msn, uint8_t status)
 	rx->msn_status[i] = status;
 }
 
-/* Seed 004's reorder engine: hand over ordered messages in MSN order. */
+/* The reorder engine: hand over ordered messages in MSN order. */
 static void rx_advance_msn(struct wren_tp *tp, struct tp_rx *rx)
 {
 	while (bit_test(rx->msn_done, rx->msn_base % TP_MSN_WINDOW)) {
@@ -626,6 +626,16 @@ static void rx_duplicate(struct wren_tp *tp, struct tp_rx *rx,
 		tp->stats.rx_dup_pkts++;
 	/* The initiator may have missed our ack: tell it again. */
 	ack_note(tp, rx, p, true);
+	/*
+	 * A resent packet this side already had: the ACK that covered it
+	 * was lost, or is late.  The initiator resent it on a sub-flow it
+	 * trusts, but it cannot see that a sub-flow's way back died while
+	 * ACKs on its other sub-flows cover that sub-flow's packets, so the
+	 * copy's own path may lead back into the same hole.  This answer
+	 * leaves on a fresh path; the next data sets the initiator's again.
+	 */
+	if (p->flags & WREN_WIRE_F_RETX && tp->cfg.repath)
+		rx->ack_sport = tp_random_entropy(tp);
 }
 
 void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
@@ -642,10 +652,17 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	if (!rx)
 		return;
 	rx->last_rx_ns = tp_now(tp);
+	/*
+	 * Grants go back along the path of the latest data, as ACKs do: the
+	 * initiator moves a sub-flow whose answers stop coming to a new path,
+	 * so the paths its data arrives on are those it still trusts.  The
+	 * path that opened the context may have died since.
+	 */
+	rx->sport = p->sport;
 
 	/*
-	 * Seed 004 with Wren's addition: follow the initiator's base, however
-	 * far it moved.  It may have abandoned more than a window of packets
+	 * Follow the initiator's base, however far it moved (Wren's addition
+	 * to the window rules, Documentation/history.rst).  It may have abandoned more than a window of packets
 	 * this side never saw (refused messages, then messages whose queue
 	 * pair went away), and a packet of the current session is the
 	 * initiator's word for it; the packet itself must lie in the
@@ -729,6 +746,14 @@ void tp_rx_connect(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		return;
 	rx->last_rx_ns = tp_now(tp);
 	rx->connect_ack = true;
+	/*
+	 * Back along the CONNECT's own path, not along whatever an earlier
+	 * packet (or an earlier owner of this slot) left behind: the
+	 * initiator sends each retry on a new path, so the answer to a retry
+	 * leaves a dead path with it.
+	 */
+	rx->ack_sport = p->sport;
+	rx->ack_sf = p->sf;
 	ack_now(tp, rx);
 }
 

@@ -294,10 +294,13 @@ int tp_tc_claim(struct wren_tp *tp, const struct wren_tp_dest *d, uint32_t *id,
 	if (best_rank == TC_CACHED_IDLE) {
 		*owner = tp_ctx_by_id(tp, best);
 	} else if (best_rank != TC_FREE) {
-		/* A spilled context loses its record: close it properly. */
+		/*
+		 * A spilled context loses its record: close it properly, on
+		 * a random path as tp_ctx_evict() does.
+		 */
 		struct tp_ctl close = {
 			.type = WREN_WIRE_CLOSE, .ipv4 = best_rec.ipv4,
-			.sport = WREN_WIRE_ENTROPY_BASE, .src_ctx = best,
+			.sport = tp_random_entropy(tp), .src_ctx = best,
 			.dst_ctx = best_rec.session, .epoch = best_rec.epoch,
 			.psn = best_rec.psn,
 		};

@@ -3,8 +3,9 @@
 #
 # bench.py: run the netsim scenarios, judge the targets, plot.
 #
-#   /usr/bin/python3 tools/netsim/bench.py           every scenario
-#   /usr/bin/python3 tools/netsim/bench.py --smoke   the make-check subset
+#   /usr/bin/python3 tools/netsim/bench.py              every scenario
+#   /usr/bin/python3 tools/netsim/bench.py --smoke      the make-check subset
+#   /usr/bin/python3 tools/netsim/bench.py --blackhole  S8 over 20 seeds
 #
 # Every run is its own netsim process, two at a time, longest first, and
 # is repeated with --reps seeds (5; 1 with --smoke): figures are medians
@@ -17,6 +18,11 @@
 # "netsim: K of N targets met".  Exit status: non-zero if a run failed
 # (corrupt, duplicate or lost data, a crash or a hang), and with --smoke
 # also if a target is unmet.
+#
+# --blackhole runs every run of S8 (a dark leaf-spine link) with seeds 1
+# to 20 (--reps), writes build/bench/netsim-blackhole.json and .csv, and
+# ends with "netsim: K of N black-hole runs finished every message within
+# B ms (slowest X ms)"; non-zero unless all N did.
 
 import argparse
 import concurrent.futures
@@ -32,10 +38,11 @@ import time
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCEN = os.path.join(TOP, "tools", "netsim", "scenarios")
 NETSIM = os.path.join(TOP, "build", "netsim", "netsim")
+netsim_path = NETSIM
 OUT = os.path.join(TOP, "build", "bench")
 
 SCENARIOS = ["s1_p2p", "s2_loss", "s3_skew", "s4_failure", "s5_incast",
-             "s6_permutation", "s7_peers"]
+             "s6_permutation", "s7_peers", "s8_blackhole"]
 
 # The smoke subset: (scenario, run, --set overrides), one seed, the runs
 # that carry targets at full length (S6 needs its milliseconds: its
@@ -59,12 +66,28 @@ SMOKE = [
     ("s7_peers", "lat_handshake", {}),
 ]
 
+# --blackhole: every run of S8, seeds 1 to BLACKHOLE_SEEDS.
+BLACKHOLE = "s8_blackhole"
+BLACKHOLE_SEEDS = 20
+
+# How long S8 may take for any message.  Each try of a packet or CONNECT
+# whose path crosses the dark link is lost with a chance of about 1 in 8
+# (1 in 16 each way), and each loss doubles its timeout: five losses in a
+# row, 1 + 2 + 4 + 8 + 16 = 31 timeouts, of at most init_rto_ns (200 us,
+# wren_tp_config_defaults(); the sub-flows here measure 50 to 120 us),
+# plus one for the message itself (2 MiB at 100 Gb/s: 0.17 ms).  A
+# control packet stuck on the dead path costs 162 ms instead, until the
+# target gives its initiator up (or 65 ms, a CONNECT given up).
+INIT_RTO_US = 200
+BLACKHOLE_BOUND_US = 32 * INIT_RTO_US
+
 # No run takes more than a few seconds; this is for hangs.
 RUN_TIMEOUT = 120
 
 # Rough cost in seconds, to start the long runs first.
 COST = {("s7_peers", "rate_64k"): 60, ("s7_peers", "rate_8k"): 10,
-        ("s6_permutation", None): 8, ("s4_failure", None): 3}
+        ("s6_permutation", None): 8, ("s4_failure", None): 3,
+        ("s8_blackhole", None): 2}
 
 
 def run_names(scenario):
@@ -81,7 +104,7 @@ def one(job):
     scenario, run, sets, seed = job
     tag = "%s.%s.%d" % (scenario, run, seed)
     jpath = os.path.join(OUT, "raw", tag + ".json")
-    cmd = [NETSIM, "--quiet", "--seed", str(seed), "--run", run, "--json",
+    cmd = [netsim_path, "--quiet", "--seed", str(seed), "--run", run, "--json",
            jpath]
     for k, v in sorted(sets.items()):
         cmd += ["--set", "%s=%s" % (k, v)]
@@ -145,6 +168,15 @@ def worst_recovery(results, scenario, run):
     if not vals:
         return None
     return max(float("inf") if v < 0 else v for v in vals)
+
+
+def slowest(results, scenario, run):
+    """The slowest message of a run over its repetitions, unfinished
+    ones with their age; infinite if a repetition crashed."""
+    vals = [r["result"]["messages"]["max_latency_us"] if r["result"]
+            else float("inf")
+            for r in results.get(scenario, {}).get(run, [])]
+    return max(vals) if vals else None
 
 
 def reps(results):
@@ -244,6 +276,14 @@ def evaluate(results, smoke):
           (first - warm) / 1e3 if first is not None and warm is not None
           else None, "<", 0.5 * rtt if rtt else None, "us")
 
+    if not smoke:
+        for run in run_names(BLACKHOLE):
+            t.add("S8.%s" % run, BLACKHOLE,
+                  "every message within %g ms of a dark link (%s)" %
+                  (BLACKHOLE_BOUND_US / 1e3, run),
+                  slowest(results, BLACKHOLE, run), "<",
+                  BLACKHOLE_BOUND_US, "us")
+
     # Every run intact: data, duplicates, losses, completion.
     bad = [r for _, _, r in reps(results)
            if not (r["result"] and r["result"]["integrity"]["pass"])]
@@ -308,6 +348,9 @@ def beside(results):
             add("S7 %s warm message p50" % r, warm / 1e3, "us")
             add("S7 %s first - warm, in base RTTs" % r,
                 (first - warm) / 1e3 / rtt, "RTT")
+    for r in run_names(BLACKHOLE):
+        add("S8 %s slowest message, worst seed" % r,
+            slowest(results, BLACKHOLE, r), "us")
     return out
 
 
@@ -514,22 +557,91 @@ def plots(results):
     return made
 
 
+def blackhole_ok(r):
+    """Did every message of this S8 repetition finish, within bound?"""
+    res = r["result"]
+    return bool(res and res["integrity"]["pass"] and
+                res["integrity"]["complete"] and
+                res["messages"]["max_latency_us"] < BLACKHOLE_BOUND_US)
+
+
+def blackhole_main(results, njobs, nreps, wall, jobs):
+    """--blackhole: a line per S8 run over its seeds, the verdict last."""
+    runs = results.get(BLACKHOLE, {})
+    print("netsim bench --blackhole: %d runs (%d seeds each) in %.1f s "
+          "wall, %d jobs" % (njobs, nreps, wall, jobs))
+    print("%-12s %5s %8s %12s %12s %s" % ("run", "seeds", "finished",
+                                          "median ms", "slowest ms",
+                                          "(seed)"))
+    everything = []
+    for name, rs in runs.items():
+        lat = [(r["result"]["messages"]["max_latency_us"]
+                if r["result"] else float("inf"), r["seed"]) for r in rs]
+        worst = max(lat)
+        everything += rs
+        print("%-12s %5d %8d %12.3f %12.3f (%d)" %
+              (name, len(rs), sum(1 for r in rs if blackhole_ok(r)),
+               statistics.median(v for v, _ in lat) / 1e3,
+               worst[0] / 1e3, worst[1]))
+    for name, rs in runs.items():
+        for r in rs:
+            if not blackhole_ok(r):
+                print("\n%s.%s seed %d (rc %d): %s\n  %s" %
+                      (BLACKHOLE, name, r["seed"], r["rc"],
+                       r["stderr"].strip(), r["cmd"]))
+    doc = {"mode": "blackhole", "reps": nreps,
+           "bound_us": BLACKHOLE_BOUND_US,
+           "runs": {n: [{"seed": r["seed"], "rc": r["rc"], "cmd": r["cmd"],
+                         "finished": blackhole_ok(r),
+                         "result": r["result"]} for r in rs]
+                    for n, rs in runs.items()},
+           "wall": {"total_s": wall}}
+    base = os.path.join(OUT, "netsim-blackhole")
+    with open(base + ".json", "w") as f:
+        json.dump(doc, f, indent=1)
+    write_csv(results, base + ".csv")
+    print()
+    print("wrote %s.json, %s.csv" % ((os.path.relpath(base, TOP),) * 2))
+    ok = sum(1 for r in everything if blackhole_ok(r))
+    worst = max((r["result"]["messages"]["max_latency_us"]
+                 if r["result"] else float("inf")) for r in everything)
+    print("netsim: %d of %d black-hole runs finished every message within "
+          "%g ms (slowest %.3g ms)" % (ok, len(everything),
+                                       BLACKHOLE_BOUND_US / 1e3,
+                                       worst / 1e3))
+    return 0 if everything and ok == len(everything) else 1
+
+
 def main():
+    global netsim_path
+
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--smoke", action="store_true",
-                    help="the reduced subset for make check")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--smoke", action="store_true",
+                      help="the reduced subset for make check")
+    mode.add_argument("--blackhole", action="store_true",
+                      help="S8, every run over %d seeds, for make check" %
+                      BLACKHOLE_SEEDS)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--reps", type=int, default=None,
-                    help="seeds per run (default 5, 1 with --smoke)")
+                    help="seeds per run (default 5, 1 with --smoke, %d "
+                    "with --blackhole)" % BLACKHOLE_SEEDS)
+    ap.add_argument("--netsim", default=NETSIM,
+                    help="the simulator (default build/netsim/netsim)")
     args = ap.parse_args()
-    nreps = args.reps or (1 if args.smoke else 5)
+    nreps = args.reps or (1 if args.smoke else
+                          BLACKHOLE_SEEDS if args.blackhole else 5)
+    netsim_path = args.netsim
 
-    if not os.access(NETSIM, os.X_OK):
-        print("bench: %s missing: make netsim" % NETSIM, file=sys.stderr)
+    if not os.access(netsim_path, os.X_OK):
+        print("bench: %s missing: make netsim" % netsim_path,
+              file=sys.stderr)
         return 2
     os.makedirs(os.path.join(OUT, "raw"), exist_ok=True)
     if args.smoke:
         jobs = SMOKE
+    elif args.blackhole:
+        jobs = [(BLACKHOLE, r, {}) for r in run_names(BLACKHOLE)]
     else:
         jobs = [(s, r, {}) for s in SCENARIOS for r in run_names(s)]
     jobs = [(s, r, sets, seed) for s, r, sets in jobs
@@ -551,6 +663,8 @@ def main():
                                  key=lambda kv: order.get((s, kv[0]), 0)))
         for rs in results[s].values():
             rs.sort(key=lambda r: r["seed"])
+    if args.blackhole:
+        return blackhole_main(results, len(jobs), nreps, wall, args.jobs)
 
     targets = evaluate(results, args.smoke)
     print("netsim bench%s: %d runs (%d seeds each) in %.1f s wall, %d jobs" %
