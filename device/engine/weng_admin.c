@@ -20,8 +20,8 @@ void weng_admin_reset(struct weng *e)
 	memset(&e->acq, 0, sizeof(e->acq));
 }
 
-static void complete(struct weng *e, uint16_t cmd_id,
-		     const struct weng_cmd_status *st)
+static void admin_complete(struct weng *e, uint16_t cmd_id,
+			   const struct weng_cmd_status *st)
 {
 	struct wren_admin_cqe cqe;
 	int rc;
@@ -48,7 +48,7 @@ static void complete(struct weng *e, uint16_t cmd_id,
 		e->ops->irq(e->opaque, 0);
 }
 
-static void process_one(struct weng *e)
+static void admin_fetch_one(struct weng *e)
 {
 	uint32_t depth = 1U << e->aq_log_depth;
 	uint32_t slot = e->aq_head & (depth - 1);
@@ -87,7 +87,7 @@ static void process_one(struct weng *e)
 			  (uint64_t)st.status << 32 | st.ext_status);
 	}
 	e->aq_head++;
-	complete(e, cmd_id, &st);
+	admin_complete(e, cmd_id, &st);
 }
 
 void weng_admin_doorbell(struct weng *e, uint16_t tail)
@@ -104,6 +104,6 @@ void weng_admin_doorbell(struct weng *e, uint16_t tail)
 		return;
 	e->in_admin = true;
 	while (e->aq_head != e->aq_tail && weng_enabled(e))
-		process_one(e);
+		admin_fetch_one(e);
 	e->in_admin = false;
 }

@@ -46,7 +46,7 @@ void weng_aeq_reset(struct weng *e)
 		e->ops->host.timer_cancel(e->keep_alive_timer);
 }
 
-static int push(struct weng *e, uint8_t type, uint32_t info, uint64_t data)
+static int aeq_push(struct weng *e, uint8_t type, uint32_t info, uint64_t data)
 {
 	struct wren_aeq_entry ev;
 	int rc;
@@ -71,7 +71,7 @@ void weng_aeq_post(struct weng *e, uint8_t type, uint32_t info,
 {
 	if (!(e->dev_sts & WREN_DEV_STS_ENABLED))
 		return;
-	if (push(e, type, info, data) == -ENOSPC) {
+	if (aeq_push(e, type, info, data) == -ENOSPC) {
 		if (!e->aeq_overflow_pending)
 			weng_warn(e, WENG_WRN_AEQ_OVERFLOW, e->aeq.dropped, 0);
 		e->aeq_overflow_pending = true;
@@ -87,7 +87,7 @@ void weng_aeq_doorbell(struct weng *e, uint32_t value)
 	}
 	/* Room again: say that events were lost. */
 	if (e->aeq_overflow_pending &&
-	    !push(e, WREN_AEQ_WARNING,
+	    !aeq_push(e, WREN_AEQ_WARNING,
 		  e->aeq.dropped > UINT32_MAX ? UINT32_MAX : e->aeq.dropped,
 		  WREN_WARN_AEQ_OVERFLOW))
 		e->aeq_overflow_pending = false;

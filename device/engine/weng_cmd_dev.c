@@ -132,8 +132,8 @@ int weng_cmd_get_stats(struct weng *e, const void *body,
 	return 0;
 }
 
-static int feature(struct weng *e, const void *body, bool set,
-		   struct weng_cmd_status *st)
+static int get_set_feature(struct weng *e, const void *body, bool set,
+			   struct weng_cmd_status *st)
 {
 	const struct wren_cmd_feature *c = body;
 	uint32_t value = wren_le32(c->value);
@@ -165,13 +165,13 @@ static int feature(struct weng *e, const void *body, bool set,
 int weng_cmd_get_feature(struct weng *e, const void *body,
 			 struct weng_cmd_status *st)
 {
-	return feature(e, body, false, st);
+	return get_set_feature(e, body, false, st);
 }
 
 int weng_cmd_set_feature(struct weng *e, const void *body,
 			 struct weng_cmd_status *st)
 {
-	return feature(e, body, true, st);
+	return get_set_feature(e, body, true, st);
 }
 
 int weng_cmd_create_eq(struct weng *e, const void *body,

@@ -13,13 +13,13 @@
 
 #include "weng_cmd.h"
 
-/* Both return -1, so that a handler can end with "return bad(...)". */
-static int bad(struct weng_cmd_status *st, size_t offset)
+/* Both return -1: a handler can end with "return reject_field(...)". */
+static int reject_field(struct weng_cmd_status *st, size_t offset)
 {
 	return weng_reject(st, WREN_STATUS_BAD_PARAM, offset);
 }
 
-static int fail(struct weng_cmd_status *st, uint8_t status)
+static int reject_status(struct weng_cmd_status *st, uint8_t status)
 {
 	return weng_reject(st, status, 0);
 }
@@ -54,21 +54,21 @@ int weng_cmd_create_cq(struct weng *e, const void *body,
 	if (!WENG_RSVD_OK(st, c, struct wren_cmd_create_cq, rsvd))
 		return -1;
 	if (!base_ok(base))
-		return bad(st, WENG_BODY(struct wren_cmd_create_cq, base_addr));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq, base_addr));
 	if (!log_depth_ok(c->log_depth, e->cfg.max_cq_depth))
-		return bad(st, WENG_BODY(struct wren_cmd_create_cq, log_depth));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq, log_depth));
 	if (c->flags & ~WREN_CQ_FLAG_EQ)
-		return bad(st, WENG_BODY(struct wren_cmd_create_cq, flags));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq, flags));
 	if (c->flags & WREN_CQ_FLAG_EQ ?
 	    eq_id >= e->max_eq || !e->eqs[eq_id].in_use : eq_id)
-		return bad(st, WENG_BODY(struct wren_cmd_create_cq, eq_id));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq, eq_id));
 	if (page >= e->cfg.db_page_count)
-		return bad(st, WENG_BODY(struct wren_cmd_create_cq, db_page));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq, db_page));
 	for (cqn = 0; cqn < e->cfg.max_cq && e->cqs[cqn].in_use; cqn++)
 		;
 	if (cqn == e->cfg.max_cq ||
 	    !weng_db_alloc(e, page, 1, &kind, cqn, &slot))
-		return fail(st, WREN_STATUS_NO_RESOURCES);
+		return reject_status(st, WREN_STATUS_NO_RESOURCES);
 	cq = &e->cqs[cqn];
 	memset(cq, 0, sizeof(*cq));
 	cq->in_use = true;
@@ -95,10 +95,10 @@ int weng_cmd_destroy_cq(struct weng *e, const void *body,
 	if (!weng_cmd_handle(body, st, &cqn))
 		return -1;
 	if (!weng_cq_get(e, cqn))
-		return fail(st, WREN_STATUS_NOT_FOUND);
+		return reject_status(st, WREN_STATUS_NOT_FOUND);
 	cq = &e->cqs[cqn];
 	if (cq->refs)
-		return fail(st, WREN_STATUS_BAD_STATE);
+		return reject_status(st, WREN_STATUS_BAD_STATE);
 	if (cq->use_eq)
 		e->eqs[cq->eq_id].refs--;
 	weng_db_free(e, cq->db_page, cq->db_slot);
@@ -125,26 +125,26 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	if (!WENG_RSVD_OK(st, c, struct wren_cmd_create_qp, rsvd))
 		return -1;
 	if (!base_ok(wren_le64(c->sq_base)))
-		return bad(st, WENG_BODY(struct wren_cmd_create_qp, sq_base));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, sq_base));
 	if (!base_ok(wren_le64(c->rq_base)))
-		return bad(st, WENG_BODY(struct wren_cmd_create_qp, rq_base));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, rq_base));
 	if (!weng_pd_valid(e, pdn))
-		return bad(st, WENG_BODY(struct wren_cmd_create_qp, pdn));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, pdn));
 	if (!weng_cq_get(e, scq))
-		return bad(st, WENG_BODY(struct wren_cmd_create_qp, send_cq));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, send_cq));
 	if (!weng_cq_get(e, rcq))
-		return bad(st, WENG_BODY(struct wren_cmd_create_qp, recv_cq));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, recv_cq));
 	if (page >= e->cfg.db_page_count)
-		return bad(st, WENG_BODY(struct wren_cmd_create_qp, db_page));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, db_page));
 	if (c->type != WREN_QPT_UD && c->type != WREN_QPT_RD)
-		return bad(st, WENG_BODY(struct wren_cmd_create_qp, type));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, type));
 	if (!log_depth_ok(c->sq_log_depth, e->cfg.max_qp_depth))
-		return bad(st, WENG_BODY(struct wren_cmd_create_qp, sq_log_depth));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, sq_log_depth));
 	if (!log_depth_ok(c->rq_log_depth, e->cfg.max_qp_depth))
-		return bad(st, WENG_BODY(struct wren_cmd_create_qp, rq_log_depth));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, rq_log_depth));
 	if (c->flags & ~(rd_only | WREN_QP_FLAG_SQ_SIG_ALL) ||
 	    (c->type != WREN_QPT_RD && c->flags & rd_only))
-		return bad(st, WENG_BODY(struct wren_cmd_create_qp, flags));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, flags));
 	/*
 	 * QP numbers go round rather than back to the lowest free one: a
 	 * message still in flight to a destroyed QP then finds no QP, or
@@ -157,7 +157,7 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	}
 	if (n == e->cfg.max_qp ||
 	    !weng_db_alloc(e, page, 2, kinds, i + WREN_QPN_FIRST, slots))
-		return fail(st, WREN_STATUS_NO_RESOURCES);
+		return reject_status(st, WREN_STATUS_NO_RESOURCES);
 	e->qp_next = i + 1;
 	qp = &e->qps[i];
 	gen = qp->gen + 1;
@@ -169,7 +169,7 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 		weng_qp_free_shadows(qp);
 		weng_db_free(e, page, slots[0]);
 		weng_db_free(e, page, slots[1]);
-		return fail(st, WREN_STATUS_NO_RESOURCES);
+		return reject_status(st, WREN_STATUS_NO_RESOURCES);
 	}
 	qp->in_use = true;
 	qp->type = c->type;
@@ -225,18 +225,18 @@ int weng_cmd_modify_qp(struct weng *e, const void *body,
 		return -1;
 	qp = weng_qp_get(e, wren_le32(c->qpn));
 	if (!qp)
-		return fail(st, WREN_STATUS_NOT_FOUND);
+		return reject_status(st, WREN_STATUS_NOT_FOUND);
 	if (!mask || mask & ~(WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY))
-		return bad(st, WENG_BODY(struct wren_cmd_modify_qp, attr_mask));
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp, attr_mask));
 	to = mask & WREN_QP_ATTR_STATE ? c->state : qp->state;
 	if (!(mask & WREN_QP_ATTR_STATE) && c->state)
-		return bad(st, WENG_BODY(struct wren_cmd_modify_qp, state));
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp, state));
 	if (mask & WREN_QP_ATTR_STATE && !transition_ok(qp->state, to))
-		return bad(st, WENG_BODY(struct wren_cmd_modify_qp, state));
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp, state));
 	/* The Q_Key is set on the way up, not in RESET or ERR. */
 	if (mask & WREN_QP_ATTR_QKEY ?
 	    to == WREN_QPS_RESET || to == WREN_QPS_ERR : c->qkey)
-		return bad(st, WENG_BODY(struct wren_cmd_modify_qp, qkey));
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp, qkey));
 	if (mask & WREN_QP_ATTR_QKEY)
 		qp->qkey = wren_le32(c->qkey);
 	if (to == WREN_QPS_RESET) {
@@ -267,7 +267,7 @@ int weng_cmd_query_qp(struct weng *e, const void *body,
 		return -1;
 	qp = weng_qp_get(e, qpn);
 	if (!qp)
-		return fail(st, WREN_STATUS_NOT_FOUND);
+		return reject_status(st, WREN_STATUS_NOT_FOUND);
 	st->result[0] = qp->state;
 	st->result[1] = qp->qkey;
 	st->result[2] = qp->sq_ci;
@@ -286,7 +286,7 @@ int weng_cmd_destroy_qp(struct weng *e, const void *body,
 		return -1;
 	qp = weng_qp_get(e, qpn);
 	if (!qp)
-		return fail(st, WREN_STATUS_NOT_FOUND);
+		return reject_status(st, WREN_STATUS_NOT_FOUND);
 	weng_db_free(e, qp->db_page, qp->sq_slot);
 	weng_db_free(e, qp->db_page, qp->rq_slot);
 	e->pd_refs[qp->pdn]--;
@@ -316,16 +316,16 @@ int weng_cmd_create_ah(struct weng *e, const void *body,
 	    !WENG_RSVD_OK(st, c, struct wren_cmd_create_ah, rsvd))
 		return -1;
 	if (!weng_pd_valid(e, pdn))
-		return bad(st, WENG_BODY(struct wren_cmd_create_ah, pdn));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_ah, pdn));
 	/* A unicast host: not 0/8, loopback, multicast or broadcast. */
 	if (!(ip >> 24) || ip >> 24 == 127 || ip >> 28 >= 0xe)
-		return bad(st, WENG_BODY(struct wren_cmd_create_ah, ipv4));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_ah, ipv4));
 	if (c->mac[0] & 1)
-		return bad(st, WENG_BODY(struct wren_cmd_create_ah, mac));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_ah, mac));
 	for (n = 0; n < e->cfg.max_ah && e->ahs[n].in_use; n++)
 		;
 	if (n == e->cfg.max_ah)
-		return fail(st, WREN_STATUS_NO_RESOURCES);
+		return reject_status(st, WREN_STATUS_NO_RESOURCES);
 	ah = &e->ahs[n];
 	ah->in_use = true;
 	ah->pdn = pdn;
@@ -344,7 +344,7 @@ int weng_cmd_destroy_ah(struct weng *e, const void *body,
 	if (!weng_cmd_handle(body, st, &n))
 		return -1;
 	if (n >= e->cfg.max_ah || !e->ahs[n].in_use)
-		return fail(st, WREN_STATUS_NOT_FOUND);
+		return reject_status(st, WREN_STATUS_NOT_FOUND);
 	e->pd_refs[e->ahs[n].pdn]--;
 	memset(&e->ahs[n], 0, sizeof(e->ahs[n]));
 	return 0;
@@ -371,28 +371,28 @@ int weng_cmd_reg_mr(struct weng *e, const void *body,
 	    !WENG_RSVD_OK(st, c, struct wren_cmd_reg_mr, rsvd))
 		return -1;
 	if (!weng_pd_valid(e, pdn))
-		return bad(st, WENG_BODY(struct wren_cmd_reg_mr, pdn));
+		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, pdn));
 	if (c->page_shift >= 64 ||
 	    !(e->cfg.page_size_cap & (1ULL << c->page_shift)))
-		return bad(st, WENG_BODY(struct wren_cmd_reg_mr, page_shift));
+		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, page_shift));
 	if (!len || len > e->cfg.max_mr_size || iova + len < iova)
-		return bad(st, WENG_BODY(struct wren_cmd_reg_mr, length));
+		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, length));
 	/* The pages must cover the region exactly. */
 	if (!npages || npages > WREN_PBL_MAX_PAGES ||
 	    ((iova + len - 1) >> c->page_shift) - (iova >> c->page_shift) + 1 !=
 	    npages)
-		return bad(st, WENG_BODY(struct wren_cmd_reg_mr, npages));
+		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, npages));
 	if (!pbl || pbl % 8)
-		return bad(st, WENG_BODY(struct wren_cmd_reg_mr, pbl_addr));
+		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, pbl_addr));
 	/* Remote writes need local write access too, as in the verbs. */
 	if (c->access & ~access_all ||
 	    (c->access & WREN_MR_ACCESS_REMOTE_WRITE &&
 	     !(c->access & WREN_MR_ACCESS_LOCAL_WRITE)))
-		return bad(st, WENG_BODY(struct wren_cmd_reg_mr, access));
+		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, access));
 	for (n = 0; n < e->cfg.max_mr && e->mrs[n].in_use; n++)
 		;
 	if (n == e->cfg.max_mr || n > 0xffffff)
-		return fail(st, WREN_STATUS_NO_RESOURCES);
+		return reject_status(st, WREN_STATUS_NO_RESOURCES);
 	mr = &e->mrs[n];
 	mr->in_use = true;
 	mr->page_shift = c->page_shift;
@@ -418,7 +418,7 @@ int weng_cmd_dereg_mr(struct weng *e, const void *body,
 	n = key >> 8;
 	if (n >= e->cfg.max_mr || !e->mrs[n].in_use ||
 	    e->mrs[n].key_tag != (key & 0xff))
-		return fail(st, WREN_STATUS_NOT_FOUND);
+		return reject_status(st, WREN_STATUS_NOT_FOUND);
 	e->pd_refs[e->mrs[n].pdn]--;
 	memset(&e->mrs[n], 0, sizeof(e->mrs[n]));
 	return 0;

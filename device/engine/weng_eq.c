@@ -36,7 +36,7 @@ struct weng_eq *weng_eq_get(struct weng *e, uint32_t id)
 	return id < e->max_eq && e->eqs[id].in_use ? &e->eqs[id] : NULL;
 }
 
-static void notify(struct weng *e, struct weng_eq *eq)
+static void eq_notify(struct weng *e, struct weng_eq *eq)
 {
 	if (eq->armed && eq->intr && eq->ring.tail != eq->ring.head) {
 		eq->armed = false;
@@ -57,7 +57,7 @@ void weng_eq_doorbell(struct weng *e, uint32_t id, uint32_t value)
 	if (value & WREN_EQ_DB_ARM) {
 		eq->armed = true;
 		/* Entries already waiting must not wait for the next one. */
-		notify(e, eq);
+		eq_notify(e, eq);
 	}
 }
 
@@ -79,6 +79,6 @@ int weng_eq_post(struct weng *e, uint32_t id, uint8_t type, uint32_t handle)
 		weng_warn(e, WENG_WRN_EQ_OVERFLOW, id, eq->ring.dropped);
 	if (rc)
 		return rc;
-	notify(e, eq);
+	eq_notify(e, eq);
 	return 0;
 }

@@ -100,16 +100,16 @@ static size_t ctl_build(struct wren_tp *tp, const struct tp_ctl *c,
 	switch (c->type) {
 	case WREN_WIRE_NACK:
 		memset(x, 0, sizeof(struct wren_wire_nack));
-		*F(x, wren_wire_nack, reason) = c->reason;
-		*F(x, wren_wire_nack, status) = c->status;
-		wren_wire_put32(F(x, wren_wire_nack, msn), c->msn);
+		*TP_FIELD(x, wren_wire_nack, reason) = c->reason;
+		*TP_FIELD(x, wren_wire_nack, status) = c->status;
+		wren_wire_put32(TP_FIELD(x, wren_wire_nack, msn), c->msn);
 		tp->stats.tx_nacks++;
 		return tp_build(tp, f, &h, sizeof(struct wren_wire_nack), 0);
 	case WREN_WIRE_CONNECT:
 	case WREN_WIRE_CONNECT_ACK:
 		memset(x, 0, sizeof(struct wren_wire_connect));
-		*F(x, wren_wire_connect, mode) = c->mode;
-		wren_wire_put32(F(x, wren_wire_connect, window), c->window);
+		*TP_FIELD(x, wren_wire_connect, mode) = c->mode;
+		wren_wire_put32(TP_FIELD(x, wren_wire_connect, window), c->window);
 		return tp_build(tp, f, &h, sizeof(struct wren_wire_connect), 0);
 	default:
 		return tp_build(tp, f, &h, 0, 0);

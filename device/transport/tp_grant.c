@@ -62,8 +62,8 @@ static size_t grant_build(struct wren_tp *tp, struct tp_rx_msg *rm,
 	uint8_t *x = tp_ext(f);
 	uint64_t now = tp_now(tp);
 
-	wren_wire_put32(F(x, wren_wire_grant, msn), rm->msn);
-	wren_wire_put32(F(x, wren_wire_grant, granted), rm->granted);
+	wren_wire_put32(TP_FIELD(x, wren_wire_grant, msn), rm->msn);
+	wren_wire_put32(TP_FIELD(x, wren_wire_grant, granted), rm->granted);
 	rm->progress_ns = now;
 	if (!rx->grant_check) {
 		rx->grant_check = now + tp->cfg.min_rto_ns;

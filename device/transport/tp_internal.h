@@ -53,7 +53,7 @@ static inline uint64_t max_u64(uint64_t a, uint64_t b)
 				 (tp)->stats.rx_drops++)
 
 /* The bytes of @field of wire structure @type at @base. */
-#define F(base, type, field)	((base) + offsetof(struct type, field))
+#define TP_FIELD(base, type, field)	((base) + offsetof(struct type, field))
 
 /* A deadline in the transport's timer heap; TP_NONE: not queued. */
 struct tp_timer {

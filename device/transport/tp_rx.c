@@ -351,8 +351,8 @@ size_t tp_rx_pull_ack(struct wren_tp *tp, struct tp_rx *rx, uint8_t *f)
 		rx->connect_ack = false;
 		h.type = WREN_WIRE_CONNECT_ACK;
 		memset(x, 0, sizeof(struct wren_wire_connect));
-		*F(x, wren_wire_connect, mode) = WREN_WIRE_MODE_HANDSHAKE;
-		wren_wire_put32(F(x, wren_wire_connect, window), tp->cfg.window);
+		*TP_FIELD(x, wren_wire_connect, mode) = WREN_WIRE_MODE_HANDSHAKE;
+		wren_wire_put32(TP_FIELD(x, wren_wire_connect, window), tp->cfg.window);
 		return tp_build(tp, f, &h, sizeof(struct wren_wire_connect), 0);
 	}
 	/* Bits for PSNs bsn + 1 up to the highest received. */
@@ -367,11 +367,11 @@ size_t tp_rx_pull_ack(struct wren_tp *tp, struct tp_rx *rx, uint8_t *f)
 			word &= (1ULL << valid) - 1;
 		wren_wire_put64(x + sizeof(struct wren_wire_ack) + 8 * i, word);
 	}
-	wren_wire_put32(F(x, wren_wire_ack, hold_ns),
+	wren_wire_put32(TP_FIELD(x, wren_wire_ack, hold_ns),
 		 min_u64(now - rx->ack_arrival_ns, UINT32_MAX));
-	wren_wire_put16(F(x, wren_wire_ack, ce_count), min_u64(rx->ce, UINT16_MAX));
-	*F(x, wren_wire_ack, bitmap_words) = words;
-	*F(x, wren_wire_ack, rsvd0) = 0;
+	wren_wire_put16(TP_FIELD(x, wren_wire_ack, ce_count), min_u64(rx->ce, UINT16_MAX));
+	*TP_FIELD(x, wren_wire_ack, bitmap_words) = words;
+	*TP_FIELD(x, wren_wire_ack, rsvd0) = 0;
 	rx->unacked = 0;
 	rx->ce = 0;
 	if (rx->ack_deadline) {
@@ -662,11 +662,11 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 
 	/*
 	 * Follow the initiator's base, however far it moved (Wren's addition
-	 * to the window rules, Documentation/history.rst).  It may have abandoned more than a window of packets
-	 * this side never saw (refused messages, then messages whose queue
-	 * pair went away), and a packet of the current session is the
-	 * initiator's word for it; the packet itself must lie in the
-	 * initiator's window.
+	 * to the window rules, Documentation/history.rst).  It may have
+	 * abandoned more than a window of packets this side never saw (refused
+	 * messages, then messages whose queue pair went away), and a packet of
+	 * the current session is the initiator's word for it; the packet
+	 * itself must lie in the initiator's window.
 	 */
 	if (seq_lt(rx->bsn, p->bsn)) {
 		if (seq_lt(p->psn, p->bsn) || p->psn - p->bsn >= w) {

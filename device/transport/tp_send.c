@@ -95,8 +95,8 @@ static size_t build_connect(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f)
 					     tp->cfg.max_rto_ns));
 	tp_ctx_timer_update(tp, c);
 	memset(x, 0, sizeof(struct wren_wire_connect));
-	*F(x, wren_wire_connect, mode) = WREN_WIRE_MODE_HANDSHAKE;
-	wren_wire_put32(F(x, wren_wire_connect, window), tp->cfg.window);
+	*TP_FIELD(x, wren_wire_connect, mode) = WREN_WIRE_MODE_HANDSHAKE;
+	wren_wire_put32(TP_FIELD(x, wren_wire_connect, window), tp->cfg.window);
 	return tp_build(tp, f, &h, sizeof(struct wren_wire_connect), 0);
 }
 

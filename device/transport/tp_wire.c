@@ -51,20 +51,20 @@ void tp_put_data(uint8_t *x, const struct wren_tp_msg *m, uint32_t msn,
 	uint8_t *r = x + sizeof(struct wren_wire_data);
 
 	memset(x, 0, sizeof(struct wren_wire_data));
-	wren_wire_put32(F(x, wren_wire_data, msn), msn);
-	wren_wire_put32(F(x, wren_wire_data, msg_len), m->len);
-	wren_wire_put32(F(x, wren_wire_data, offset), offset);
-	*F(x, wren_wire_data, opcode) = m->opcode;
-	*F(x, wren_wire_data, msg_flags) = msg_flags;
-	wren_wire_put32(F(x, wren_wire_data, dst_qpn), m->dst_qpn);
-	wren_wire_put32(F(x, wren_wire_data, src_qpn), m->src_qpn);
-	wren_wire_put32(F(x, wren_wire_data, qkey), m->qkey);
-	wren_wire_put32(F(x, wren_wire_data, imm), m->imm);
+	wren_wire_put32(TP_FIELD(x, wren_wire_data, msn), msn);
+	wren_wire_put32(TP_FIELD(x, wren_wire_data, msg_len), m->len);
+	wren_wire_put32(TP_FIELD(x, wren_wire_data, offset), offset);
+	*TP_FIELD(x, wren_wire_data, opcode) = m->opcode;
+	*TP_FIELD(x, wren_wire_data, msg_flags) = msg_flags;
+	wren_wire_put32(TP_FIELD(x, wren_wire_data, dst_qpn), m->dst_qpn);
+	wren_wire_put32(TP_FIELD(x, wren_wire_data, src_qpn), m->src_qpn);
+	wren_wire_put32(TP_FIELD(x, wren_wire_data, qkey), m->qkey);
+	wren_wire_put32(TP_FIELD(x, wren_wire_data, imm), m->imm);
 	if (!wren_wire_op_has_rdma(m->opcode))
 		return;
-	wren_wire_put64(F(r, wren_wire_rdma, addr), m->raddr);
-	wren_wire_put32(F(r, wren_wire_rdma, rkey), m->rkey);
-	wren_wire_put32(F(r, wren_wire_rdma, length), m->rlen);
+	wren_wire_put64(TP_FIELD(r, wren_wire_rdma, addr), m->raddr);
+	wren_wire_put32(TP_FIELD(r, wren_wire_rdma, rkey), m->rkey);
+	wren_wire_put32(TP_FIELD(r, wren_wire_rdma, length), m->rlen);
 }
 
 /* The opcodes this transport knows, and what their fields may hold. */
@@ -93,31 +93,31 @@ static int parse_data(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 	size_t ext;
 	uint32_t payload;
 
-	p->data.msn = wren_wire_get32(F(x, wren_wire_data, msn));
-	p->data.m.len = wren_wire_get32(F(x, wren_wire_data, msg_len));
-	p->data.offset = wren_wire_get32(F(x, wren_wire_data, offset));
-	p->data.m.opcode = *F(x, wren_wire_data, opcode);
-	p->data.msg_flags = *F(x, wren_wire_data, msg_flags);
+	p->data.msn = wren_wire_get32(TP_FIELD(x, wren_wire_data, msn));
+	p->data.m.len = wren_wire_get32(TP_FIELD(x, wren_wire_data, msg_len));
+	p->data.offset = wren_wire_get32(TP_FIELD(x, wren_wire_data, offset));
+	p->data.m.opcode = *TP_FIELD(x, wren_wire_data, opcode);
+	p->data.msg_flags = *TP_FIELD(x, wren_wire_data, msg_flags);
 	p->data.m.flags =
 		(p->data.msg_flags & WREN_WIRE_MSG_ORDERED ?
 		 WREN_TP_MSG_ORDERED : 0) |
 		(p->data.msg_flags & WREN_WIRE_MSG_SOLICITED ?
 		 WREN_TP_MSG_SOLICITED : 0);
-	p->data.m.dst_qpn = wren_wire_get32(F(x, wren_wire_data, dst_qpn)) &
+	p->data.m.dst_qpn = wren_wire_get32(TP_FIELD(x, wren_wire_data, dst_qpn)) &
 			    WREN_WIRE_QPN_MASK;
-	p->data.m.src_qpn = wren_wire_get32(F(x, wren_wire_data, src_qpn)) &
+	p->data.m.src_qpn = wren_wire_get32(TP_FIELD(x, wren_wire_data, src_qpn)) &
 			    WREN_WIRE_QPN_MASK;
-	p->data.m.qkey = wren_wire_get32(F(x, wren_wire_data, qkey));
-	p->data.m.imm = wren_wire_get32(F(x, wren_wire_data, imm));
+	p->data.m.qkey = wren_wire_get32(TP_FIELD(x, wren_wire_data, qkey));
+	p->data.m.imm = wren_wire_get32(TP_FIELD(x, wren_wire_data, imm));
 	if (p->data.msg_flags & WREN_WIRE_MSG_FAILED)
 		p->data.m.flags |= WREN_TP_MSG_FAILED;
 	ext = tp_data_ext_len(p->data.m.opcode);
 	if (len < ext)
 		return -EINVAL;
 	if (wren_wire_op_has_rdma(p->data.m.opcode)) {
-		p->data.m.raddr = wren_wire_get64(F(r, wren_wire_rdma, addr));
-		p->data.m.rkey = wren_wire_get32(F(r, wren_wire_rdma, rkey));
-		p->data.m.rlen = wren_wire_get32(F(r, wren_wire_rdma, length));
+		p->data.m.raddr = wren_wire_get64(TP_FIELD(r, wren_wire_rdma, addr));
+		p->data.m.rkey = wren_wire_get32(TP_FIELD(r, wren_wire_rdma, rkey));
+		p->data.m.rlen = wren_wire_get32(TP_FIELD(r, wren_wire_rdma, length));
 	}
 	payload = len - ext;
 	p->data.payload = x + ext;
@@ -148,9 +148,9 @@ static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 			return -EINVAL;
 		return 0;
 	case WREN_WIRE_ACK: {
-		p->ack.hold_ns = wren_wire_get32(F(x, wren_wire_ack, hold_ns));
-		p->ack.ce_count = wren_wire_get16(F(x, wren_wire_ack, ce_count));
-		p->ack.words = *F(x, wren_wire_ack, bitmap_words);
+		p->ack.hold_ns = wren_wire_get32(TP_FIELD(x, wren_wire_ack, hold_ns));
+		p->ack.ce_count = wren_wire_get16(TP_FIELD(x, wren_wire_ack, ce_count));
+		p->ack.words = *TP_FIELD(x, wren_wire_ack, bitmap_words);
 		p->ack.bitmap = x + sizeof(struct wren_wire_ack);
 		if (p->ack.words > WREN_WIRE_ACK_MAX_WORDS ||
 		    len != sizeof(struct wren_wire_ack) +
@@ -159,9 +159,9 @@ static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 		return 0;
 	}
 	case WREN_WIRE_NACK: {
-		p->nack.reason = *F(x, wren_wire_nack, reason);
-		p->nack.status = *F(x, wren_wire_nack, status);
-		p->nack.msn = wren_wire_get32(F(x, wren_wire_nack, msn));
+		p->nack.reason = *TP_FIELD(x, wren_wire_nack, reason);
+		p->nack.status = *TP_FIELD(x, wren_wire_nack, status);
+		p->nack.msn = wren_wire_get32(TP_FIELD(x, wren_wire_nack, msn));
 		if (len != sizeof(struct wren_wire_nack))
 			return -EINVAL;
 		if (p->nack.reason == WREN_WIRE_NACK_STATUS)
@@ -173,8 +173,8 @@ static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 	}
 	case WREN_WIRE_CONNECT:
 	case WREN_WIRE_CONNECT_ACK: {
-		p->conn.mode = *F(x, wren_wire_connect, mode);
-		p->conn.window = wren_wire_get32(F(x, wren_wire_connect, window));
+		p->conn.mode = *TP_FIELD(x, wren_wire_connect, mode);
+		p->conn.window = wren_wire_get32(TP_FIELD(x, wren_wire_connect, window));
 		if (len != sizeof(struct wren_wire_connect) || !p->conn.window ||
 		    (p->conn.mode != WREN_WIRE_MODE_HANDSHAKE &&
 		     p->conn.mode != WREN_WIRE_MODE_OPTIMISTIC))
@@ -182,8 +182,8 @@ static int parse_ext(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 		return 0;
 	}
 	case WREN_WIRE_GRANT: {
-		p->grant.msn = wren_wire_get32(F(x, wren_wire_grant, msn));
-		p->grant.granted = wren_wire_get32(F(x, wren_wire_grant, granted));
+		p->grant.msn = wren_wire_get32(TP_FIELD(x, wren_wire_grant, msn));
+		p->grant.granted = wren_wire_get32(TP_FIELD(x, wren_wire_grant, granted));
 		return len == sizeof(struct wren_wire_grant) ? 0 : -EINVAL;
 	}
 	case WREN_WIRE_CLOSE:
@@ -230,19 +230,19 @@ int tp_parse(const uint8_t *f, size_t len, struct tp_rx_pkt *p)
 	p->sport = h.sport;
 	p->dport = h.dport;
 
-	if (FIELD_GET(WREN_WIRE_VER_TYPE_VERSION, *F(w, wren_wire_hdr, ver_type)) !=
+	if (FIELD_GET(WREN_WIRE_VER_TYPE_VERSION, *TP_FIELD(w, wren_wire_hdr, ver_type)) !=
 	    WREN_WIRE_VERSION)
 		return -EINVAL;
-	p->type = FIELD_GET(WREN_WIRE_VER_TYPE_TYPE, *F(w, wren_wire_hdr, ver_type));
-	p->flags = *F(w, wren_wire_hdr, flags);
-	p->sf = *F(w, wren_wire_hdr, subflow) & 0x0f;
-	p->src_ctx = wren_wire_get32(F(w, wren_wire_hdr, src_ctx));
-	p->dst_ctx = wren_wire_get32(F(w, wren_wire_hdr, dst_ctx));
-	p->epoch = wren_wire_get32(F(w, wren_wire_hdr, epoch));
-	p->psn = wren_wire_get32(F(w, wren_wire_hdr, psn));
-	p->bsn = wren_wire_get32(F(w, wren_wire_hdr, bsn));
-	p->ts = wren_wire_get32(F(w, wren_wire_hdr, ts));
-	p->mbase = wren_wire_get32(F(w, wren_wire_hdr, mbase));
+	p->type = FIELD_GET(WREN_WIRE_VER_TYPE_TYPE, *TP_FIELD(w, wren_wire_hdr, ver_type));
+	p->flags = *TP_FIELD(w, wren_wire_hdr, flags);
+	p->sf = *TP_FIELD(w, wren_wire_hdr, subflow) & 0x0f;
+	p->src_ctx = wren_wire_get32(TP_FIELD(w, wren_wire_hdr, src_ctx));
+	p->dst_ctx = wren_wire_get32(TP_FIELD(w, wren_wire_hdr, dst_ctx));
+	p->epoch = wren_wire_get32(TP_FIELD(w, wren_wire_hdr, epoch));
+	p->psn = wren_wire_get32(TP_FIELD(w, wren_wire_hdr, psn));
+	p->bsn = wren_wire_get32(TP_FIELD(w, wren_wire_hdr, bsn));
+	p->ts = wren_wire_get32(TP_FIELD(w, wren_wire_hdr, ts));
+	p->mbase = wren_wire_get32(TP_FIELD(w, wren_wire_hdr, mbase));
 
 	ext = ext_len(p->type);
 	rest = udp_len - WREN_WIRE_UDP_LEN - sizeof(struct wren_wire_hdr);
@@ -285,18 +285,18 @@ size_t tp_build(const struct wren_tp *tp, uint8_t *f, const struct tp_tx_pkt *h,
 	memcpy(l.dst_mac, h->dst_mac, 6);
 	memcpy(l.src_mac, tp->cfg.mac, 6);
 	wren_wire_put_l2l4(f, len, &l);
-	*F(w, wren_wire_hdr, ver_type) =
+	*TP_FIELD(w, wren_wire_hdr, ver_type) =
 		FIELD_PREP(WREN_WIRE_VER_TYPE_VERSION, WREN_WIRE_VERSION) |
 		FIELD_PREP(WREN_WIRE_VER_TYPE_TYPE, h->type);
-	*F(w, wren_wire_hdr, flags) = h->flags;
-	*F(w, wren_wire_hdr, subflow) = h->sf;
-	*F(w, wren_wire_hdr, rsvd0) = 0;
-	wren_wire_put32(F(w, wren_wire_hdr, src_ctx), h->src_ctx);
-	wren_wire_put32(F(w, wren_wire_hdr, dst_ctx), h->dst_ctx);
-	wren_wire_put32(F(w, wren_wire_hdr, epoch), h->epoch);
-	wren_wire_put32(F(w, wren_wire_hdr, psn), h->psn);
-	wren_wire_put32(F(w, wren_wire_hdr, bsn), h->bsn);
-	wren_wire_put32(F(w, wren_wire_hdr, ts), h->ts);
-	wren_wire_put32(F(w, wren_wire_hdr, mbase), h->mbase);
+	*TP_FIELD(w, wren_wire_hdr, flags) = h->flags;
+	*TP_FIELD(w, wren_wire_hdr, subflow) = h->sf;
+	*TP_FIELD(w, wren_wire_hdr, rsvd0) = 0;
+	wren_wire_put32(TP_FIELD(w, wren_wire_hdr, src_ctx), h->src_ctx);
+	wren_wire_put32(TP_FIELD(w, wren_wire_hdr, dst_ctx), h->dst_ctx);
+	wren_wire_put32(TP_FIELD(w, wren_wire_hdr, epoch), h->epoch);
+	wren_wire_put32(TP_FIELD(w, wren_wire_hdr, psn), h->psn);
+	wren_wire_put32(TP_FIELD(w, wren_wire_hdr, bsn), h->bsn);
+	wren_wire_put32(TP_FIELD(w, wren_wire_hdr, ts), h->ts);
+	wren_wire_put32(TP_FIELD(w, wren_wire_hdr, mbase), h->mbase);
 	return len;
 }

@@ -9,7 +9,7 @@
  *
  * It speaks the Wren wire structures on UDP port 4791, so switches never
  * trim it and the same frame helpers apply.  It sits on the same host
- * seam (struct wren_env_ops) and upper layer (struct wren_tp_ulp_ops) as
+ * seam (struct wren_tp_env_ops) and upper layer (struct wren_tp_ulp_ops) as
  * the real transport.  Receivers accept every message (the traffic
  * generators never refuse one), so no error status travels back.
  */

@@ -73,7 +73,7 @@ static inline void sim_stop(struct sim *s)
 }
 
 /*
- * Timers for the transports: struct wren_env_ops.timer_* on top of
+ * Timers for the transports: struct wren_tp_env_ops.timer_* on top of
  * events.  now_ns truncates and arming rounds to whole nanoseconds, as a
  * nanosecond clock would.
  */

@@ -71,10 +71,10 @@ static void test_frame_round_trip(void)
 	tp.cfg = cfg;
 	x = tp_ext(f);
 	memset(x, 0, sizeof(struct wren_wire_data));
-	wren_wire_put32(F(x, wren_wire_data, msn), 42);
-	wren_wire_put32(F(x, wren_wire_data, msg_len), 100);
-	wren_wire_put32(F(x, wren_wire_data, offset), 90);
-	*F(x, wren_wire_data, opcode) = WREN_WIRE_OP_SEND;
+	wren_wire_put32(TP_FIELD(x, wren_wire_data, msn), 42);
+	wren_wire_put32(TP_FIELD(x, wren_wire_data, msg_len), 100);
+	wren_wire_put32(TP_FIELD(x, wren_wire_data, offset), 90);
+	*TP_FIELD(x, wren_wire_data, opcode) = WREN_WIRE_OP_SEND;
 	len = tp_build(&tp, f, &h, sizeof(struct wren_wire_data), 10);
 	CHECK_EQ(len, WREN_WIRE_DATA_HDRS_LEN + 10);
 	CHECK_EQ(tp_parse(f, len, &p), 0);
@@ -102,9 +102,9 @@ static void test_frame_round_trip(void)
 	f[WREN_WIRE_L2L4_LEN] ^= 0x30;		/* version 2 */
 	CHECK(tp_parse(f, len, &p) != 0);
 	f[WREN_WIRE_L2L4_LEN] ^= 0x30;
-	wren_wire_put32(F(x, wren_wire_data, offset), 95);	/* past msg_len */
+	wren_wire_put32(TP_FIELD(x, wren_wire_data, offset), 95);	/* past msg_len */
 	CHECK(tp_parse(f, len, &p) != 0);
-	wren_wire_put32(F(x, wren_wire_data, offset), 90);
+	wren_wire_put32(TP_FIELD(x, wren_wire_data, offset), 90);
 	CHECK_EQ(tp_parse(f, len + 4, &p), 0);	/* Ethernet padding is fine */
 }
 
@@ -522,7 +522,7 @@ static enum net_verdict drop_first_data(struct net *net,
 	if (f->type == WREN_WIRE_ACK) {
 		const uint8_t *x = f->frame + WREN_WIRE_L2L4_LEN +
 				   sizeof(struct wren_wire_hdr);
-		unsigned int words = *F(x, wren_wire_ack, bitmap_words);
+		unsigned int words = *TP_FIELD(x, wren_wire_ack, bitmap_words);
 
 		if (words > max_ack_words)
 			max_ack_words = words;

@@ -301,7 +301,7 @@ struct wren_cmd_get_stats {
  */
 enum wren_dev_stat {
 #define WREN_STAT(name)	WREN_STAT_##name,
-#include <linux/wren/wren_stats.h>
+#include "wren_stats.h"
 #undef WREN_STAT
 	WREN_STAT_COUNT
 };

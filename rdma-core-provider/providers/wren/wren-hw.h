@@ -5,8 +5,9 @@
  * expects its user-space includers to provide (BIT and GENMASK, which
  * rdma-core's util/util.h defines; static_assert from <assert.h>).
  *
- * scripts/build-rdma-core copies include/linux/wren/wren_if.h next to
- * this file when it grafts the provider into the rdma-core tree.
+ * scripts/build-rdma-core copies include/linux/wren/wren_if.h, and the
+ * wren_stats.h it includes, next to this file when it grafts the provider
+ * into the rdma-core tree.
  */
 #ifndef WREN_HW_H
 #define WREN_HW_H
