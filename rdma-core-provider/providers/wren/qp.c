@@ -23,10 +23,10 @@
 #include "wrendv.h"
 
 /* wrendv_create_qp()'s flags are the kernel ABI's, bit for bit. */
-static_assert(WRENDV_QP_FLAGS_ORDERED == WREN_IB_QP_FLAG_ORDERED,
+static_assert((int)WRENDV_QP_FLAGS_ORDERED == (int)WREN_IB_QP_FLAG_ORDERED,
 	      "WRENDV_QP_FLAGS_ORDERED");
-static_assert(WRENDV_QP_FLAGS_HANDSHAKE == WREN_IB_QP_FLAG_HANDSHAKE,
-	      "WRENDV_QP_FLAGS_HANDSHAKE");
+static_assert((int)WRENDV_QP_FLAGS_HANDSHAKE ==
+	      (int)WREN_IB_QP_FLAG_HANDSHAKE, "WRENDV_QP_FLAGS_HANDSHAKE");
 
 /* The ibv_wr_* operations a Wren QP can build; one-sided ones on RD. */
 #define WREN_QP_SEND_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
