@@ -105,7 +105,7 @@ static void fill_stats(const struct weng *e, uint64_t *v)
 	memset(&t, 0, sizeof(t));
 	if (e->tp)
 		wren_tp_get_stats(e->tp, &t);
-#define WREN_STAT(name)	v[WREN_STAT_##name] = t.name;
+#define WREN_STAT(counter)	v[WREN_STAT_##counter] = t.counter;
 #include "linux/wren/wren_stats.h"
 #undef WREN_STAT
 }

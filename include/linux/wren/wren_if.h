@@ -300,7 +300,7 @@ struct wren_cmd_get_stats {
  * the transport's one list of them (wren_stats.h), WREN_STAT_<name>.
  */
 enum wren_dev_stat {
-#define WREN_STAT(name)	WREN_STAT_##name,
+#define WREN_STAT(counter)	WREN_STAT_##counter,
 #include "wren_stats.h"
 #undef WREN_STAT
 	WREN_STAT_COUNT

@@ -2,7 +2,7 @@
 /*
  * The transport's counters: the one list of them.
  *
- * Include this file with WREN_STAT(name) defined; it expands once per
+ * Include this file with WREN_STAT(counter) defined; it expands once per
  * counter, in the order the device reports them with GET_STATS (enum
  * wren_dev_stat in wren_if.h).  That order is part of the device
  * interface: counters are only ever appended.  The transport keeps a field
