@@ -74,6 +74,7 @@ weng_cmd_fn weng_cmd_set_tc_table;
 /* weng_cmd_obj.c: the data-path objects. */
 weng_cmd_fn weng_cmd_create_cq;
 weng_cmd_fn weng_cmd_destroy_cq;
+weng_cmd_fn weng_cmd_resize_cq;
 weng_cmd_fn weng_cmd_create_qp;
 weng_cmd_fn weng_cmd_modify_qp;
 weng_cmd_fn weng_cmd_query_qp;

@@ -8,6 +8,7 @@
  * destroyed from under its users (BAD_STATE), and a queue gets doorbell
  * registers only in the page the driver names.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,37 @@ int weng_cmd_destroy_cq(struct weng *e, const void *body,
 		e->eqs[cq->eq_id].refs--;
 	weng_db_free(e, cq->db_page, cq->db_slot);
 	memset(cq, 0, sizeof(*cq));
+	return 0;
+}
+
+int weng_cmd_resize_cq(struct weng *e, const void *body,
+		       struct weng_cmd_status *st)
+{
+	const struct wren_cmd_resize_cq *c = body;
+	uint64_t base = wren_le64(c->base_addr);
+	struct weng_cq *cq;
+	uint32_t moved;
+	int rc;
+
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_resize_cq, rsvd0) ||
+	    !WENG_RSVD_OK(st, c, struct wren_cmd_resize_cq, rsvd))
+		return -1;
+	cq = weng_cq_get(e, wren_le32(c->cqn));
+	if (!cq)
+		return reject_status(st, WREN_STATUS_NOT_FOUND);
+	if (!base_ok(base))
+		return reject_field(st, WENG_BODY(struct wren_cmd_resize_cq,
+						  base_addr));
+	if (!log_depth_ok(c->log_depth, e->cfg.max_cq_depth))
+		return reject_field(st, WENG_BODY(struct wren_cmd_resize_cq,
+						  log_depth));
+	rc = weng_cq_resize(e, cq, base, c->log_depth, &moved);
+	if (rc == -ENOSPC)
+		return reject_field(st, WENG_BODY(struct wren_cmd_resize_cq,
+						  log_depth));
+	if (rc)
+		return reject_status(st, WREN_STATUS_DMA_ERROR);
+	st->result[0] = moved;
 	return 0;
 }
 

@@ -54,6 +54,39 @@ void weng_cq_doorbell(struct weng *e, uint64_t offset, struct weng_cq *cq,
 	}
 }
 
+/*
+ * Move @cq to the ring of 2^@log_depth entries at @base: the completions
+ * the driver has not consumed go to its first slots, in order, with its
+ * first lap's phase.  0 and their number in @moved; -ENOSPC if they do
+ * not fit; -EIO if the new ring cannot be written or the old one read,
+ * and the CQ keeps its old ring.
+ */
+int weng_cq_resize(struct weng *e, struct weng_cq *cq, uint64_t base,
+		   uint8_t log_depth, uint32_t *moved)
+{
+	struct weng_ring *old = &cq->ring;
+	struct weng_ring ring = {
+		.base = base, .log_depth = log_depth,
+		.index_mask = old->index_mask, .dropped = old->dropped,
+	};
+	uint32_t n = (old->tail - old->head) & old->index_mask;
+
+	if (n > weng_depth(log_depth))
+		return -ENOSPC;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t slot = (old->head + i) & (weng_depth(old->log_depth) - 1);
+		struct wren_cqe cqe;
+
+		if (weng_dma_read(e, old->base + (uint64_t)slot * sizeof(cqe),
+				  &cqe, sizeof(cqe)) ||
+		    weng_ring_push(e, &ring, sizeof(cqe), &cqe, &cqe.flags))
+			return -EIO;
+	}
+	*old = ring;
+	*moved = n;
+	return 0;
+}
+
 /* Write completion @c to CQ @cqn: 0, or negative if it was lost. */
 int weng_cq_complete(struct weng *e, uint32_t cqn,
 		     const struct weng_completion *c)

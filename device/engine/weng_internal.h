@@ -31,7 +31,8 @@
 /* What this device model offers: CAPS registers and GET_ATTR alike. */
 #define WENG_CAPS		(WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | \
 				 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE | \
-				 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ)
+				 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ | \
+				 WREN_CAP_RESIZE_CQ)
 #define WENG_FW_MAJOR		1
 #define WENG_FW_MINOR		0
 #define WENG_FW_PATCH		0
@@ -332,6 +333,8 @@ void weng_cq_reset(struct weng *e);
 struct weng_cq *weng_cq_get(struct weng *e, uint32_t cqn);
 void weng_cq_doorbell(struct weng *e, uint64_t offset, struct weng_cq *cq,
 		      uint32_t value);
+int weng_cq_resize(struct weng *e, struct weng_cq *cq, uint64_t base,
+		   uint8_t log_depth, uint32_t *moved);
 int weng_cq_complete(struct weng *e, uint32_t cqn,
 		     const struct weng_completion *c);
 

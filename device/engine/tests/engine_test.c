@@ -210,7 +210,7 @@ static void test_reset_handshake(void)
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_LO),
 		 WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | WREN_CAP_UD |
 		 WREN_CAP_RD | WREN_CAP_TC_TABLE | WREN_CAP_RDMA_WRITE |
-		 WREN_CAP_RDMA_READ);
+		 WREN_CAP_RDMA_READ | WREN_CAP_RESIZE_CQ);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
 
 	CHECK_EQ(h_enable(&h, 3, 3),
@@ -320,7 +320,8 @@ static void test_get_attr(void)
 	CHECK_EQ(FIELD_GET(WREN_FW_VERSION_PATCH, fw), 0);
 	CHECK_EQ(wren_le64(a->caps), WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR |
 		 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE |
-		 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ);
+		 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ |
+		 WREN_CAP_RESIZE_CQ);
 	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
 	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
 	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);
@@ -2221,6 +2222,81 @@ static void test_ud_between_adapters(void)
 }
 
 /*
+ * RESIZE_CQ: the completions the driver has not consumed move to the new
+ * ring's first slots, in order, with the new ring's phase; later ones go
+ * there too; what the command refuses leaves the CQ on its old ring.
+ */
+static void test_cq_resize(void)
+{
+	const uint64_t new_ring = BUF_BASE + 0x4000;
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_create_cq *cc = (void *)cmd.payload;
+	struct wren_cmd_resize_cq *rc = (void *)cmd.payload;
+	struct weng_completion c = { .status = WREN_CQE_SUCCESS };
+	const struct wren_cqe *ring;
+	uint32_t cqn, db;
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 4, 3);
+	make_cq(&cmd, 1);
+	cc->log_depth = 2;
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	cqn = wren_le32(cqe.result[0]);
+	db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	/* Four completions in a ring of four; the driver consumes one. */
+	for (uint16_t i = 0; i < 4; i++) {
+		c.wqe_index = i;
+		CHECK_EQ(weng_cq_complete(h.e, cqn, &c), 0);
+	}
+	weng_db_write(h.e, db, 1, 4);
+
+	/* Three are waiting: a ring of two cannot take them. */
+	make_cmd(&cmd, WREN_ADMIN_RESIZE_CQ, 0);
+	rc->base_addr = wren_to_le64(new_ring);
+	rc->cqn = wren_to_le32(cqn);
+	rc->log_depth = 1;
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status),
+		 sizeof(struct wren_admin_cmd_hdr) +
+		 offsetof(struct wren_cmd_resize_cq, log_depth) + 1);
+	rc->log_depth = 3;
+	rc->cqn = wren_to_le32(cqn + 1);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_NOT_FOUND);
+	rc->cqn = wren_to_le32(cqn);
+	rc->base_addr = wren_to_le64(new_ring + 8);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	rc->base_addr = wren_to_le64(OUTSIDE);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_DMA_ERROR);
+	rc->base_addr = wren_to_le64(new_ring);
+	rc->rsvd[3] = wren_to_le32(1);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	rc->rsvd[3] = 0;
+
+	/* Into a ring of eight: three moved, in order, first lap's phase. */
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(cqe.result[0]), 3);
+	ring = fake_env_ptr(&h.env, new_ring, 8 * sizeof(*ring));
+	for (unsigned int i = 0; i < 3; i++) {
+		CHECK_EQ(wren_le16(ring[i].wqe_index), i + 1);
+		CHECK_EQ(ring[i].flags & WREN_CQE_F_PHASE, 1);
+	}
+	CHECK_EQ(ring[3].flags & WREN_CQE_F_PHASE, 0);
+	/* The next completion follows them; the consumer index restarts. */
+	c.wqe_index = 9;
+	CHECK_EQ(weng_cq_complete(h.e, cqn, &c), 0);
+	CHECK_EQ(wren_le16(ring[3].wqe_index), 9);
+	CHECK_EQ(ring[3].flags & WREN_CQE_F_PHASE, 1);
+	weng_db_write(h.e, db, 4, 4);
+	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 0);
+	weng_db_write(h.e, db, 5, 4);		/* past the producer */
+	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 1);
+	h_fini(&h);
+}
+
+/*
  * A guest points memory the device writes and reads at the device's own
  * BARs: a region's page list naming BAR0 or the doorbell BAR, a command's
  * result buffer in BAR0.  The DMA must fail and be counted, and never
@@ -2312,6 +2388,7 @@ static const struct tap_test tests[] = {
 	{ "SET_TC_TABLE: fields, reachability, once per reset", test_tc_table_cmd },
 	{ "contexts spill to the host's table and come back", test_tc_table_spill },
 	{ "DMA to the device's own BARs is refused, never dispatched", test_dma_self },
+	{ "RESIZE_CQ: waiting completions move, in order", test_cq_resize },
 };
 
 int main(void)

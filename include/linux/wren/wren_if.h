@@ -68,6 +68,7 @@
 #define WREN_CAP_RDMA_WRITE		BIT_ULL(4)
 #define WREN_CAP_RDMA_READ		BIT_ULL(5)
 #define WREN_CAP_TC_TABLE		BIT_ULL(6)	/* SET_TC_TABLE */
+#define WREN_CAP_RESIZE_CQ		BIT_ULL(7)	/* RESIZE_CQ */
 
 /* ------------------------------------------------------------------ */
 /* BAR0 register map (32-bit registers, 32-bit accesses only)          */
@@ -192,6 +193,7 @@ enum wren_admin_opcode {
 	WREN_ADMIN_DEREG_MR		= 0x11,
 	WREN_ADMIN_GET_STATS		= 0x12,
 	WREN_ADMIN_SET_TC_TABLE		= 0x13,
+	WREN_ADMIN_RESIZE_CQ		= 0x14,
 };
 
 /* Completion status (wren_admin_cqe.status). */
@@ -563,6 +565,32 @@ struct wren_cmd_create_cq {
 	__u8 flags;
 	__le16 eq_id;
 	__le32 db_page;
+	__le32 rsvd[10];
+};
+
+/**
+ * struct wren_cmd_resize_cq - WREN_ADMIN_RESIZE_CQ
+ * @base_addr: DMA address of the CQ's new ring, as for CREATE_CQ
+ * @cqn: the CQ
+ * @log_depth: log2 of the new ring's entries, as for CREATE_CQ
+ * @rsvd0: zero
+ * @rsvd: zero
+ *
+ * The device moves the completions the driver has not consumed (those
+ * from the consumer index of its last CQ doorbell on) to the new ring's
+ * first slots, in order and with the new ring's first-lap phase, and
+ * writes every later completion to the new ring; the consumer index
+ * starts again at 0.  result[0] of the completion is the number of
+ * completions moved.  A new ring too small for them is refused
+ * (BAD_PARAM, @log_depth); if the new ring cannot be written the CQ keeps
+ * its old ring (DMA_ERROR).  The CQ keeps its doorbell, event queue, arm
+ * and error state.
+ */
+struct wren_cmd_resize_cq {
+	__le64 base_addr;
+	__le32 cqn;
+	__u8 log_depth;
+	__u8 rsvd0[3];
 	__le32 rsvd[10];
 };
 
@@ -955,6 +983,7 @@ static_assert(sizeof(struct wren_cmd_create_eq) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_destroy_obj) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_alloc_pd) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_create_cq) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(sizeof(struct wren_cmd_resize_cq) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_create_qp) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_modify_qp) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_create_ah) == WREN_ADMIN_CMD_PAYLOAD);
