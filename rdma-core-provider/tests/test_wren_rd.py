@@ -328,6 +328,50 @@ class WrenRDTest(WrenRDTestCase):
                 self.assertEqual(order, list(range(len(RD_BURST_SIZES))),
                                  'ORDERED receives completed out of order')
 
+    def test_rd_resize_cq_waiting(self):
+        """
+        ibv_resize_cq() on a CQ that holds completions not yet polled: a
+        ring too small for them is refused with EINVAL and changes
+        nothing; a larger one takes them along, and they come out of it
+        whole and in order, followed by later ones.
+        """
+        count, slot = 12, 64
+        self.create_players(qp_flags=wren_e.WRENDV_QP_FLAGS_ORDERED,
+                            msg_size=slot, wr_depth=16,
+                            mr_size=(count + 4) * slot)
+        client, server = self.client, self.server
+
+        def burst(first, n):
+            for i in range(first, first + n):
+                wb.post_recv(server, [wb.sge(server, i * slot, slot)],
+                             wr_id=i)
+            for i in range(first, first + n):
+                client.mr.write(bytes([i]) * slot, slot, i * slot)
+                wb.post_send(client, [wb.sge(client, i * slot, slot)],
+                             wr_id=i, imm_data=i)
+            # Delivered, so the server's completions are in its ring.
+            wb.check_send_wcs(self, wb.poll(client.cq, n),
+                              range(first, first + n))
+
+        def take(n, first):
+            for i, wc in enumerate(wb.poll(server.cq, n), first):
+                self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+                self.assertEqual(socket.ntohl(wc.imm_data), i)
+                self.assertEqual(server.mr.read(slot, wc.wr_id * slot),
+                                 bytes([i]) * slot)
+
+        burst(0, count)
+        take(2, 0)
+        with self.assertRaises(PyverbsRDMAError) as ex:
+            server.cq.resize(4)
+        self.assertEqual(ex.exception.error_code, errno.EINVAL)
+        server.cq.resize(128)
+        self.assertGreaterEqual(server.cq.cqe, 128)
+        take(count - 2, 2)
+        self.assertTrue(wb.cq_is_quiet(server.cq), 'A completion came twice')
+        burst(count, 4)
+        take(4, count)
+
     def test_rd_post_send_qp_state_bad_flow(self):
         """
         Posting a send in RESET, INIT or RTR fails with EINVAL (both APIs)

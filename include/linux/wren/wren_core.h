@@ -213,6 +213,8 @@ struct wren_mr_params {
 int wren_cmd_create_cq(struct wren_dev *wdev, const struct wren_cq_params *p,
 		       u32 *cqn, u32 *db_offset);
 int wren_cmd_destroy_cq(struct wren_dev *wdev, u32 cqn);
+int wren_cmd_resize_cq(struct wren_dev *wdev, u32 cqn, dma_addr_t base,
+		       u8 log_depth, u32 *moved);
 int wren_cmd_create_qp(struct wren_dev *wdev, const struct wren_qp_params *p,
 		       struct wren_qp_handles *h);
 int wren_cmd_modify_qp(struct wren_dev *wdev, u32 qpn, u32 attr_mask,

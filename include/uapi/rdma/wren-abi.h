@@ -110,6 +110,37 @@ struct wren_ib_create_cq_resp {
 	__u32 reserved;
 };
 
+/**
+ * struct wren_ib_resize_cq_req - request of resize_cq
+ * @comp_mask: no bits defined yet, must be zero
+ * @reserved: must be zero
+ *
+ * The caller holds the CQ: nothing polls it during the call, and its
+ * doorbell carries the consumer index of what it has consumed.
+ */
+struct wren_ib_resize_cq_req {
+	__u32 comp_mask;
+	__u32 reserved;
+};
+
+/**
+ * struct wren_ib_resize_cq_resp - response of resize_cq
+ * @comp_mask: no bits defined yet
+ * @moved: completions the device moved to the new ring's first entries;
+ *	the consumer index starts again at 0
+ * @ring_mmap_key: offset to pass to mmap() for the new ring, which
+ *	replaces the old one (unmap that)
+ * @ring_size: bytes to map at @ring_mmap_key
+ * @log_depth: log2 of the new ring's entries
+ */
+struct wren_ib_resize_cq_resp {
+	__u32 comp_mask;
+	__u32 moved;
+	__aligned_u64 ring_mmap_key;
+	__u32 ring_size;
+	__u32 log_depth;
+};
+
 /* wren_ib_create_qp_req.driver_qp_type, for IB_QPT_DRIVER */
 enum wren_ib_qp_driver_type {
 	WREN_IB_QP_DRIVER_TYPE_RD = 1,

@@ -197,6 +197,65 @@ struct ibv_cq_ex *wren_create_cq_ex(struct ibv_context *ibvctx,
 	return wren_create_cq_common(ibvctx, attr);
 }
 
+/*
+ * A new ring of at least @cqe entries.  The device moves the completions
+ * not yet consumed to its first entries: the doorbell tells it where
+ * consumption stands, the CQ's lock keeps pollers out meanwhile, and the
+ * consumer index and the fences start again from the new ring's 0.
+ */
+int wren_resize_cq(struct ibv_cq *ibvcq, int cqe)
+{
+	struct wren_context *ctx = to_wren_context(ibvcq->context);
+	struct wren_cq *cq = to_wren_cq(ibvcq);
+	struct wren_resize_cq_resp resp = {};
+	struct wren_resize_cq cmd = {};
+	unsigned int i = 0;
+	void *ring;
+	int err;
+
+	wren_lock(&cq->lock);
+	mmio_write32_le(cq->db, htole32(cq->ci & WREN_CQ_DB_CI));
+	err = ibv_cmd_resize_cq(ibvcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto out;
+	if (resp.log_depth < WREN_QUEUE_LOG_DEPTH_MIN ||
+	    resp.log_depth > WREN_CQ_LOG_DEPTH_LIMIT ||
+	    resp.ring_size < (sizeof(struct wren_cqe) << resp.log_depth) ||
+	    resp.moved > 1U << resp.log_depth) {
+		verbs_err(&ctx->ibvctx,
+			  "cq %u: kernel gave a ring of %u bytes for 2^%u entries, %u moved\n",
+			  cq->cqn, resp.ring_size, resp.log_depth, resp.moved);
+		err = EPROTO;
+		goto out;
+	}
+	ring = mmap(NULL, resp.ring_size, PROT_READ, MAP_SHARED,
+		    ctx->ibvctx.context.cmd_fd, resp.ring_mmap_key);
+	if (ring == MAP_FAILED) {
+		err = errno;
+		verbs_err(&ctx->ibvctx, "cq %u: new ring mmap failed: %s\n",
+			  cq->cqn, strerror(err));
+		goto out;
+	}
+	munmap(cq->ring, cq->ring_size);
+	cq->ring = ring;
+	cq->ring_size = resp.ring_size;
+	cq->log_depth = resp.log_depth;
+	/* Entry ci + k of the old ring is entry k of the new one. */
+	while (i < cq->nr_fences) {
+		cq->fences[i].end -= cq->ci;
+		if ((int32_t)cq->fences[i].end <= 0)
+			cq->fences[i] = cq->fences[--cq->nr_fences];
+		else
+			i++;
+	}
+	cq->ci = 0;
+	cq->cur_qp = NULL;
+out:
+	wren_unlock(&cq->lock);
+	return err;
+}
+
 int wren_destroy_cq(struct ibv_cq *ibvcq)
 {
 	struct wren_cq *cq = to_wren_cq(ibvcq);

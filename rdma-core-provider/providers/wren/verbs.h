@@ -39,6 +39,7 @@ struct ibv_cq *wren_create_cq(struct ibv_context *ibvctx, int cqe,
 struct ibv_cq_ex *wren_create_cq_ex(struct ibv_context *ibvctx,
 				    struct ibv_cq_init_attr_ex *attr);
 int wren_destroy_cq(struct ibv_cq *ibvcq);
+int wren_resize_cq(struct ibv_cq *ibvcq, int cqe);
 int wren_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only);
 
 /* cq_poll.c: reading completions */

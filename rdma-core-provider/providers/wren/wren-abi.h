@@ -19,6 +19,8 @@ DECLARE_DRV_CMD(wren_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD, empty,
 		wren_ib_alloc_pd_resp);
 DECLARE_DRV_CMD(wren_create_cq, IB_USER_VERBS_EX_CMD_CREATE_CQ,
 		wren_ib_create_cq_req, wren_ib_create_cq_resp);
+DECLARE_DRV_CMD(wren_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
+		wren_ib_resize_cq_req, wren_ib_resize_cq_resp);
 DECLARE_DRV_CMD(wren_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		wren_ib_create_qp_req, wren_ib_create_qp_resp);
 DECLARE_DRV_CMD(wren_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,

@@ -82,6 +82,7 @@ static const struct verbs_context_ops wren_ctx_ops = {
 	.reg_mr = wren_reg_mr,
 	.req_notify_cq = wren_req_notify_cq,
 	.rereg_mr = wren_rereg_mr,
+	.resize_cq = wren_resize_cq,
 };
 
 /* Map the context's doorbell page; the kernel picked its mmap key. */

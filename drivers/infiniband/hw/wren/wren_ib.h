@@ -299,6 +299,7 @@ int wren_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 #endif
 int wren_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int wren_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 extern const struct wren_event_ops wren_ib_event_ops;
 
 /* wren_ib_qp.c */

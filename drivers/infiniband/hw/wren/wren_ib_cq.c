@@ -216,6 +216,76 @@ int wren_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 #endif
 
 /**
+ * wren_ib_resize_cq() - give a user CQ a ring of another depth
+ * @ibcq: the CQ, held by its user, who rang its doorbell with the
+ *	consumer index of what it has consumed
+ * @cqe: the entries the new ring must hold at least (rounded up as for
+ *	create_cq)
+ * @udata: &struct wren_ib_resize_cq_req in, &struct wren_ib_resize_cq_resp
+ *	out
+ *
+ * The device moves the completions not yet consumed to the new ring; the
+ * old ring is freed once the user unmaps it.
+ *
+ * Return: 0, -EOPNOTSUPP for a kernel CQ, an unknown comp_mask bit or a
+ * device without RESIZE_CQ, -EINVAL for a non-zero reserved field, a
+ * depth beyond the device's or too small for the completions waiting,
+ * -ENOMEM, or another negative errno.
+ */
+int wren_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibcq->device);
+	struct wren_ib_cq *cq = to_wren_ib_cq(ibcq);
+	/* The uverbs command's u32: what looks negative here is huge. */
+	struct ib_cq_init_attr attr = { .cqe = (u32)cqe };
+	struct wren_ib_resize_cq_resp resp = {};
+	struct wren_ib_resize_cq_req req = {};
+	struct wren_ib_create_cq_req check;
+	struct wren_ib_ucontext *uctx;
+	struct wren_ib_ring ring;
+	u8 log_depth;
+	u32 moved;
+	int err;
+
+	if (!udata)
+		return -EOPNOTSUPP;
+	err = wren_ib_copy_req(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	/* The request and the depth are checked as create_cq's are. */
+	check.comp_mask = req.comp_mask;
+	check.reserved = req.reserved;
+	err = wren_ib_cq_check(dev, &attr, &check, &log_depth);
+	if (err)
+		return err;
+	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
+					 ibucontext);
+	err = wren_ib_ring_alloc(uctx, &ring,
+				 (sizeof(struct wren_cqe) << log_depth),
+				 DMA_FROM_DEVICE);
+	if (err)
+		return err;
+	err = wren_cmd_resize_cq(dev->wdev, cq->cqn, ring.dma, log_depth,
+				 &moved);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "CQ %u: resize to 2^%u entries: %d\n",
+			  cq->cqn, log_depth, err);
+		wren_ib_ring_free(dev, &ring);
+		return err;
+	}
+	/* The device writes the new ring only: the old one can go. */
+	wren_ib_ring_free(dev, &cq->ring);
+	cq->ring = ring;
+	cq->log_depth = log_depth;
+	ibcq->cqe = 1 << log_depth;
+	resp.moved = moved;
+	resp.ring_mmap_key = ring.mmap_key;
+	resp.ring_size = ring.size;
+	resp.log_depth = log_depth;
+	return wren_ib_copy_resp(udata, &resp, sizeof(resp));
+}
+
+/**
  * wren_ib_destroy_cq() - destroy a completion queue
  * @ibcq: the CQ, which no QP uses any more
  * @udata: unused

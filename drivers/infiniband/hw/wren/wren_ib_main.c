@@ -46,6 +46,7 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 	.reg_user_mr = wren_ib_reg_user_mr,
 	.reg_user_mr_dmabuf = wren_ib_reg_user_mr_dmabuf,
 	.rereg_user_mr = wren_ib_rereg_user_mr,
+	.resize_cq = wren_ib_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, wren_ib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, wren_ib_cq, ibcq),

@@ -282,6 +282,46 @@ int wren_cmd_destroy_cq(struct wren_dev *wdev, u32 cqn)
 EXPORT_SYMBOL_NS_GPL(wren_cmd_destroy_cq, WREN);
 
 /**
+ * wren_cmd_resize_cq() - move a completion queue to a new ring
+ * @wdev: the device
+ * @cqn: the CQ number
+ * @base: DMA address of the new ring, 4 KiB aligned, physically contiguous
+ * @log_depth: log2 of its entries
+ * @moved: the completions not yet consumed that the device moved to the
+ *	new ring's first entries, on success
+ *
+ * The caller has rung the CQ's doorbell with the consumer index of what
+ * has been consumed.  Once this returns 0 the device writes the new ring
+ * only; on an error it goes on with the old one.
+ *
+ * Return: 0, -EOPNOTSUPP without WREN_CAP_RESIZE_CQ, -EINVAL if the new
+ * ring cannot hold the waiting completions or a parameter was refused,
+ * -ENOENT for an unknown CQ, -EIO if the device could not write the new
+ * ring, or another negative errno.
+ */
+int wren_cmd_resize_cq(struct wren_dev *wdev, u32 cqn, dma_addr_t base,
+		       u8 log_depth, u32 *moved)
+{
+	struct wren_cmd_resize_cq cmd = {
+		.base_addr = cpu_to_le64(base),
+		.cqn = cpu_to_le32(cqn),
+		.log_depth = log_depth,
+	};
+	struct wren_admin_cqe cqe;
+	int err;
+
+	if (!(wdev->caps.caps & WREN_CAP_RESIZE_CQ))
+		return -EOPNOTSUPP;
+	err = wren_admin_exec(wdev, WREN_ADMIN_RESIZE_CQ, &cmd, sizeof(cmd),
+			      &cqe);
+	if (err)
+		return err;
+	*moved = le32_to_cpu(cqe.result[0]);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_resize_cq, WREN);
+
+/**
  * wren_cmd_create_qp() - create a queue pair, in the RESET state
  * @wdev: the device
  * @p: its type, rings, depths, CQs, protection domain and doorbell page
