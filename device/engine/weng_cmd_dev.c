@@ -19,9 +19,10 @@ static void fill_attr(struct weng *e, struct wren_dev_attr *a)
 						  WREN_SPEC_VERSION_MAJOR) |
 				       FIELD_PREP(WREN_VERSION_MINOR,
 						  WREN_SPEC_VERSION_MINOR));
-	a->fw_version = wren_to_le32(FIELD_PREP(WREN_FW_VERSION_MAJOR, WENG_FW_MAJOR) |
-				     FIELD_PREP(WREN_FW_VERSION_MINOR, WENG_FW_MINOR) |
-				     FIELD_PREP(WREN_FW_VERSION_PATCH, WENG_FW_PATCH));
+	a->fw_version =
+		wren_to_le32(FIELD_PREP(WREN_FW_VERSION_MAJOR, WENG_FW_MAJOR) |
+			     FIELD_PREP(WREN_FW_VERSION_MINOR, WENG_FW_MINOR) |
+			     FIELD_PREP(WREN_FW_VERSION_PATCH, WENG_FW_PATCH));
 	a->caps = wren_to_le64(WENG_CAPS);
 	/* EUI-64: flip the universal/local bit, insert ff:fe. */
 	a->node_guid = wren_to_le64((uint64_t)(mac[0] ^ 2) << 56 |
@@ -89,7 +90,8 @@ int weng_cmd_get_attr(struct weng *e, const void *body,
 		return -1;
 	if (len < 64 || len > 4096)
 		return weng_reject(st, WREN_STATUS_BAD_PARAM,
-				   WENG_BODY(struct wren_cmd_get_attr, buf_len));
+				   WENG_BODY(struct wren_cmd_get_attr,
+					     buf_len));
 	fill_attr(e, &attr);
 	if (!put_result(e, addr, len, &attr, sizeof(attr), st))
 		return -1;
@@ -122,7 +124,8 @@ int weng_cmd_get_stats(struct weng *e, const void *body,
 		return -1;
 	if (len < 8 || len > 4096 || len % 8)
 		return weng_reject(st, WREN_STATUS_BAD_PARAM,
-				   WENG_BODY(struct wren_cmd_get_stats, buf_len));
+				   WENG_BODY(struct wren_cmd_get_stats,
+					     buf_len));
 	fill_stats(e, v);
 	for (int i = 0; i < WREN_STAT_COUNT; i++)
 		v[i] = wren_to_le64(v[i]);

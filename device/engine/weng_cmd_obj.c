@@ -55,16 +55,21 @@ int weng_cmd_create_cq(struct weng *e, const void *body,
 	if (!WENG_RSVD_OK(st, c, struct wren_cmd_create_cq, rsvd))
 		return -1;
 	if (!base_ok(base))
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq, base_addr));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq,
+						  base_addr));
 	if (!log_depth_ok(c->log_depth, e->cfg.max_cq_depth))
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq, log_depth));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq,
+						  log_depth));
 	if (c->flags & ~WREN_CQ_FLAG_EQ)
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq, flags));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq,
+						  flags));
 	if (c->flags & WREN_CQ_FLAG_EQ ?
 	    eq_id >= e->max_eq || !e->eqs[eq_id].in_use : eq_id)
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq, eq_id));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq,
+						  eq_id));
 	if (page >= e->cfg.db_page_count)
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq, db_page));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_cq,
+						  db_page));
 	for (cqn = 0; cqn < e->cfg.max_cq && e->cqs[cqn].in_use; cqn++)
 		;
 	if (cqn == e->cfg.max_cq ||
@@ -157,26 +162,36 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	if (!WENG_RSVD_OK(st, c, struct wren_cmd_create_qp, rsvd))
 		return -1;
 	if (!base_ok(wren_le64(c->sq_base)))
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, sq_base));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+						  sq_base));
 	if (!base_ok(wren_le64(c->rq_base)))
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, rq_base));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+						  rq_base));
 	if (!weng_pd_valid(e, pdn))
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, pdn));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+						  pdn));
 	if (!weng_cq_get(e, scq))
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, send_cq));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+						  send_cq));
 	if (!weng_cq_get(e, rcq))
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, recv_cq));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+						  recv_cq));
 	if (page >= e->cfg.db_page_count)
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, db_page));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+						  db_page));
 	if (c->type != WREN_QPT_UD && c->type != WREN_QPT_RD)
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, type));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+						  type));
 	if (!log_depth_ok(c->sq_log_depth, e->cfg.max_qp_depth))
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, sq_log_depth));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+						  sq_log_depth));
 	if (!log_depth_ok(c->rq_log_depth, e->cfg.max_qp_depth))
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, rq_log_depth));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+						  rq_log_depth));
 	if (c->flags & ~(rd_only | WREN_QP_FLAG_SQ_SIG_ALL) ||
 	    (c->type != WREN_QPT_RD && c->flags & rd_only))
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp, flags));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+						  flags));
 	/*
 	 * QP numbers go round rather than back to the lowest free one: a
 	 * message still in flight to a destroyed QP then finds no QP, or
@@ -259,16 +274,20 @@ int weng_cmd_modify_qp(struct weng *e, const void *body,
 	if (!qp)
 		return reject_status(st, WREN_STATUS_NOT_FOUND);
 	if (!mask || mask & ~(WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY))
-		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp, attr_mask));
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  attr_mask));
 	to = mask & WREN_QP_ATTR_STATE ? c->state : qp->state;
 	if (!(mask & WREN_QP_ATTR_STATE) && c->state)
-		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp, state));
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  state));
 	if (mask & WREN_QP_ATTR_STATE && !transition_ok(qp->state, to))
-		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp, state));
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  state));
 	/* The Q_Key is set on the way up, not in RESET or ERR. */
 	if (mask & WREN_QP_ATTR_QKEY ?
 	    to == WREN_QPS_RESET || to == WREN_QPS_ERR : c->qkey)
-		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp, qkey));
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  qkey));
 	if (mask & WREN_QP_ATTR_QKEY)
 		qp->qkey = wren_le32(c->qkey);
 	if (to == WREN_QPS_RESET) {
@@ -348,12 +367,15 @@ int weng_cmd_create_ah(struct weng *e, const void *body,
 	    !WENG_RSVD_OK(st, c, struct wren_cmd_create_ah, rsvd))
 		return -1;
 	if (!weng_pd_valid(e, pdn))
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_ah, pdn));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_ah,
+						  pdn));
 	/* A unicast host: not 0/8, loopback, multicast or broadcast. */
 	if (!(ip >> 24) || ip >> 24 == 127 || ip >> 28 >= 0xe)
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_ah, ipv4));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_ah,
+						  ipv4));
 	if (c->mac[0] & 1)
-		return reject_field(st, WENG_BODY(struct wren_cmd_create_ah, mac));
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_ah,
+						  mac));
 	for (n = 0; n < e->cfg.max_ah && e->ahs[n].in_use; n++)
 		;
 	if (n == e->cfg.max_ah)
@@ -406,21 +428,26 @@ int weng_cmd_reg_mr(struct weng *e, const void *body,
 		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, pdn));
 	if (c->page_shift >= 64 ||
 	    !(e->cfg.page_size_cap & (1ULL << c->page_shift)))
-		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, page_shift));
+		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr,
+						  page_shift));
 	if (!len || len > e->cfg.max_mr_size || iova + len < iova)
-		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, length));
+		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr,
+						  length));
 	/* The pages must cover the region exactly. */
 	if (!npages || npages > WREN_PBL_MAX_PAGES ||
 	    ((iova + len - 1) >> c->page_shift) - (iova >> c->page_shift) + 1 !=
 	    npages)
-		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, npages));
+		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr,
+						  npages));
 	if (!pbl || pbl % 8)
-		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, pbl_addr));
+		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr,
+						  pbl_addr));
 	/* Remote writes need local write access too, as in the verbs. */
 	if (c->access & ~access_all ||
 	    (c->access & WREN_MR_ACCESS_REMOTE_WRITE &&
 	     !(c->access & WREN_MR_ACCESS_LOCAL_WRITE)))
-		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, access));
+		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr,
+						  access));
 	for (n = 0; n < e->cfg.max_mr && e->mrs[n].in_use; n++)
 		;
 	if (n == e->cfg.max_mr || n > 0xffffff)

@@ -161,7 +161,7 @@ static void complete_recv_flushed(struct weng *e, const struct weng_qp *qp,
 	weng_cq_complete(e, qp->recv_cq, &c);
 }
 
-/* The req_id of the receive entry in ring slot @slot (the slot if unreadable). */
+/* The req_id of the entry of receive slot @slot (the slot if unreadable). */
 static uint16_t rq_req_id(struct weng *e, const struct weng_qp *qp,
 			  uint32_t slot)
 {
@@ -193,12 +193,15 @@ void weng_qp_flush(struct weng *e, struct weng_qp *qp)
 			complete_send(e, qp, sw, qp->sq_ci & sq_mask);
 	}
 	/* Receives a message was being placed into, then the untaken. */
-	for (uint32_t i = 0; i <= rq_mask; i++)
-		if (qp->rq_shadow[i].busy)
-			complete_recv_flushed(e, qp,
-					      wren_le16(qp->rq_shadow[i].wqe.req_id));
+	for (uint32_t i = 0; i <= rq_mask; i++) {
+		const struct weng_rwqe *rw = &qp->rq_shadow[i];
+
+		if (rw->busy)
+			complete_recv_flushed(e, qp, wren_le16(rw->wqe.req_id));
+	}
 	for (; qp->rq_ci != qp->rq_pi; qp->rq_ci++)
-		complete_recv_flushed(e, qp, rq_req_id(e, qp, qp->rq_ci & rq_mask));
+		complete_recv_flushed(e, qp,
+				      rq_req_id(e, qp, qp->rq_ci & rq_mask));
 	qp->sq_fetch = qp->sq_ci;
 	qp->sq_blocked = false;
 	qp->reads_out = 0;

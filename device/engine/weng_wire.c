@@ -65,7 +65,8 @@ void weng_wire_stop(struct weng *e)
 static bool to_self(const struct weng *e, const uint8_t *frame, size_t len)
 {
 	return len >= WREN_WIRE_IP_DST + 4 &&
-	       wren_wire_get32(frame + WREN_WIRE_IP_DST) == be32toh(e->cfg.ipv4);
+	       wren_wire_get32(frame + WREN_WIRE_IP_DST) ==
+	       be32toh(e->cfg.ipv4);
 }
 
 size_t weng_tx_pull(struct weng *e, void *frame, size_t cap)
