@@ -385,9 +385,10 @@ void weng_qp_error(struct weng *e, struct weng_qp *qp);
 int weng_resp_init(struct weng *e);
 void weng_resp_fini(struct weng *e);
 void weng_resp_reset(struct weng *e);
-struct weng_resp *weng_resp_alloc(struct weng *e, struct weng_qp *qp,
-				  const struct wren_tp_peer *peer,
-				  const struct wren_tp_msg *m, uint32_t len);
+enum wren_tp_status weng_resp_begin(struct weng *e, struct weng_qp *qp,
+				    const struct wren_tp_peer *peer,
+				    const struct wren_tp_msg *m, uint32_t len,
+				    uint8_t need, uint64_t *cookie);
 void weng_resp_free(struct weng *e, struct weng_resp *r);
 uint64_t weng_resp_cookie(const struct weng *e, const struct weng_resp *r);
 struct weng_resp *weng_resp_of_cookie(struct weng *e, uint64_t cookie);
@@ -422,10 +423,6 @@ int weng_read_resp_write(struct weng *e, uint64_t cookie, uint32_t off,
 			 const void *buf, uint32_t len);
 void weng_read_resp_done(struct weng *e, uint64_t cookie,
 			 enum wren_tp_status st);
-enum wren_tp_status weng_read_req_begin(struct weng *e, struct weng_qp *qp,
-					const struct wren_tp_peer *peer,
-					const struct wren_tp_msg *m,
-					uint64_t *cookie);
 void weng_read_req_arrived(struct weng *e, struct weng_resp *r,
 			   enum wren_tp_status st);
 int weng_read_answer_tx_read(struct weng *e, uint64_t cookie, uint32_t off,
@@ -444,10 +441,6 @@ int weng_recv_write(struct weng *e, uint64_t cookie, uint32_t off,
 void weng_recv_done(struct weng *e, uint64_t cookie, enum wren_tp_status st);
 
 /* weng_write.c: RDMA WRITE and WRITE with immediate, the responder. */
-enum wren_tp_status weng_write_begin(struct weng *e, struct weng_qp *qp,
-				     const struct wren_tp_peer *peer,
-				     const struct wren_tp_msg *m,
-				     uint64_t *cookie);
 int weng_write_place(struct weng *e, struct weng_resp *r, uint32_t off,
 		     const void *buf, uint32_t len);
 void weng_write_done(struct weng *e, struct weng_resp *r,

@@ -224,28 +224,6 @@ void weng_read_resp_done(struct weng *e, uint64_t cookie,
 /* The responder                                                        */
 /* ------------------------------------------------------------------ */
 
-/*
- * A READ_REQ from @peer for @qp: accept it with a responder entry, or
- * refuse it before anything is read.
- */
-enum wren_tp_status weng_read_req_begin(struct weng *e, struct weng_qp *qp,
-					const struct wren_tp_peer *peer,
-					const struct wren_tp_msg *m,
-					uint64_t *cookie)
-{
-	struct weng_resp *r;
-
-	if (m->rlen > e->cfg.max_msg_size ||
-	    weng_mr_walk(e, qp->pdn, m->rkey, m->raddr, m->rlen,
-			 WREN_MR_ACCESS_REMOTE_READ, NULL, NULL))
-		return WREN_TP_REMOTE_ACCESS;
-	r = weng_resp_alloc(e, qp, peer, m, m->rlen);
-	if (!r)
-		return WREN_TP_RNR;
-	*cookie = weng_resp_cookie(e, r);
-	return WREN_TP_OK;
-}
-
 static void answer_queue(struct weng *e, struct weng_resp *r)
 {
 	uint32_t i = r - e->resps;

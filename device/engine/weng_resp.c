@@ -53,9 +53,9 @@ void weng_resp_reset(struct weng *e)
 }
 
 /* An entry for @m from @peer to @qp, @len bytes; NULL if none is free. */
-struct weng_resp *weng_resp_alloc(struct weng *e, struct weng_qp *qp,
-				  const struct wren_tp_peer *peer,
-				  const struct wren_tp_msg *m, uint32_t len)
+static struct weng_resp *resp_alloc(struct weng *e, struct weng_qp *qp,
+				    const struct wren_tp_peer *peer,
+				    const struct wren_tp_msg *m, uint32_t len)
 {
 	struct weng_resp *r;
 
@@ -78,6 +78,29 @@ struct weng_resp *weng_resp_alloc(struct weng *e, struct weng_qp *qp,
 	memcpy(r->peer_mac, peer->mac, sizeof(r->peer_mac));
 	r->next = WENG_RESP_NONE;
 	return r;
+}
+
+/*
+ * A one-sided operation @m from @peer for @qp, on @len bytes at its
+ * address and key: accept it with a responder entry if the key grants
+ * @need (WREN_MR_ACCESS_REMOTE_*) over them, or refuse it before any byte
+ * is touched.
+ */
+enum wren_tp_status weng_resp_begin(struct weng *e, struct weng_qp *qp,
+				    const struct wren_tp_peer *peer,
+				    const struct wren_tp_msg *m, uint32_t len,
+				    uint8_t need, uint64_t *cookie)
+{
+	struct weng_resp *r;
+
+	if (len > e->cfg.max_msg_size ||
+	    weng_mr_walk(e, qp->pdn, m->rkey, m->raddr, len, need, NULL, NULL))
+		return WREN_TP_REMOTE_ACCESS;
+	r = resp_alloc(e, qp, peer, m, len);
+	if (!r)
+		return WREN_TP_RNR;
+	*cookie = weng_resp_cookie(e, r);
+	return WREN_TP_OK;
 }
 
 uint64_t weng_resp_cookie(const struct weng *e, const struct weng_resp *r)

@@ -55,9 +55,11 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 	case WREN_WIRE_OP_SEND_IMM:
 		return weng_recv_begin(e, qp, peer, m, cookie);
 	case WREN_WIRE_OP_READ_REQ:
-		return weng_read_req_begin(e, qp, peer, m, cookie);
+		return weng_resp_begin(e, qp, peer, m, m->rlen,
+				       WREN_MR_ACCESS_REMOTE_READ, cookie);
 	default:
-		return weng_write_begin(e, qp, peer, m, cookie);
+		return weng_resp_begin(e, qp, peer, m, m->len,
+				       WREN_MR_ACCESS_REMOTE_WRITE, cookie);
 	}
 }
 

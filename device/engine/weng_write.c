@@ -5,7 +5,7 @@
  * A WRITE or WRITE_IMM that arrives is checked whole against the target
  * QP and the memory key before its first byte is placed: QP number, type,
  * state and Q_Key (weng_ulp.c), then key, PD, remote write right and
- * bounds.  A refusal leaves memory and queues untouched and reaches the
+ * bounds (weng_resp_begin()).  A refusal leaves memory and queues untouched and reaches the
  * requester as a remote access error.  Each byte is placed through the key
  * again, so a region deregistered meanwhile stops the write.  A WRITE_IMM
  * then completes on the QP's receive CQ without taking a receive entry.
@@ -15,24 +15,6 @@
 
 #include "weng_internal.h"
 #include "linux/wren/wren_wire.h"
-
-enum wren_tp_status weng_write_begin(struct weng *e, struct weng_qp *qp,
-				     const struct wren_tp_peer *peer,
-				     const struct wren_tp_msg *m,
-				     uint64_t *cookie)
-{
-	struct weng_resp *r;
-
-	if (m->len > e->cfg.max_msg_size ||
-	    weng_mr_walk(e, qp->pdn, m->rkey, m->raddr, m->len,
-			 WREN_MR_ACCESS_REMOTE_WRITE, NULL, NULL))
-		return WREN_TP_REMOTE_ACCESS;
-	r = weng_resp_alloc(e, qp, peer, m, m->len);
-	if (!r)
-		return WREN_TP_RNR;
-	*cookie = weng_resp_cookie(e, r);
-	return WREN_TP_OK;
-}
 
 int weng_write_place(struct weng *e, struct weng_resp *r, uint32_t off,
 		     const void *buf, uint32_t len)
