@@ -104,12 +104,16 @@ struct wren_ib_pd {
  * @ring: its ring of &struct wren_cqe
  * @cqn: the device's CQ number
  * @log_depth: log2 of the ring's entries
+ * @resize_lock: serialises resize_cq, which ib_core lets a user call on
+ *	one CQ from several threads at once, and protects @ring and
+ *	@log_depth
  */
 struct wren_ib_cq {
 	struct ib_cq ibcq;
 	struct wren_ib_ring ring;
 	u32 cqn;
 	u8 log_depth;
+	struct mutex resize_lock;	/* serialises resize_cq */
 };
 
 /**

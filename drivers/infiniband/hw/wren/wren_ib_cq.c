@@ -183,6 +183,7 @@ static int wren_ib_create_user_cq(struct ib_cq *ibcq,
 	err = wren_ib_copy_resp(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_unpublish_cq;
+	mutex_init(&cq->resize_lock);
 	ibcq->cqe = depth;
 	ibdev_dbg(&dev->ibdev, "CQ %u: %lu entries, vector %u\n", cq->cqn, depth,
 		  attr->comp_vector);
@@ -265,9 +266,11 @@ int wren_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 				 DMA_FROM_DEVICE);
 	if (err)
 		return err;
+	mutex_lock(&cq->resize_lock);
 	err = wren_cmd_resize_cq(dev->wdev, cq->cqn, ring.dma, log_depth,
 				 &moved);
 	if (err) {
+		mutex_unlock(&cq->resize_lock);
 		ibdev_dbg(&dev->ibdev, "CQ %u: resize to 2^%u entries: %d\n",
 			  cq->cqn, log_depth, err);
 		wren_ib_ring_free(dev, &ring);
@@ -278,6 +281,7 @@ int wren_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	cq->ring = ring;
 	cq->log_depth = log_depth;
 	ibcq->cqe = 1 << log_depth;
+	mutex_unlock(&cq->resize_lock);
 	resp.moved = moved;
 	resp.ring_mmap_key = ring.mmap_key;
 	resp.ring_size = ring.size;
@@ -304,5 +308,6 @@ int wren_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	wren_ib_cq_unpublish(dev, cq);
 	if (!wren_ib_cq_destroy_hw(dev, cq))
 		wren_ib_ring_free(dev, &cq->ring);
+	mutex_destroy(&cq->resize_lock);
 	return 0;
 }
