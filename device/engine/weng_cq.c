@@ -74,11 +74,10 @@ int weng_cq_resize(struct weng *e, struct weng_cq *cq, uint64_t base,
 	if (n > weng_depth(log_depth))
 		return -ENOSPC;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t mask = weng_depth(old->log_depth) - 1;
-		uint32_t slot = (old->head + i) & mask;
 		struct wren_cqe cqe;
 
-		if (weng_dma_read(e, old->base + (uint64_t)slot * sizeof(cqe),
+		if (weng_dma_read(e, weng_ring_slot(old, old->head + i,
+						    sizeof(cqe)),
 				  &cqe, sizeof(cqe)) ||
 		    weng_ring_push(e, &ring, sizeof(cqe), &cqe, &cqe.flags))
 			return -EIO;

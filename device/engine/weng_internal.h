@@ -292,6 +292,8 @@ int weng_dma_write(struct weng *e, uint64_t addr, const void *buf,
 bool weng_mmio_refused(struct weng *e);
 
 /* weng_ring.c: rings the device produces into. */
+uint64_t weng_ring_slot(const struct weng_ring *r, uint32_t index,
+			unsigned int entry_size);
 int weng_ring_push(struct weng *e, struct weng_ring *r,
 		   unsigned int entry_size, void *entry, uint8_t *flags);
 bool weng_ring_consume(struct weng_ring *r, uint32_t head);

@@ -7,6 +7,14 @@
 
 #include "weng_internal.h"
 
+/* The guest address of @r's entry at free-running @index. */
+uint64_t weng_ring_slot(const struct weng_ring *r, uint32_t index,
+			unsigned int entry_size)
+{
+	return r->base +
+	       (uint64_t)(index & (weng_depth(r->log_depth) - 1)) * entry_size;
+}
+
 /*
  * Post an entry to @r.  Rings with flow control (index_mask set and head
  * maintained by the driver) refuse to overwrite unconsumed entries: then
@@ -21,8 +29,8 @@
 int weng_ring_push(struct weng *e, struct weng_ring *r,
 		   unsigned int entry_size, void *entry, uint8_t *flags)
 {
-	uint32_t depth = 1U << r->log_depth;
-	uint64_t at = r->base + (uint64_t)(r->tail & (depth - 1)) * entry_size;
+	uint32_t depth = weng_depth(r->log_depth);
+	uint64_t at = weng_ring_slot(r, r->tail, entry_size);
 	uint8_t phase = wren_ring_phase(r->tail, r->log_depth);
 	size_t flags_off = flags - (uint8_t *)entry;
 
