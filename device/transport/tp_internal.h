@@ -48,6 +48,17 @@ static inline uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+/*
+ * The hash of a peer's address and a 32-bit number, for the contexts
+ * (by class) and the receive states (by the peer's context).
+ */
+static inline uint32_t tp_peer_hash(uint32_t ipv4, uint32_t id)
+{
+	uint32_t x = ipv4 * 0x9e3779b1U ^ id * 0x85ebca77U;
+
+	return x ^ x >> 15;
+}
+
 /* Count a frame dropped because of @why: rx_drop_<why>, and rx_drops. */
 #define TP_DROP(tp, why)	((tp)->stats.rx_drop_##why++, \
 				 (tp)->stats.rx_drops++)

@@ -21,13 +21,6 @@
 #define SESSION_IDX		0x00ffffffU
 #define SESSION_GEN_SHIFT	24
 
-static uint32_t rx_hash(uint32_t ipv4, uint32_t src_ctx)
-{
-	uint32_t x = ipv4 * 0x85ebca77U ^ src_ctx * 0xc2b2ae3dU;
-
-	return x ^ x >> 16;
-}
-
 static uint32_t session_of(const struct tp_rx *rx)
 {
 	return rx->id | rx->gen << SESSION_GEN_SHIFT;
@@ -140,7 +133,7 @@ void tp_rx_timer_update(struct wren_tp *tp, struct tp_rx *rx)
 
 static void rx_free(struct wren_tp *tp, struct tp_rx *rx)
 {
-	uint32_t *pi = &tp->rx_hash[rx_hash(rx->ipv4, rx->src_ctx) &
+	uint32_t *pi = &tp->rx_hash[tp_peer_hash(rx->ipv4, rx->src_ctx) &
 				    tp->rx_hash_mask];
 
 	while (*pi != rx->id)
@@ -188,7 +181,8 @@ static int rx_begin(struct wren_tp *tp, struct tp_rx *rx,
 static struct tp_rx *rx_find(struct wren_tp *tp, uint32_t ipv4,
 			     uint32_t src_ctx)
 {
-	uint32_t i = tp->rx_hash[rx_hash(ipv4, src_ctx) & tp->rx_hash_mask];
+	uint32_t h = tp_peer_hash(ipv4, src_ctx) & tp->rx_hash_mask;
+	uint32_t i = tp->rx_hash[h];
 
 	while (i != TP_NONE) {
 		struct tp_rx *rx = &tp->rx[i];
@@ -278,7 +272,7 @@ static struct tp_rx *rx_for(struct wren_tp *tp, const struct tp_rx_pkt *p,
 	tp->rx_used++;
 	rx->ipv4 = p->src_ip;
 	rx->src_ctx = p->src_ctx;
-	h = rx_hash(rx->ipv4, rx->src_ctx) & tp->rx_hash_mask;
+	h = tp_peer_hash(rx->ipv4, rx->src_ctx) & tp->rx_hash_mask;
 	rx->hnext = tp->rx_hash[h];
 	tp->rx_hash[h] = rx->id;
 	if (rx_begin(tp, rx, p)) {

@@ -23,13 +23,6 @@
 
 #define TP_TC_PROBES		8	/* records looked at per lookup */
 
-static uint32_t key_hash(uint32_t ipv4, uint32_t class_id)
-{
-	uint32_t x = ipv4 * 0x9e3779b1U ^ class_id * 0x85ebca77U;
-
-	return x ^ x >> 15;
-}
-
 static uint32_t id_hash(uint32_t id)
 {
 	uint32_t x = id * 0x9e3779b1U;
@@ -81,7 +74,8 @@ void tp_ctx_free_table(struct wren_tp *tp)
 struct tp_ctx *tp_ctx_find(struct wren_tp *tp, uint32_t ipv4,
 			   uint32_t class_id)
 {
-	uint32_t i = tp->ctx_hash[key_hash(ipv4, class_id) & tp->ctx_hash_mask];
+	uint32_t h = tp_peer_hash(ipv4, class_id) & tp->ctx_hash_mask;
+	uint32_t i = tp->ctx_hash[h];
 
 	while (i != TP_NONE) {
 		struct tp_ctx *c = &tp->ctx[i];
@@ -124,7 +118,7 @@ struct tp_ctx *tp_ctx_take(struct wren_tp *tp, uint32_t id, uint32_t ipv4,
 	c->id = tp->store ? id : slot;
 	c->ipv4 = ipv4;
 	c->class_id = class_id;
-	h = key_hash(ipv4, class_id) & tp->ctx_hash_mask;
+	h = tp_peer_hash(ipv4, class_id) & tp->ctx_hash_mask;
 	c->hnext = tp->ctx_hash[h];
 	tp->ctx_hash[h] = slot;
 	h = id_hash(c->id) & tp->ctx_hash_mask;
@@ -139,7 +133,8 @@ void tp_ctx_put(struct wren_tp *tp, struct tp_ctx *c)
 	uint32_t slot = ctx_slot(tp, c);
 	uint32_t *pi;
 
-	pi = &tp->ctx_hash[key_hash(c->ipv4, c->class_id) & tp->ctx_hash_mask];
+	pi = &tp->ctx_hash[tp_peer_hash(c->ipv4, c->class_id) &
+			   tp->ctx_hash_mask];
 	while (*pi != slot)
 		pi = &tp->ctx[*pi].hnext;
 	*pi = c->hnext;
@@ -245,7 +240,7 @@ enum tc_rank {
 int tp_tc_claim(struct wren_tp *tp, const struct wren_tp_dest *d, uint32_t *id,
 		struct wren_tp_ctx_rec *rec, struct tp_ctx **owner)
 {
-	uint32_t h = key_hash(d->ipv4, d->class_id), best = TP_NONE;
+	uint32_t h = tp_peer_hash(d->ipv4, d->class_id), best = TP_NONE;
 	enum tc_rank best_rank = TC_NONE;
 	uint64_t now = tp_now(tp), best_since = 0;
 	struct wren_tp_ctx_rec r, best_rec = { 0 };
