@@ -67,37 +67,48 @@ static int wren_check_cq_attr(struct wren_context *ctx,
  * a doorbell outside the page would have the provider read or write what
  * is not the CQ's.
  */
+/* Check the ring the kernel describes, then map it: 0 or an errno. */
+static int wren_map_cq_ring(struct wren_context *ctx, struct wren_cq *cq,
+			    uint32_t cqn, uint32_t ring_size,
+			    uint32_t log_depth, uint64_t mmap_key)
+{
+	void *ring;
+
+	if (log_depth < WREN_QUEUE_LOG_DEPTH_MIN ||
+	    log_depth > WREN_CQ_LOG_DEPTH_LIMIT ||
+	    ring_size < (sizeof(struct wren_cqe) << log_depth)) {
+		verbs_err(&ctx->ibvctx,
+			  "cq %u: kernel gave a ring of %u bytes for 2^%u entries\n",
+			  cqn, ring_size, log_depth);
+		return EPROTO;
+	}
+	ring = mmap(NULL, ring_size, PROT_READ, MAP_SHARED,
+		    ctx->ibvctx.context.cmd_fd, mmap_key);
+	if (ring == MAP_FAILED) {
+		int err = errno;
+
+		verbs_err(&ctx->ibvctx, "cq %u: ring mmap failed: %s\n", cqn,
+			  strerror(err));
+		return err;
+	}
+	cq->ring = ring;
+	cq->ring_size = ring_size;
+	cq->log_depth = log_depth;
+	return 0;
+}
+
 static int wren_map_cq(struct wren_context *ctx, struct wren_cq *cq,
 		       const struct wren_create_cq_resp *resp)
 {
-	if (resp->log_depth < WREN_QUEUE_LOG_DEPTH_MIN ||
-	    resp->log_depth > WREN_CQ_LOG_DEPTH_LIMIT ||
-	    resp->ring_size < (sizeof(struct wren_cqe) << resp->log_depth)) {
-		verbs_err(&ctx->ibvctx,
-			  "cq %u: kernel gave a ring of %u bytes for 2^%u entries\n",
-			  resp->cqn, resp->ring_size, resp->log_depth);
-		return EPROTO;
-	}
 	cq->db = wren_doorbell(ctx, resp->db_offset);
 	if (!cq->db) {
 		verbs_err(&ctx->ibvctx, "cq %u: kernel gave doorbell offset %#x\n",
 			  resp->cqn, resp->db_offset);
 		return EPROTO;
 	}
-
-	cq->ring = mmap(NULL, resp->ring_size, PROT_READ, MAP_SHARED,
-			ctx->ibvctx.context.cmd_fd, resp->ring_mmap_key);
-	if (cq->ring == MAP_FAILED) {
-		int err = errno;
-
-		verbs_err(&ctx->ibvctx, "cq %u: ring mmap failed: %s\n",
-			  resp->cqn, strerror(err));
-		return err;
-	}
-	cq->ring_size = resp->ring_size;
-	cq->log_depth = resp->log_depth;
 	cq->cqn = resp->cqn;
-	return 0;
+	return wren_map_cq_ring(ctx, cq, resp->cqn, resp->ring_size,
+				resp->log_depth, resp->ring_mmap_key);
 }
 
 /*
@@ -210,7 +221,8 @@ int wren_resize_cq(struct ibv_cq *ibvcq, int cqe)
 	struct wren_resize_cq_resp resp = {};
 	struct wren_resize_cq cmd = {};
 	unsigned int i = 0;
-	void *ring;
+	size_t old_size;
+	void *old_ring;
 	int err;
 
 	wren_lock(&cq->lock);
@@ -219,28 +231,22 @@ int wren_resize_cq(struct ibv_cq *ibvcq, int cqe)
 				&resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto out;
-	if (resp.log_depth < WREN_QUEUE_LOG_DEPTH_MIN ||
-	    resp.log_depth > WREN_CQ_LOG_DEPTH_LIMIT ||
-	    resp.ring_size < (sizeof(struct wren_cqe) << resp.log_depth) ||
+	/* A depth beyond the limit is the ring check's to refuse. */
+	if (resp.log_depth <= WREN_CQ_LOG_DEPTH_LIMIT &&
 	    resp.moved > 1U << resp.log_depth) {
 		verbs_err(&ctx->ibvctx,
-			  "cq %u: kernel gave a ring of %u bytes for 2^%u entries, %u moved\n",
-			  cq->cqn, resp.ring_size, resp.log_depth, resp.moved);
+			  "cq %u: kernel moved %u completions into 2^%u entries\n",
+			  cq->cqn, resp.moved, resp.log_depth);
 		err = EPROTO;
 		goto out;
 	}
-	ring = mmap(NULL, resp.ring_size, PROT_READ, MAP_SHARED,
-		    ctx->ibvctx.context.cmd_fd, resp.ring_mmap_key);
-	if (ring == MAP_FAILED) {
-		err = errno;
-		verbs_err(&ctx->ibvctx, "cq %u: new ring mmap failed: %s\n",
-			  cq->cqn, strerror(err));
+	old_ring = cq->ring;
+	old_size = cq->ring_size;
+	err = wren_map_cq_ring(ctx, cq, cq->cqn, resp.ring_size,
+			       resp.log_depth, resp.ring_mmap_key);
+	if (err)
 		goto out;
-	}
-	munmap(cq->ring, cq->ring_size);
-	cq->ring = ring;
-	cq->ring_size = resp.ring_size;
-	cq->log_depth = resp.log_depth;
+	munmap(old_ring, old_size);
 	/* Entry ci + k of the old ring is entry k of the new one. */
 	while (i < cq->nr_fences) {
 		cq->fences[i].end -= cq->ci;
