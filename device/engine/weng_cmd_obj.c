@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "weng_cmd.h"
+#include "linux/wren/wren_wire.h"
 
 /* Both return -1: a handler can end with "return reject_field(...)". */
 static int reject_field(struct weng_cmd_status *st, size_t offset)
@@ -179,7 +180,8 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	if (page >= e->cfg.db_page_count)
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
 						  db_page));
-	if (c->type != WREN_QPT_UD && c->type != WREN_QPT_RD)
+	if (c->type != WREN_QPT_UD && c->type != WREN_QPT_RD &&
+	    c->type != WREN_QPT_RC)
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
 						  type));
 	if (!log_depth_ok(c->sq_log_depth, e->cfg.max_qp_depth))
@@ -212,7 +214,8 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	qp->gen = gen;
 	qp->sq_shadow = calloc(1U << c->sq_log_depth, sizeof(*qp->sq_shadow));
 	qp->rq_shadow = calloc(1U << c->rq_log_depth, sizeof(*qp->rq_shadow));
-	if (!qp->sq_shadow || !qp->rq_shadow) {
+	if (!qp->sq_shadow || !qp->rq_shadow ||
+	    (c->type == WREN_QPT_RC && weng_rc_alloc(qp))) {
 		weng_qp_free_shadows(qp);
 		weng_db_free(e, page, slots[0]);
 		weng_db_free(e, page, slots[1]);
@@ -222,6 +225,10 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	qp->type = c->type;
 	qp->state = WREN_QPS_RESET;
 	qp->flags = c->flags;
+	/* A datagram QP has no access rights of its own: its keys decide. */
+	if (c->type == WREN_QPT_RD)
+		qp->access = WREN_MR_ACCESS_REMOTE_WRITE |
+			     WREN_MR_ACCESS_REMOTE_READ;
 	qp->sq_log_depth = c->sq_log_depth;
 	qp->rq_log_depth = c->rq_log_depth;
 	qp->sq_slot = slots[0];
@@ -241,7 +248,7 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	return 0;
 }
 
-/* The verbs' state diagram, as far as datagram QPs use it. */
+/* The verbs' state diagram, as far as Wren's QPs use it. */
 static bool transition_ok(uint8_t from, uint8_t to)
 {
 	switch (to) {
@@ -259,45 +266,161 @@ static bool transition_ok(uint8_t from, uint8_t to)
 	}
 }
 
+/*
+ * Which attributes a QP of @type may take from @from to @to, and which it
+ * must: an RC QP learns its peer on the way to RTR, its send PSN on the
+ * way to RTS.
+ */
+static uint32_t attrs_allowed(uint8_t type, uint8_t from, uint8_t to,
+			      uint32_t *required)
+{
+	bool up = to != WREN_QPS_RESET && to != WREN_QPS_ERR;
+
+	*required = 0;
+	if (type != WREN_QPT_RC)
+		return up ? WREN_QP_ATTR_QKEY : 0;
+	if (from == WREN_QPS_INIT && to == WREN_QPS_RTR) {
+		*required = WREN_QP_ATTR_DEST | WREN_QP_ATTR_RQ_PSN;
+		return *required | WREN_QP_ATTR_RNR | WREN_QP_ATTR_ACCESS;
+	}
+	if (from == WREN_QPS_RTR && to == WREN_QPS_RTS) {
+		*required = WREN_QP_ATTR_SQ_PSN;
+		return *required | WREN_QP_ATTR_RNR | WREN_QP_ATTR_ACCESS;
+	}
+	return up ? WREN_QP_ATTR_RNR | WREN_QP_ATTR_ACCESS : 0;
+}
+
+/* The fields @mask does not name must be zero. */
+static int modify_unnamed_zero(const struct wren_cmd_modify_qp *c,
+			       uint32_t mask, struct weng_cmd_status *st)
+{
+	static const uint8_t zero_mac[6];
+
+	if (!(mask & WREN_QP_ATTR_STATE) && c->state)
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  state));
+	if (!(mask & WREN_QP_ATTR_QKEY) && c->qkey)
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  qkey));
+	if (!(mask & WREN_QP_ATTR_DEST) &&
+	    (c->dest_qpn || c->dest_ipv4 ||
+	     memcmp(c->dest_mac, zero_mac, sizeof(zero_mac))))
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  dest_qpn));
+	if (!(mask & WREN_QP_ATTR_RQ_PSN) && c->rq_psn)
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  rq_psn));
+	if (!(mask & WREN_QP_ATTR_SQ_PSN) && c->sq_psn)
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  sq_psn));
+	if (!(mask & WREN_QP_ATTR_RNR) && (c->min_rnr_timer || c->rnr_retry))
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  min_rnr_timer));
+	if (!(mask & WREN_QP_ATTR_ACCESS) && c->access)
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  access));
+	return 0;
+}
+
+/* The values of the attributes @mask names must be in range. */
+static int modify_values_ok(const struct wren_cmd_modify_qp *c, uint32_t mask,
+			    struct weng_cmd_status *st)
+{
+	if (mask & WREN_QP_ATTR_DEST &&
+	    (wren_le32(c->dest_qpn) > WREN_WIRE_QPN_MASK ||
+	     wren_le32(c->dest_qpn) < WREN_QPN_FIRST || !c->dest_ipv4))
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  dest_qpn));
+	if (mask & WREN_QP_ATTR_RQ_PSN &&
+	    wren_le32(c->rq_psn) > WREN_QP_PSN_MASK)
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  rq_psn));
+	if (mask & WREN_QP_ATTR_SQ_PSN &&
+	    wren_le32(c->sq_psn) > WREN_QP_PSN_MASK)
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  sq_psn));
+	if (mask & WREN_QP_ATTR_RNR &&
+	    (c->min_rnr_timer > 31 ||
+	     c->rnr_retry > WREN_QP_RNR_RETRY_FOREVER))
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  min_rnr_timer));
+	if (mask & WREN_QP_ATTR_ACCESS &&
+	    c->access & ~(WREN_MR_ACCESS_REMOTE_WRITE |
+			  WREN_MR_ACCESS_REMOTE_READ))
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
+						  access));
+	return 0;
+}
+
+/* Set what @mask names. */
+static void modify_apply(struct weng_qp *qp, const struct wren_cmd_modify_qp *c,
+			 uint32_t mask)
+{
+	struct weng_rc *rc = qp->rc;
+
+	if (mask & WREN_QP_ATTR_QKEY)
+		qp->qkey = wren_le32(c->qkey);
+	if (mask & WREN_QP_ATTR_ACCESS)
+		qp->access = c->access;
+	if (!rc)
+		return;
+	if (mask & WREN_QP_ATTR_DEST) {
+		rc->dest_qpn = wren_le32(c->dest_qpn);
+		rc->dest_ipv4 = c->dest_ipv4;
+		memcpy(rc->dest_mac, c->dest_mac, sizeof(rc->dest_mac));
+	}
+	if (mask & WREN_QP_ATTR_RQ_PSN)
+		rc->rq_psn = wren_le32(c->rq_psn);
+	if (mask & WREN_QP_ATTR_SQ_PSN)
+		rc->sq_psn = wren_le32(c->sq_psn);
+	if (mask & WREN_QP_ATTR_RNR) {
+		rc->min_rnr_timer = c->min_rnr_timer;
+		rc->rnr_retry = c->rnr_retry;
+	}
+}
+
 int weng_cmd_modify_qp(struct weng *e, const void *body,
 		       struct weng_cmd_status *st)
 {
 	const struct wren_cmd_modify_qp *c = body;
-	uint32_t mask = wren_le32(c->attr_mask);
+	uint32_t mask = wren_le32(c->attr_mask), allowed, required;
 	struct weng_qp *qp;
 	uint8_t to;
 
-	if (!WENG_RSVD_OK(st, c, struct wren_cmd_modify_qp, rsvd0) ||
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_modify_qp, rsvd1) ||
 	    !WENG_RSVD_OK(st, c, struct wren_cmd_modify_qp, rsvd))
 		return -1;
 	qp = weng_qp_get(e, wren_le32(c->qpn));
 	if (!qp)
 		return reject_status(st, WREN_STATUS_NOT_FOUND);
-	if (!mask || mask & ~(WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY))
-		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
-						  attr_mask));
+	if (modify_unnamed_zero(c, mask, st))
+		return -1;
 	to = mask & WREN_QP_ATTR_STATE ? c->state : qp->state;
-	if (!(mask & WREN_QP_ATTR_STATE) && c->state)
-		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
-						  state));
 	if (mask & WREN_QP_ATTR_STATE && !transition_ok(qp->state, to))
 		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
 						  state));
-	/* The Q_Key is set on the way up, not in RESET or ERR. */
-	if (mask & WREN_QP_ATTR_QKEY ?
-	    to == WREN_QPS_RESET || to == WREN_QPS_ERR : c->qkey)
+	allowed = attrs_allowed(qp->type, qp->state, to, &required);
+	if (!mask || mask & ~(WREN_QP_ATTR_STATE | allowed) ||
+	    (mask & required) != required)
 		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
-						  qkey));
-	if (mask & WREN_QP_ATTR_QKEY)
-		qp->qkey = wren_le32(c->qkey);
+						  attr_mask));
+	if (modify_values_ok(c, mask, st))
+		return -1;
+	modify_apply(qp, c, mask);
 	if (to == WREN_QPS_RESET) {
 		/* Discarded without completions, as in the verbs. */
 		qp->sq_pi = qp->sq_ci = qp->sq_fetch = 0;
 		qp->rq_pi = qp->rq_ci = 0;
 		qp->sq_blocked = false;
 		qp->qkey = 0;
+		memset(qp->sq_shadow, 0, (1U << qp->sq_log_depth) *
+		       sizeof(*qp->sq_shadow));
 		memset(qp->rq_shadow, 0, (1U << qp->rq_log_depth) *
 		       sizeof(*qp->rq_shadow));
+		if (qp->rc) {
+			weng_rc_clear(e, qp, true);
+			qp->access = 0;
+		}
 		qp->gen++;
 	}
 	qp->state = to;

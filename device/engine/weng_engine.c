@@ -54,6 +54,7 @@ static const struct {
 	{ weng_mr_init, weng_mr_reset, weng_mr_fini },
 	{ weng_qp_init, weng_qp_reset, weng_qp_fini },
 	{ weng_resp_init, weng_resp_reset, weng_resp_fini },
+	{ weng_send_init, weng_send_reset, weng_send_fini },
 	{ weng_read_init, weng_read_reset, weng_read_fini },
 	{ weng_db_init, weng_db_reset, weng_db_fini },
 };

@@ -9,7 +9,7 @@
  *   services     weng_base.c weng_ring.c
  *   events       weng_aeq.c weng_eq.c weng_cq.c
  *   objects      weng_pd.c weng_ah.c weng_mr.c weng_qp.c weng_resp.c
- *                weng_tc.c
+ *                weng_tc.c weng_rc.c
  *   operations   weng_send.c weng_read.c weng_recv.c weng_write.c
  *   dispatch     weng_ulp.c weng_wire.c weng_doorbell.c weng_cmd_dev.c
  *                weng_cmd_obj.c weng_cmd.c weng_admin.c weng_engine.c
@@ -32,7 +32,7 @@
 #define WENG_CAPS		(WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | \
 				 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE | \
 				 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ | \
-				 WREN_CAP_RESIZE_CQ)
+				 WREN_CAP_RESIZE_CQ | WREN_CAP_RC)
 #define WENG_FW_MAJOR		1
 #define WENG_FW_MINOR		0
 #define WENG_FW_PATCH		0
@@ -87,7 +87,14 @@ struct weng_swqe {
 	uint8_t resp_status;	/* enum wren_cqe_status */
 	uint32_t tag;		/* QP generation << 16 | SQ index */
 	uint32_t dst_ipv4;	/* who must answer it */
+	uint32_t dst_qpn;	/* ... and from which QP */
 	uint64_t deadline;	/* no response byte by then: give up */
+	/* RC: its place in the QP's stream, and waiting out an RNR. */
+	uint32_t psn;
+	uint16_t rsn;
+	uint8_t rnr_count;	/* times the peer had no receive for it */
+	bool rnr_wait;		/* to be sent again at @resend_at */
+	uint64_t resend_at;
 };
 
 /* ... and of a receive entry a message is being placed into. */
@@ -101,6 +108,42 @@ struct weng_rwqe {
 	bool solicited;
 	bool busy;		/* a message is being placed into it */
 	bool failed;		/* a write into it was refused */
+	uint32_t psn;		/* RC: the message's place in the stream */
+};
+
+/*
+ * What an RC QP keeps beyond a datagram QP's (weng_rc.c): its peer and,
+ * each way, where its stream stands.  The responder's window holds, for
+ * each of the next WENG_RC_WINDOW messages of the stream, what executing
+ * it means (WENG_RC_WHAT()), once it has been taken.
+ */
+#define WENG_RC_WINDOW		64
+
+enum weng_rc_kind {
+	WENG_RC_SEND = 1,	/* complete the receive in rq_shadow[index] */
+	WENG_RC_RESP = 2,	/* finish the responder entry resps[index] */
+	WENG_RC_FAIL = 3,	/* refused: the QP goes to ERR */
+};
+
+#define WENG_RC_WHAT(kind, index)	((uint32_t)(kind) << 28 | (index))
+#define WENG_RC_KIND(what)		((what) >> 28)
+#define WENG_RC_INDEX(what)		((what) & 0x0fffffff)
+
+struct weng_rc {
+	uint32_t dest_qpn;
+	uint32_t dest_ipv4;
+	uint8_t dest_mac[6];
+	uint8_t min_rnr_timer;	/* the verbs' encoding */
+	uint8_t rnr_retry;	/* WREN_QP_RNR_RETRY_FOREVER: no end */
+	/* Requester: the next new message, and the next new SEND. */
+	uint32_t sq_psn;
+	uint16_t sq_rsn;
+	uint16_t rnr_waiting;	/* send entries waiting out an RNR */
+	/* Responder: the next message to execute; bit i: rq_psn + i. */
+	uint32_t rq_psn;
+	uint64_t rx_taken;
+	uint64_t rx_whole;
+	uint32_t rx_what[WENG_RC_WINDOW];
 };
 
 struct weng_qp {
@@ -125,8 +168,10 @@ struct weng_qp {
 	bool sq_blocked;	/* the transport was full, or max_rd_atom reads */
 	uint16_t reads_out;	/* RDMA_READs posted and not done */
 	uint16_t gen;		/* tells stale transport callbacks apart */
+	uint8_t access;		/* WREN_MR_ACCESS_REMOTE_* peers may use */
 	struct weng_swqe *sq_shadow;	/* per send slot while in flight */
 	struct weng_rwqe *rq_shadow;	/* per receive slot while in use */
+	struct weng_rc *rc;		/* RC only */
 };
 
 struct weng_ah {
@@ -164,6 +209,7 @@ struct weng_resp {
 	uint32_t peer_qpn;
 	uint32_t peer_ipv4;
 	uint8_t peer_mac[6];
+	uint32_t psn;		/* RC: the message's place in the stream */
 	uint32_t next;		/* free list, or the queue of answers */
 };
 
@@ -234,6 +280,8 @@ struct weng {
 	uint32_t resp_count;
 	uint32_t resp_free;
 	uint32_t resp_head, resp_tail;	/* reads to answer (weng_read.c) */
+	void *rnr_timer;	/* RC sends waiting out an RNR (weng_send.c) */
+	uint64_t rnr_timer_at;	/* 0: not armed */
 	void *read_timer;	/* RDMA_READs waiting for their response */
 	uint64_t read_timer_at;	/* 0: not armed */
 	uint64_t read_timeout_ns;	/* without a response byte */
@@ -396,11 +444,24 @@ uint64_t weng_resp_cookie(const struct weng *e, const struct weng_resp *r);
 struct weng_resp *weng_resp_of_cookie(struct weng *e, uint64_t cookie);
 struct weng_qp *weng_resp_qp(struct weng *e, const struct weng_resp *r);
 
+/* weng_rc.c: the stream of an RC QP. */
+int weng_rc_alloc(struct weng_qp *qp);
+void weng_rc_clear(struct weng *e, struct weng_qp *qp, bool attrs);
+enum wren_tp_status weng_rc_admit(const struct weng_qp *qp,
+				  const struct wren_tp_peer *peer,
+				  const struct wren_tp_msg *m);
+void weng_rc_take(struct weng_qp *qp, uint32_t psn, uint32_t what);
+void weng_rc_whole(struct weng_qp *qp, uint32_t psn, bool ok);
+bool weng_rc_next(struct weng_qp *qp, uint32_t *what);
+
 /* weng_tc.c: the transport-context table in host memory. */
 uint8_t weng_tc_min_log(const struct weng *e);
 int weng_tc_attach(struct weng *e, uint64_t base, uint8_t log_entries);
 
 /* weng_send.c: send queues at work. */
+int weng_send_init(struct weng *e);
+void weng_send_fini(struct weng *e);
+void weng_send_reset(struct weng *e);
 void weng_sq_kick(struct weng *e, struct weng_qp *qp);
 void weng_sq_resume(struct weng *e);
 int weng_send_tx_read(struct weng *e, uint64_t cookie, uint32_t off,
@@ -427,6 +488,7 @@ void weng_read_resp_done(struct weng *e, uint64_t cookie,
 			 enum wren_tp_status st);
 void weng_read_req_arrived(struct weng *e, struct weng_resp *r,
 			   enum wren_tp_status st);
+void weng_read_execute(struct weng *e, struct weng_resp *r);
 int weng_read_answer_tx_read(struct weng *e, uint64_t cookie, uint32_t off,
 			     void *buf, uint32_t len);
 void weng_read_answer_tx_done(struct weng *e, uint64_t cookie,
@@ -441,12 +503,14 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 int weng_recv_write(struct weng *e, uint64_t cookie, uint32_t off,
 		    const void *buf, uint32_t len);
 void weng_recv_done(struct weng *e, uint64_t cookie, enum wren_tp_status st);
+bool weng_recv_execute(struct weng *e, struct weng_qp *qp, uint32_t slot);
 
 /* weng_write.c: RDMA WRITE and WRITE with immediate, the responder. */
 int weng_write_place(struct weng *e, struct weng_resp *r, uint32_t off,
 		     const void *buf, uint32_t len);
 void weng_write_done(struct weng *e, struct weng_resp *r,
 		     enum wren_tp_status st);
+void weng_write_execute(struct weng *e, struct weng_resp *r);
 
 /* weng_ulp.c: the transport's upper layer. */
 extern const struct wren_tp_ulp_ops weng_ulp_ops;

@@ -32,8 +32,10 @@ void weng_qp_free_shadows(struct weng_qp *qp)
 {
 	free(qp->sq_shadow);
 	free(qp->rq_shadow);
+	free(qp->rc);
 	qp->sq_shadow = NULL;
 	qp->rq_shadow = NULL;
+	qp->rc = NULL;
 }
 
 /* Forget every QP, as a function-level reset does. */
@@ -129,7 +131,8 @@ static bool sw_completes(const struct weng_qp *qp, const struct weng_swqe *sw)
  * Hand back the send slots that are done, oldest first, with their
  * completions: a completion therefore also tells the driver that every
  * earlier entry, signaled or not, is finished, as the verbs promise.  An
- * entry done early waits for the ones before it.
+ * entry done early waits for the ones before it.  An RC QP goes to ERR
+ * with its first failed entry.
  */
 void weng_sq_retire(struct weng *e, struct weng_qp *qp)
 {
@@ -138,12 +141,17 @@ void weng_sq_retire(struct weng *e, struct weng_qp *qp)
 	while (qp->sq_ci != qp->sq_fetch &&
 	       qp->sq_shadow[qp->sq_ci & mask].done) {
 		struct weng_swqe *sw = &qp->sq_shadow[qp->sq_ci & mask];
+		bool failed = sw->status != WREN_CQE_SUCCESS;
 
 		if (sw_completes(qp, sw))
 			complete_send(e, qp, sw, qp->sq_ci & mask);
 		sw->done = false;
 		sw->posted = false;
 		qp->sq_ci++;
+		if (failed && qp->type == WREN_QPT_RC) {
+			weng_qp_error(e, qp);
+			return;
+		}
 	}
 }
 
@@ -186,14 +194,20 @@ void weng_qp_flush(struct weng *e, struct weng_qp *qp)
 	for (; qp->sq_ci != qp->sq_pi; qp->sq_ci++) {
 		struct weng_swqe *sw = &qp->sq_shadow[qp->sq_ci & sq_mask];
 
-		/* What finished keeps its own outcome, in order. */
-		if (!sw->done)
+		/*
+		 * A datagram QP's finished entries keep their own outcome, in
+		 * order; on RC everything after the first failure is flushed.
+		 */
+		if (!sw->done || qp->type == WREN_QPT_RC)
 			sw->status = WREN_CQE_WR_FLUSH_ERR;
 		if (sw_completes(qp, sw))
 			complete_send(e, qp, sw, qp->sq_ci & sq_mask);
 	}
-	/* Receives a message was being placed into, then the untaken. */
-	for (uint32_t i = 0; i <= rq_mask; i++) {
+	/*
+	 * Receives a message was being placed into, then the untaken.  An RC
+	 * QP's receives are all still in its ring, in order.
+	 */
+	for (uint32_t i = 0; i <= rq_mask && qp->type != WREN_QPT_RC; i++) {
 		const struct weng_rwqe *rw = &qp->rq_shadow[i];
 
 		if (rw->busy)
@@ -209,6 +223,8 @@ void weng_qp_flush(struct weng *e, struct weng_qp *qp)
 	       sizeof(*qp->sq_shadow));
 	memset(qp->rq_shadow, 0, weng_depth(qp->rq_log_depth) *
 	       sizeof(*qp->rq_shadow));
+	if (qp->rc)
+		weng_rc_clear(e, qp, false);
 	qp->gen++;
 }
 

@@ -67,9 +67,14 @@ void weng_read_post(struct weng_qp *qp, uint32_t slot, uint32_t dst_ipv4,
 {
 	struct weng_swqe *sw = &qp->sq_shadow[slot];
 
-	/* The response names the read by this tag. */
-	sw->tag = (uint32_t)qp->gen << 16 | qp->sq_fetch;
+	/*
+	 * The response names the read by this tag, which an RC read sent
+	 * again after an RNR keeps.
+	 */
+	if (!sw->rnr_count)
+		sw->tag = (uint32_t)qp->gen << 16 | qp->sq_fetch;
 	sw->dst_ipv4 = dst_ipv4;
+	sw->dst_qpn = m->dst_qpn;
 	m->len = 0;
 	m->imm = sw->tag;
 	m->rlen = sw->len;
@@ -124,7 +129,7 @@ static void read_timer_expired(void *arg)
 		struct weng_qp *qp = &e->qps[i];
 		uint32_t mask = weng_depth(qp->sq_log_depth) - 1;
 
-		if (!qp->in_use || qp->type != WREN_QPT_RD)
+		if (!qp->in_use || qp->type == WREN_QPT_UD)
 			continue;
 		for (uint16_t k = qp->sq_ci; k != qp->sq_fetch; k++) {
 			struct weng_swqe *sw = &qp->sq_shadow[k & mask];
@@ -163,15 +168,14 @@ enum wren_tp_status weng_read_resp_begin(struct weng *e,
 	if (m->dst_qpn < WREN_QPN_FIRST || i >= e->cfg.max_qp)
 		return WREN_TP_BAD_DEST_QP;
 	qp = &e->qps[i];
-	if (!qp->in_use || qp->type != WREN_QPT_RD ||
+	if (!qp->in_use || qp->type == WREN_QPT_UD ||
 	    (uint16_t)(m->imm >> 16) != qp->gen)
 		return WREN_TP_BAD_DEST_QP;
 	slot = m->imm & (weng_depth(qp->sq_log_depth) - 1);
 	sw = &qp->sq_shadow[slot];
 	if (!sw->posted || sw->done || sw->resp_done ||
 	    sw->wqe.opcode != WREN_WQE_RDMA_READ || sw->tag != m->imm ||
-	    sw->dst_ipv4 != peer->ipv4 ||
-	    m->src_qpn != wren_le32(sw->wqe.remote_qpn) ||
+	    sw->dst_ipv4 != peer->ipv4 || m->src_qpn != sw->dst_qpn ||
 	    m->len != (m->flags & WREN_TP_MSG_FAILED ? 0 : sw->len))
 		return WREN_TP_BAD_DEST_QP;
 	sw->resp_failed = false;
@@ -274,17 +278,32 @@ static void answers_send(struct weng *e)
 }
 
 /*
- * The READ_REQ of @r is complete (or abandoned).  The transport may not be
- * called from here (rx_done): the answer waits for weng_read_flush().
+ * The READ_REQ of @r is complete (or abandoned).  A datagram QP answers
+ * it now, an RC QP once its stream reaches it (weng_read_execute()).  The
+ * transport may not be called from here (rx_done): the answer waits for
+ * weng_read_flush().
  */
 void weng_read_req_arrived(struct weng *e, struct weng_resp *r,
 			   enum wren_tp_status st)
 {
-	if (st == WREN_TP_OK && weng_resp_qp(e, r)) {
+	struct weng_qp *qp = weng_resp_qp(e, r);
+	bool ok = st == WREN_TP_OK && qp;
+
+	if (qp && qp->type == WREN_QPT_RC) {
+		weng_rc_whole(qp, r->psn, ok);
+		if (ok)
+			return;
+	} else if (ok) {
 		answer_queue(e, r);
 		return;
 	}
 	weng_resp_free(e, r);
+}
+
+/* An RC QP's stream reached the READ_REQ of @r: answer it. */
+void weng_read_execute(struct weng *e, struct weng_resp *r)
+{
+	answer_queue(e, r);
 }
 
 /* The transport builds a packet of an answer: read the memory asked for. */

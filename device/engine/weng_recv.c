@@ -3,7 +3,9 @@
  * Wren engine: messages that take a receive entry (SEND, SEND with
  * immediate).  An arriving message takes the next receive entry of its
  * QP (checked like a send entry), is written through that entry's SGEs
- * (behind a GRH on a UD QP) and becomes a receive completion.
+ * (behind a GRH on a UD QP) and becomes a receive completion.  On an RC
+ * QP the entry is the one the message's RSN names, and the completion
+ * waits for the QP's stream to reach the message (weng_rc.c).
  */
 #include <string.h>
 
@@ -40,6 +42,22 @@ static void complete_taken(struct weng *e, const struct weng_qp *qp,
 }
 
 /*
+ * The receive slot a SEND for RC QP @qp takes: the one its RSN names, if
+ * the driver has posted it.  A slot taken already means the peer sent two
+ * SENDs with one RSN.
+ */
+static enum wren_tp_status rc_slot(const struct weng_qp *qp,
+				   const struct wren_tp_msg *m, uint32_t *slot)
+{
+	uint16_t ahead = m->rsn - qp->rq_ci;
+
+	if (ahead >= (uint16_t)(qp->rq_pi - qp->rq_ci))
+		return WREN_TP_RNR;
+	*slot = m->rsn & (weng_depth(qp->rq_log_depth) - 1);
+	return qp->rq_shadow[*slot].busy ? WREN_TP_REMOTE_OP_ERROR : WREN_TP_OK;
+}
+
+/*
  * The first packet of a SEND for @qp arrived: take a receive entry for
  * it, or refuse it with the status the sender will see.
  */
@@ -48,40 +66,58 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 				    const struct wren_tp_msg *m,
 				    uint64_t *cookie)
 {
-	bool ud = m->flags & WREN_TP_MSG_DATAGRAM;
+	bool ud = m->flags & WREN_TP_MSG_DATAGRAM, rc = qp->type == WREN_QPT_RC;
 	uint32_t mask, slot, shadow, grh, k;
+	enum wren_tp_status st;
 	struct weng_rwqe *rw;
 	uint64_t at, room = 0;
 
-	if (qp->rq_ci == qp->rq_pi)
-		return WREN_TP_RNR;
 	mask = weng_depth(qp->rq_log_depth) - 1;
-	/*
-	 * The entry is copied as it is taken, into any free shadow: messages
-	 * complete in any order, and the ring slot is the driver's again at
-	 * once.  A driver with more receives in flight than the queue is
-	 * deep gets no receive for now rather than two messages in one.
-	 */
-	slot = qp->rq_ci & mask;
-	for (k = 0; k <= mask && qp->rq_shadow[(slot + k) & mask].busy; k++)
-		;
-	if (k > mask)
-		return WREN_TP_RNR;
-	shadow = (slot + k) & mask;
+	if (rc) {
+		/* Taken where its RSN says, completed in stream order. */
+		st = rc_slot(qp, m, &slot);
+		if (st != WREN_TP_OK)
+			return st;
+		shadow = slot;
+	} else {
+		if (qp->rq_ci == qp->rq_pi)
+			return WREN_TP_RNR;
+		/*
+		 * The entry is copied as it is taken, into any free shadow:
+		 * messages complete in any order, and the ring slot is the
+		 * driver's again at once.  A driver with more receives in
+		 * flight than the queue is deep gets no receive for now
+		 * rather than two messages in one.
+		 */
+		slot = qp->rq_ci & mask;
+		for (k = 0; k <= mask && qp->rq_shadow[(slot + k) & mask].busy;
+		     k++)
+			;
+		if (k > mask)
+			return WREN_TP_RNR;
+		shadow = (slot + k) & mask;
+	}
 	rw = &qp->rq_shadow[shadow];
 	at = qp->rq_base + (uint64_t)slot * sizeof(rw->wqe);
 	memset(rw, 0, sizeof(*rw));
+	/*
+	 * An unreadable or malformed entry fails the QP.  A datagram QP's
+	 * completes with the reason; an RC QP's is flushed in ring order.
+	 */
 	if (weng_dma_read(e, at, &rw->wqe, sizeof(rw->wqe))) {
-		qp->rq_ci++;
-		complete_taken(e, qp, slot, WREN_CQE_LOC_DMA_ERR);
+		if (!rc)
+			complete_taken(e, qp, qp->rq_ci++ & mask,
+				       WREN_CQE_LOC_DMA_ERR);
 		weng_qp_error(e, qp);
 		return WREN_TP_REMOTE_OP_ERROR;
 	}
 	if (!rw->wqe.num_sge || rw->wqe.num_sge > WREN_RQ_MAX_SGE ||
 	    rw->wqe.rsvd0 || rw->wqe.rsvd1 || rw->wqe.rsvd2) {
-		qp->rq_ci++;
-		complete_taken(e, qp, wren_le16(rw->wqe.req_id),
-			       WREN_CQE_LOC_QP_OP_ERR);
+		if (!rc) {
+			qp->rq_ci++;
+			complete_taken(e, qp, wren_le16(rw->wqe.req_id),
+				       WREN_CQE_LOC_QP_OP_ERR);
+		}
 		weng_qp_error(e, qp);
 		return WREN_TP_REMOTE_OP_ERROR;
 	}
@@ -96,7 +132,8 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 			       WREN_CQE_LOC_LEN_ERR);
 		return WREN_TP_TOO_LONG;
 	}
-	qp->rq_ci++;
+	if (!rc)
+		qp->rq_ci++;
 	rw->busy = true;
 	rw->len = m->len;
 	rw->src_qpn = m->src_qpn;
@@ -104,6 +141,7 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 	rw->imm = m->imm;
 	rw->opcode = m->opcode;
 	rw->solicited = m->flags & WREN_TP_MSG_SOLICITED;
+	rw->psn = m->qkey;
 	if (ud) {
 		uint8_t g[WREN_GRH_LEN];
 
@@ -136,21 +174,15 @@ int weng_recv_write(struct weng *e, uint64_t cookie, uint32_t off,
 	return rw->failed ? -1 : 0;
 }
 
-/* The message is whole (or abandoned): its receive completion. */
-void weng_recv_done(struct weng *e, uint64_t cookie, enum wren_tp_status st)
+/* The receive completion of the message in @rw; its entry is free. */
+static void recv_complete(struct weng *e, const struct weng_qp *qp,
+			  struct weng_rwqe *rw, enum wren_tp_status st)
 {
 	struct weng_completion c = { .opcode = WREN_CQE_OP_RECV };
-	uint32_t slot;
-	struct weng_qp *qp = weng_qp_of_cookie(e, cookie, &slot);
-	struct weng_rwqe *rw;
-	bool ud, imm;
+	bool ud = qp->type == WREN_QPT_UD;
+	bool imm = rw->opcode == WREN_WIRE_OP_SEND_IMM;
 
-	if (!qp)
-		return;
-	rw = &qp->rq_shadow[slot];
 	rw->busy = false;
-	ud = qp->type == WREN_QPT_UD;
-	imm = rw->opcode == WREN_WIRE_OP_SEND_IMM;
 	c.qpn = weng_qpn(e, qp);
 	c.wqe_index = wren_le16(rw->wqe.req_id);
 	if (rw->failed)
@@ -164,4 +196,42 @@ void weng_recv_done(struct weng *e, uint64_t cookie, enum wren_tp_status st)
 	c.src_qpn = rw->src_qpn;
 	c.src_ipv4 = rw->src_ipv4;
 	weng_cq_complete(e, qp->recv_cq, &c);
+}
+
+/*
+ * The message is whole (or abandoned): its receive completion; on an RC
+ * QP, once the stream reaches it (weng_recv_execute()).
+ */
+void weng_recv_done(struct weng *e, uint64_t cookie, enum wren_tp_status st)
+{
+	uint32_t slot;
+	struct weng_qp *qp = weng_qp_of_cookie(e, cookie, &slot);
+	struct weng_rwqe *rw;
+
+	if (!qp)
+		return;
+	rw = &qp->rq_shadow[slot];
+	if (qp->type != WREN_QPT_RC) {
+		recv_complete(e, qp, rw, st);
+		return;
+	}
+	/* Refused bytes complete in error; an abandoned message fails. */
+	weng_rc_whole(qp, rw->psn, st == WREN_TP_OK || rw->failed);
+}
+
+/*
+ * RC QP @qp's stream reached the SEND in receive slot @slot: complete it,
+ * the next receive in ring order.  False if the QP must go to ERR: the
+ * receive failed, or the peer's RSNs skipped one.
+ */
+bool weng_recv_execute(struct weng *e, struct weng_qp *qp, uint32_t slot)
+{
+	uint32_t mask = weng_depth(qp->rq_log_depth) - 1;
+	struct weng_rwqe *rw = &qp->rq_shadow[slot & mask];
+
+	if (slot != (qp->rq_ci & mask) || !rw->busy)
+		return false;
+	qp->rq_ci++;
+	recv_complete(e, qp, rw, WREN_TP_OK);
+	return !rw->failed;
 }

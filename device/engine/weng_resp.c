@@ -76,15 +76,16 @@ static struct weng_resp *resp_alloc(struct weng *e, struct weng_qp *qp,
 	r->peer_qpn = m->src_qpn;
 	r->peer_ipv4 = peer->ipv4;
 	memcpy(r->peer_mac, peer->mac, sizeof(r->peer_mac));
+	r->psn = m->qkey;
 	r->next = WENG_RESP_NONE;
 	return r;
 }
 
 /*
  * A one-sided operation @m from @peer for @qp, on @len bytes at its
- * address and key: accept it with a responder entry if the key grants
- * @need (WREN_MR_ACCESS_REMOTE_*) over them, or refuse it before any byte
- * is touched.
+ * address and key: accept it with a responder entry if both the QP and
+ * the key grant @need (WREN_MR_ACCESS_REMOTE_*) over them, or refuse it
+ * before any byte is touched.
  */
 enum wren_tp_status weng_resp_begin(struct weng *e, struct weng_qp *qp,
 				    const struct wren_tp_peer *peer,
@@ -93,7 +94,7 @@ enum wren_tp_status weng_resp_begin(struct weng *e, struct weng_qp *qp,
 {
 	struct weng_resp *r;
 
-	if (len > e->cfg.max_msg_size ||
+	if (len > e->cfg.max_msg_size || need & ~qp->access ||
 	    weng_mr_walk(e, qp->pdn, m->rkey, m->raddr, len, need, NULL, NULL))
 		return WREN_TP_REMOTE_ACCESS;
 	r = resp_alloc(e, qp, peer, m, len);

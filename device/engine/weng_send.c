@@ -10,12 +10,40 @@
  * outcome, which becomes a send completion, in posting order
  * (weng_sq_retire()).  An RDMA READ is posted here too; the rest of its
  * life is weng_read.c's.
+ *
+ * An RC QP sends to its one peer, on the context to the peer's adapter
+ * that every QP to it shares, each message with its place in the QP's
+ * stream (weng_rc.c), at most WENG_RC_WINDOW of them in flight.  One the
+ * peer refused for want of a receive is sent again, same place, after the
+ * QP's min_rnr_timer, up to rnr_retry times.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "weng_internal.h"
 #include "linux/wren/wren_wire.h"
+
+static void rnr_timer_expired(void *arg);
+
+int weng_send_init(struct weng *e)
+{
+	e->rnr_timer = e->ops->host.timer_new(e->opaque, rnr_timer_expired, e);
+	return e->rnr_timer ? 0 : -ENOMEM;
+}
+
+void weng_send_fini(struct weng *e)
+{
+	if (e->rnr_timer)
+		e->ops->host.timer_free(e->rnr_timer);
+	e->rnr_timer = NULL;
+}
+
+void weng_send_reset(struct weng *e)
+{
+	if (e->rnr_timer)
+		e->ops->host.timer_cancel(e->rnr_timer);
+	e->rnr_timer_at = 0;
+}
 
 static bool is_rdma(uint8_t wqe_opcode)
 {
@@ -34,15 +62,20 @@ static uint8_t sq_check(struct weng *e, const struct weng_qp *qp,
 	bool read = w->opcode == WREN_WQE_RDMA_READ;
 	uint64_t total = 0;
 
+	bool rc = qp->type == WREN_QPT_RC;
+
 	if (w->opcode < WREN_WQE_SEND || w->opcode > WREN_WQE_RDMA_READ ||
-	    (is_rdma(w->opcode) && qp->type != WREN_QPT_RD) ||
+	    (is_rdma(w->opcode) && qp->type == WREN_QPT_UD) ||
 	    (!is_rdma(w->opcode) && (w->remote_addr || w->rkey)) ||
 	    (read && w->flags & WREN_WQE_F_INLINE) ||
 	    w->flags & ~(WREN_WQE_F_SIGNALED | WREN_WQE_F_SOLICITED |
 			 WREN_WQE_F_INLINE) ||
 	    w->rsvd0 || w->rsvd1 || w->rsvd2 || w->rsvd3 ||
-	    wren_le32(w->remote_qpn) > WREN_WIRE_QPN_MASK ||
-	    !weng_ah_get(e, wren_le32(w->ah), qp->pdn))
+	    wren_le32(w->remote_qpn) > WREN_WIRE_QPN_MASK)
+		return WREN_CQE_LOC_QP_OP_ERR;
+	/* An RC QP's destination is its peer; a datagram QP's, its own. */
+	if (rc ? w->ah || w->remote_qpn || w->remote_qkey :
+		 !weng_ah_get(e, wren_le32(w->ah), qp->pdn))
 		return WREN_CQE_LOC_QP_OP_ERR;
 	if (w->flags & WREN_WQE_F_INLINE) {
 		if (w->num_sge || wren_le32(w->inline_len) > WREN_SQ_MAX_INLINE)
@@ -85,41 +118,92 @@ static uint8_t wire_op(uint8_t wqe_opcode)
 	return map[wqe_opcode];
 }
 
+/* Where a datagram QP's entry goes, from its address handle. */
+static void dest_of_ah(const struct weng *e, const struct weng_qp *qp,
+		       const struct wren_sq_wqe *w, struct wren_tp_dest *d,
+		       struct wren_tp_msg *m)
+{
+	const struct weng_ah *ah = &e->ahs[wren_le32(w->ah)];
+
+	d->ipv4 = ah->ipv4;
+	memcpy(d->mac, ah->mac, sizeof(d->mac));
+	/* An ordered QP is an ordering domain of its own. */
+	d->class_id = qp->flags & WREN_QP_FLAG_ORDERED ?
+		      (uint32_t)(qp - e->qps) + 1 : 0;
+	d->mode = qp->flags & WREN_QP_FLAG_HANDSHAKE ?
+		  WREN_TP_MODE_HANDSHAKE : WREN_TP_MODE_OPTIMISTIC;
+	m->dst_qpn = wren_le32(w->remote_qpn);
+	m->qkey = wren_le32(w->remote_qkey);
+	if (qp->flags & WREN_QP_FLAG_ORDERED)
+		m->flags |= WREN_TP_MSG_ORDERED;
+}
+
+/*
+ * ... and an RC QP's: its peer, on the class every QP to that adapter
+ * shares, with the message's place in the stream.
+ */
+static void dest_of_peer(const struct weng_qp *qp, const struct weng_swqe *sw,
+			 struct wren_tp_dest *d, struct wren_tp_msg *m)
+{
+	const struct weng_rc *rc = qp->rc;
+
+	d->ipv4 = rc->dest_ipv4;
+	memcpy(d->mac, rc->dest_mac, sizeof(d->mac));
+	d->class_id = 0;
+	d->mode = WREN_TP_MODE_OPTIMISTIC;
+	m->dst_qpn = rc->dest_qpn;
+	m->flags |= WREN_TP_MSG_CONNECTED;
+	m->qkey = sw->psn;
+	if (m->opcode == WREN_WIRE_OP_SEND || m->opcode == WREN_WIRE_OP_SEND_IMM)
+		m->rsn = sw->rsn;
+}
+
 static int sq_post(struct weng *e, struct weng_qp *qp, uint32_t slot)
 {
 	struct weng_swqe *sw = &qp->sq_shadow[slot];
-	const struct weng_ah *ah = &e->ahs[wren_le32(sw->wqe.ah)];
-	struct wren_tp_dest d = {
-		.ipv4 = ah->ipv4,
-		/* An ordered QP is an ordering domain of its own. */
-		.class_id = qp->flags & WREN_QP_FLAG_ORDERED ?
-			    (uint32_t)(qp - e->qps) + 1 : 0,
-		.mode = qp->flags & WREN_QP_FLAG_HANDSHAKE ?
-			WREN_TP_MODE_HANDSHAKE : WREN_TP_MODE_OPTIMISTIC,
-	};
+	struct wren_tp_dest d = { 0 };
 	struct wren_tp_msg m = {
 		.len = sw->len,
 		.opcode = wire_op(sw->wqe.opcode),
-		.flags = (qp->flags & WREN_QP_FLAG_ORDERED ?
-			  WREN_TP_MSG_ORDERED : 0) |
-			 (sw->wqe.flags & WREN_WQE_F_SOLICITED ?
-			  WREN_TP_MSG_SOLICITED : 0),
-		.dst_qpn = wren_le32(sw->wqe.remote_qpn),
+		.flags = sw->wqe.flags & WREN_WQE_F_SOLICITED ?
+			 WREN_TP_MSG_SOLICITED : 0,
 		.src_qpn = weng_qpn(e, qp),
-		.qkey = wren_le32(sw->wqe.remote_qkey),
 		.imm = be32toh(sw->wqe.imm),
 	};
 	uint64_t cookie = weng_qp_cookie(e, qp, slot);
 
+	if (qp->rc)
+		dest_of_peer(qp, sw, &d, &m);
+	else
+		dest_of_ah(e, qp, &sw->wqe, &d, &m);
 	if (is_rdma(sw->wqe.opcode)) {
 		m.raddr = wren_le64(sw->wqe.remote_addr);
 		m.rkey = wren_le32(sw->wqe.rkey);
 	}
 	if (sw->wqe.opcode == WREN_WQE_RDMA_READ)
-		weng_read_post(qp, slot, ah->ipv4, &m);
-	memcpy(d.mac, ah->mac, sizeof(d.mac));
+		weng_read_post(qp, slot, d.ipv4, &m);
 	return qp->type == WREN_QPT_UD ? wren_tp_send_ud(e->tp, &d, &m, cookie) :
 					 wren_tp_send(e->tp, &d, &m, cookie);
+}
+
+/*
+ * An RC entry taken from the ring gets the next place in the stream; the
+ * stream moves on once the transport has taken it (@posted).
+ */
+static void rc_place(struct weng_qp *qp, struct weng_swqe *sw, bool posted)
+{
+	struct weng_rc *rc = qp->rc;
+	bool send = sw->wqe.opcode == WREN_WQE_SEND ||
+		    sw->wqe.opcode == WREN_WQE_SEND_IMM;
+
+	if (!posted) {
+		sw->psn = rc->sq_psn;
+		sw->rsn = send ? rc->sq_rsn : 0;
+		return;
+	}
+	rc->sq_psn = (rc->sq_psn + 1) & WREN_QP_PSN_MASK;
+	if (send)
+		rc->sq_rsn++;
 }
 
 /*
@@ -157,6 +241,13 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 
 		if (qp->state != WREN_QPS_RTS || !e->tp)
 			return;
+		if (qp->rc && (uint16_t)(qp->sq_fetch - qp->sq_ci) >=
+			      WENG_RC_WINDOW) {
+			/* Resumed as the oldest in flight retire. */
+			qp->sq_blocked = true;
+			e->sq_waiting = true;
+			return;
+		}
 		memset(sw, 0, sizeof(*sw));
 		if (weng_dma_read(e, at, &sw->wqe, sizeof(sw->wqe))) {
 			sq_fail(e, qp, WREN_CQE_LOC_DMA_ERR);
@@ -176,6 +267,8 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 			e->sq_waiting = true;
 			return;
 		}
+		if (qp->rc)
+			rc_place(qp, sw, false);
 		rc = sq_post(e, qp, slot);
 		if (rc == -ENOBUFS) {
 			/* Full: resumed when the transport finishes one. */
@@ -188,6 +281,8 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 			return;
 		}
 		sw->posted = true;
+		if (qp->rc)
+			rc_place(qp, sw, true);
 		if (sw->wqe.opcode == WREN_WQE_RDMA_READ)
 			qp->reads_out++;
 		qp->sq_fetch++;
@@ -246,6 +341,98 @@ static uint8_t cqe_status(enum wren_tp_status st)
 							  WREN_CQE_REMOTE_OP_ERR;
 }
 
+/*
+ * The verbs' min_rnr_timer, in units of 10 us (IBA table 45): 0 is the
+ * longest, 655.36 ms.
+ */
+static const uint16_t rnr_delay_10us[32] = {
+	65535, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256,
+	384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
+	16384, 24576, 32768, 49152,
+};
+
+/* Wake the RNR timer by @at at the latest. */
+static void rnr_timer_arm(struct weng *e, uint64_t at)
+{
+	if (e->rnr_timer_at && e->rnr_timer_at <= at)
+		return;
+	e->rnr_timer_at = at;
+	e->ops->host.timer_arm(e->rnr_timer, at);
+}
+
+/*
+ * The peer of RC QP @qp had no receive for @sw: true if it is to be sent
+ * again, after the QP's min_rnr_timer, rather than fail.
+ */
+static bool rnr_wait(struct weng *e, struct weng_qp *qp, struct weng_swqe *sw)
+{
+	struct weng_rc *rc = qp->rc;
+
+	if (rc->rnr_retry != WREN_QP_RNR_RETRY_FOREVER &&
+	    sw->rnr_count >= rc->rnr_retry)
+		return false;
+	if (sw->rnr_count < UINT8_MAX)
+		sw->rnr_count++;
+	sw->rnr_wait = true;
+	sw->resend_at = weng_now(e) + rnr_delay_10us[rc->min_rnr_timer & 31] *
+				      10000ULL * e->cfg.time_scale;
+	rc->rnr_waiting++;
+	rnr_timer_arm(e, sw->resend_at);
+	return true;
+}
+
+/*
+ * Send again those of @qp's entries whose RNR wait is over; the earliest
+ * still waiting in @next.
+ */
+static void rnr_resend(struct weng *e, struct weng_qp *qp, uint64_t now,
+		       uint64_t *next)
+{
+	uint32_t mask = weng_depth(qp->sq_log_depth) - 1;
+
+	for (uint16_t k = qp->sq_ci; k != qp->sq_fetch; k++) {
+		struct weng_swqe *sw = &qp->sq_shadow[k & mask];
+		int rc;
+
+		if (!sw->rnr_wait)
+			continue;
+		if (sw->resend_at > now) {
+			*next = weng_min64(*next, sw->resend_at);
+			continue;
+		}
+		rc = sq_post(e, qp, k & mask);
+		if (rc == -ENOBUFS) {
+			/* The transport is full: soon again. */
+			*next = weng_min64(*next, now + 10000);
+			return;
+		}
+		sw->rnr_wait = false;
+		qp->rc->rnr_waiting--;
+		if (rc) {
+			sw->status = WREN_CQE_LOC_QP_OP_ERR;
+			sw->done = true;
+		}
+	}
+	weng_sq_retire(e, qp);
+}
+
+static void rnr_timer_expired(void *arg)
+{
+	struct weng *e = arg;
+	uint64_t now = weng_now(e), next = UINT64_MAX;
+
+	e->rnr_timer_at = 0;
+	for (uint32_t i = 0; i < e->cfg.max_qp && e->tp; i++) {
+		struct weng_qp *qp = &e->qps[i];
+
+		if (qp->in_use && qp->rc && qp->rc->rnr_waiting &&
+		    qp->state == WREN_QPS_RTS)
+			rnr_resend(e, qp, now, &next);
+	}
+	if (next != UINT64_MAX)
+		rnr_timer_arm(e, next);
+}
+
 /* The transport is done with a message of a send queue. */
 void weng_send_tx_done(struct weng *e, uint64_t cookie,
 		       enum wren_tp_status st)
@@ -257,6 +444,8 @@ void weng_send_tx_done(struct weng *e, uint64_t cookie,
 	if (!qp || !qp->sq_shadow[slot].posted)
 		return;
 	sw = &qp->sq_shadow[slot];
+	if (st == WREN_TP_RNR && qp->rc && rnr_wait(e, qp, sw))
+		return;
 	sw->status = cqe_status(st);
 	if (sw->wqe.opcode == WREN_WQE_RDMA_READ) {
 		weng_read_req_done(e, qp, sw, st);

@@ -4,7 +4,8 @@
  * for every message (struct wren_tp_ulp_ops); each call goes to the
  * operation that owns the message, by the kind its cookie names and, for
  * a message that arrives, by its opcode after the checks every message to
- * a QP must pass.
+ * a QP must pass.  An RC QP's messages pass its stream too, which this
+ * layer then executes in order (weng_rc.c).
  */
 #include "weng_internal.h"
 #include "linux/wren/wren_wire.h"
@@ -35,21 +36,12 @@ static void tx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 	weng_read_flush(e);
 }
 
-static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
-				    const struct wren_tp_msg *m,
-				    uint64_t *cookie)
+/* A message for @qp, by its opcode, once the QP has admitted it. */
+static enum wren_tp_status rx_begin_op(struct weng *e, struct weng_qp *qp,
+				       const struct wren_tp_peer *peer,
+				       const struct wren_tp_msg *m,
+				       uint64_t *cookie)
 {
-	struct weng *e = ulp;
-	bool ud = m->flags & WREN_TP_MSG_DATAGRAM;
-	struct weng_qp *qp;
-
-	if (m->opcode == WREN_WIRE_OP_READ_RESP)
-		return weng_read_resp_begin(e, peer, m, cookie);
-	qp = weng_qp_get(e, m->dst_qpn);
-	if (!qp || qp->type != (ud ? WREN_QPT_UD : WREN_QPT_RD) ||
-	    (qp->state != WREN_QPS_RTR && qp->state != WREN_QPS_RTS) ||
-	    m->qkey != qp->qkey)
-		return WREN_TP_BAD_DEST_QP;
 	switch (m->opcode) {
 	case WREN_WIRE_OP_SEND:
 	case WREN_WIRE_OP_SEND_IMM:
@@ -61,6 +53,87 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 		return weng_resp_begin(e, qp, peer, m, m->len,
 				       WREN_MR_ACCESS_REMOTE_WRITE, cookie);
 	}
+}
+
+/*
+ * Execute RC QP @qp's messages that are whole, in stream order
+ * (weng_rc.c), until one is not; a failed one moves the QP to ERR.
+ */
+static void rc_execute(struct weng *e, struct weng_qp *qp)
+{
+	uint32_t what;
+
+	while (qp->state != WREN_QPS_ERR && weng_rc_next(qp, &what)) {
+		uint32_t i = WENG_RC_INDEX(what);
+		bool ok = true;
+
+		switch (WENG_RC_KIND(what)) {
+		case WENG_RC_SEND:
+			ok = weng_recv_execute(e, qp, i);
+			break;
+		case WENG_RC_RESP:
+			if (e->resps[i].opcode == WREN_WIRE_OP_READ_REQ)
+				weng_read_execute(e, &e->resps[i]);
+			else
+				weng_write_execute(e, &e->resps[i]);
+			break;
+		default:
+			ok = false;
+		}
+		if (!ok)
+			weng_qp_error(e, qp);
+	}
+}
+
+/*
+ * A message for RC QP @qp: from its peer and in its stream's window, or
+ * refused.  A message refused for any reason but a missing receive still
+ * takes its place, where it will fail the QP.
+ */
+static enum wren_tp_status rx_begin_rc(struct weng *e, struct weng_qp *qp,
+				       const struct wren_tp_peer *peer,
+				       const struct wren_tp_msg *m,
+				       uint64_t *cookie)
+{
+	enum wren_tp_status st = weng_rc_admit(qp, peer, m);
+
+	if (st != WREN_TP_OK)
+		return st;
+	st = rx_begin_op(e, qp, peer, m, cookie);
+	if (st == WREN_TP_OK) {
+		weng_rc_take(qp, m->qkey,
+			     WENG_COOKIE_KIND(*cookie) == WENG_COOKIE_RESP ?
+			     WENG_RC_WHAT(WENG_RC_RESP,
+					  WENG_COOKIE_INDEX(*cookie)) :
+			     WENG_RC_WHAT(WENG_RC_SEND,
+					  WENG_COOKIE_SLOT(*cookie)));
+	} else if (st != WREN_TP_RNR && qp->state != WREN_QPS_ERR) {
+		weng_rc_take(qp, m->qkey, WENG_RC_WHAT(WENG_RC_FAIL, 0));
+		weng_rc_whole(qp, m->qkey, false);
+		rc_execute(e, qp);
+	}
+	return st;
+}
+
+static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
+				    const struct wren_tp_msg *m,
+				    uint64_t *cookie)
+{
+	struct weng *e = ulp;
+	bool ud = m->flags & WREN_TP_MSG_DATAGRAM;
+	struct weng_qp *qp;
+
+	if (m->opcode == WREN_WIRE_OP_READ_RESP)
+		return weng_read_resp_begin(e, peer, m, cookie);
+	qp = weng_qp_get(e, m->dst_qpn);
+	if (!qp || (qp->state != WREN_QPS_RTR && qp->state != WREN_QPS_RTS))
+		return WREN_TP_BAD_DEST_QP;
+	if (qp->type == WREN_QPT_RC && !ud)
+		return rx_begin_rc(e, qp, peer, m, cookie);
+	if (qp->type != (ud ? WREN_QPT_UD : WREN_QPT_RD) ||
+	    m->flags & WREN_TP_MSG_CONNECTED || m->qkey != qp->qkey)
+		return WREN_TP_BAD_DEST_QP;
+	return rx_begin_op(e, qp, peer, m, cookie);
 }
 
 static int rx_write(void *ulp, uint64_t cookie, uint32_t off, const void *buf,
@@ -83,22 +156,30 @@ static int rx_write(void *ulp, uint64_t cookie, uint32_t off, const void *buf,
 static void rx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 {
 	struct weng *e = ulp;
+	struct weng_qp *qp = NULL;
 	struct weng_resp *r;
+	uint32_t slot;
 
 	switch (WENG_COOKIE_KIND(cookie)) {
 	case WENG_COOKIE_RESP:
 		r = weng_resp_of_cookie(e, cookie);
-		if (r && r->opcode == WREN_WIRE_OP_READ_REQ)
+		if (!r)
+			return;
+		qp = weng_resp_qp(e, r);
+		if (r->opcode == WREN_WIRE_OP_READ_REQ)
 			weng_read_req_arrived(e, r, st);
-		else if (r)
+		else
 			weng_write_done(e, r, st);
-		return;
+		break;
 	case WENG_COOKIE_READ:
 		weng_read_resp_done(e, cookie, st);
 		return;
 	default:
+		qp = weng_qp_of_cookie(e, cookie, &slot);
 		weng_recv_done(e, cookie, st);
 	}
+	if (qp && qp->type == WREN_QPT_RC)
+		rc_execute(e, qp);
 }
 
 const struct wren_tp_ulp_ops weng_ulp_ops = {

@@ -8,8 +8,9 @@
  * bounds (weng_resp_begin()).  A refusal leaves memory and queues untouched and reaches the
  * requester as a remote access error.  Each byte is placed through the key
  * again, so a region deregistered meanwhile stops the write.  A WRITE_IMM
- * then completes on the QP's receive CQ without taking a receive entry.
- * The requester's side is an ordinary send (weng_send.c).
+ * then completes on the QP's receive CQ without taking a receive entry,
+ * on an RC QP in stream order.  The requester's side is an ordinary send
+ * (weng_send.c).
  */
 #include <string.h>
 
@@ -30,13 +31,12 @@ int weng_write_place(struct weng *e, struct weng_resp *r, uint32_t off,
 	return 0;
 }
 
-void weng_write_done(struct weng *e, struct weng_resp *r,
-		     enum wren_tp_status st)
+/* Executing a WRITE: a WRITE_IMM's completion; the entry is done. */
+void weng_write_execute(struct weng *e, struct weng_resp *r)
 {
 	struct weng_qp *qp = weng_resp_qp(e, r);
 
-	if (r->opcode == WREN_WIRE_OP_WRITE_IMM && st == WREN_TP_OK && qp &&
-	    !r->failed) {
+	if (r->opcode == WREN_WIRE_OP_WRITE_IMM && qp && !r->failed) {
 		struct weng_completion c = {
 			.qpn = weng_qpn(e, qp),
 			.opcode = WREN_CQE_OP_RECV_RDMA_IMM,
@@ -49,6 +49,27 @@ void weng_write_done(struct weng *e, struct weng_resp *r,
 		};
 
 		weng_cq_complete(e, qp->recv_cq, &c);
+	}
+	weng_resp_free(e, r);
+}
+
+/*
+ * The WRITE is whole (or abandoned).  A datagram QP executes it now; an
+ * RC QP once its stream reaches it, unless it failed.
+ */
+void weng_write_done(struct weng *e, struct weng_resp *r,
+		     enum wren_tp_status st)
+{
+	struct weng_qp *qp = weng_resp_qp(e, r);
+	bool ok = st == WREN_TP_OK && !r->failed;
+
+	if (qp && qp->type == WREN_QPT_RC) {
+		weng_rc_whole(qp, r->psn, ok);
+		if (ok)
+			return;
+	} else if (ok) {
+		weng_write_execute(e, r);
+		return;
 	}
 	weng_resp_free(e, r);
 }

@@ -316,7 +316,8 @@ int wren_tp_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
 
 	if (!tp_msg_valid(msg) ||
 	    msg->flags & ~(WREN_TP_MSG_ORDERED | WREN_TP_MSG_SOLICITED |
-			   WREN_TP_MSG_FAILED) || !dst->ipv4 ||
+			   WREN_TP_MSG_FAILED | WREN_TP_MSG_CONNECTED) ||
+	    !dst->ipv4 ||
 	    (dst->mode != WREN_TP_MODE_OPTIMISTIC &&
 	     dst->mode != WREN_TP_MODE_HANDSHAKE))
 		return -EINVAL;

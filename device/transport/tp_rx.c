@@ -514,6 +514,7 @@ static bool same_msg(const struct wren_tp_msg *a, const struct wren_tp_msg *b)
 	return a->len == b->len && a->opcode == b->opcode &&
 	       a->flags == b->flags && a->dst_qpn == b->dst_qpn &&
 	       a->src_qpn == b->src_qpn && a->qkey == b->qkey &&
+	       a->rsn == b->rsn &&
 	       a->imm == b->imm && a->raddr == b->raddr &&
 	       a->rkey == b->rkey && a->rlen == b->rlen;
 }

@@ -160,6 +160,8 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 		mflags |= WREN_WIRE_MSG_ORDERED;
 	if (m->m.flags & WREN_TP_MSG_SOLICITED)
 		mflags |= WREN_WIRE_MSG_SOLICITED;
+	if (m->m.flags & WREN_TP_MSG_CONNECTED)
+		mflags |= WREN_WIRE_MSG_CONNECTED;
 	if (p->req)
 		mflags |= WREN_WIRE_MSG_GRANT_REQ;
 

@@ -56,6 +56,7 @@ void tp_put_data(uint8_t *x, const struct wren_tp_msg *m, uint32_t msn,
 	wren_wire_put32(TP_FIELD(x, wren_wire_data, offset), offset);
 	*TP_FIELD(x, wren_wire_data, opcode) = m->opcode;
 	*TP_FIELD(x, wren_wire_data, msg_flags) = msg_flags;
+	wren_wire_put16(TP_FIELD(x, wren_wire_data, rsn), m->rsn);
 	wren_wire_put32(TP_FIELD(x, wren_wire_data, dst_qpn), m->dst_qpn);
 	wren_wire_put32(TP_FIELD(x, wren_wire_data, src_qpn), m->src_qpn);
 	wren_wire_put32(TP_FIELD(x, wren_wire_data, qkey), m->qkey);
@@ -81,6 +82,8 @@ bool tp_msg_valid(const struct wren_tp_msg *m)
 		return !m->len && m->rlen <= WREN_WIRE_MAX_MSG_LEN;
 	if (m->rlen)
 		return false;
+	if (m->rsn && !(m->flags & WREN_TP_MSG_CONNECTED))
+		return false;
 	/* A failed read says so with no data. */
 	if (m->flags & WREN_TP_MSG_FAILED)
 		return m->opcode == WREN_WIRE_OP_READ_RESP && !m->len;
@@ -102,7 +105,10 @@ static int parse_data(const uint8_t *x, size_t len, struct tp_rx_pkt *p)
 		(p->data.msg_flags & WREN_WIRE_MSG_ORDERED ?
 		 WREN_TP_MSG_ORDERED : 0) |
 		(p->data.msg_flags & WREN_WIRE_MSG_SOLICITED ?
-		 WREN_TP_MSG_SOLICITED : 0);
+		 WREN_TP_MSG_SOLICITED : 0) |
+		(p->data.msg_flags & WREN_WIRE_MSG_CONNECTED ?
+		 WREN_TP_MSG_CONNECTED : 0);
+	p->data.m.rsn = wren_wire_get16(TP_FIELD(x, wren_wire_data, rsn));
 	p->data.m.dst_qpn = wren_wire_get32(TP_FIELD(x, wren_wire_data, dst_qpn)) &
 			    WREN_WIRE_QPN_MASK;
 	p->data.m.src_qpn = wren_wire_get32(TP_FIELD(x, wren_wire_data, src_qpn)) &

@@ -88,6 +88,7 @@ struct wren_tp_dest {
 #define WREN_TP_MSG_DATAGRAM	(1U << 1)	/* rx_begin: arrived as UD */
 #define WREN_TP_MSG_SOLICITED	(1U << 2)	/* the receiver wants an event */
 #define WREN_TP_MSG_FAILED	(1U << 3)	/* READ_RESP: the read failed */
+#define WREN_TP_MSG_CONNECTED	(1U << 4)	/* of an RC QP's stream */
 
 /**
  * struct wren_tp_msg - a message as the upper layer sees it
@@ -96,7 +97,9 @@ struct wren_tp_dest {
  * @flags: WREN_TP_MSG_*
  * @dst_qpn: carried to the target's upper layer
  * @src_qpn: likewise
- * @qkey: likewise
+ * @qkey: likewise (with WREN_TP_MSG_CONNECTED, the upper layers put the
+ *	message's place in its QP's stream here)
+ * @rsn: with WREN_TP_MSG_CONNECTED, carried likewise; else zero
  * @imm: likewise
  * @raddr: WRITE, WRITE_IMM, READ_REQ: the target's address
  * @rkey: ... and memory key
@@ -112,6 +115,7 @@ struct wren_tp_msg {
 	uint32_t dst_qpn;
 	uint32_t src_qpn;
 	uint32_t qkey;
+	uint16_t rsn;
 	uint32_t imm;
 	uint64_t raddr;
 	uint32_t rkey;

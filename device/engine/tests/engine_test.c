@@ -210,7 +210,7 @@ static void test_reset_handshake(void)
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_LO),
 		 WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | WREN_CAP_UD |
 		 WREN_CAP_RD | WREN_CAP_TC_TABLE | WREN_CAP_RDMA_WRITE |
-		 WREN_CAP_RDMA_READ | WREN_CAP_RESIZE_CQ);
+		 WREN_CAP_RDMA_READ | WREN_CAP_RESIZE_CQ | WREN_CAP_RC);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
 
 	CHECK_EQ(h_enable(&h, 3, 3),
@@ -321,7 +321,7 @@ static void test_get_attr(void)
 	CHECK_EQ(wren_le64(a->caps), WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR |
 		 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE |
 		 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ |
-		 WREN_CAP_RESIZE_CQ);
+		 WREN_CAP_RESIZE_CQ | WREN_CAP_RC);
 	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
 	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
 	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);
@@ -1384,10 +1384,15 @@ struct adapter {
 	struct harness h;
 	uint32_t tc_cache;	/* non-zero: that cache and a context table */
 	uint16_t max_rd_atom;	/* non-zero: that limit */
-	uint32_t pdn, cqn, qpn, key, ah;
-	uint64_t sq_db, rq_db, cq_db;
-	uint16_t sq_pi, rq_pi;
+	uint32_t pdn, cqn, key, ah;
+	uint64_t cq_db;
 	uint32_t cq_ci;
+	/* The QP the post_*() helpers use. */
+	uint32_t qpn;
+	bool rc;		/* RC: no destination in the send entries */
+	uint64_t sq_ring, rq_ring;
+	uint64_t sq_db, rq_db;
+	uint16_t sq_pi, rq_pi;
 };
 
 /* A new QP of @type on @a's PD and CQ, taken to RTS. */
@@ -1399,9 +1404,14 @@ static void adapter_qp(struct adapter *a, uint8_t type)
 	make_qp(&cmd, a->pdn, a->cqn, 1, type);
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	a->qpn = wren_le32(cqe.result[0]);
+	a->sq_ring = SQ_RING;
+	a->rq_ring = RQ_RING;
 	a->sq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
 	a->rq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[2]);
 	a->sq_pi = a->rq_pi = 0;
+	a->rc = type == WREN_QPT_RC;
+	if (a->rc)
+		return;		/* connected by rc_connect() */
 	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
 			WREN_QPS_INIT, 0x11111111), WREN_STATUS_SUCCESS);
 	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
@@ -1466,13 +1476,15 @@ static void post_send(struct adapter *a, uint32_t qpn, uint32_t off,
 		w.flags |= WREN_WQE_F_SOLICITED;
 	w.num_sge = 1;
 	w.imm = htobe32(imm);
-	w.ah = wren_to_le32(a->ah);
-	w.remote_qpn = wren_to_le32(qpn);
-	w.remote_qkey = wren_to_le32(0x11111111);
+	if (!a->rc) {
+		w.ah = wren_to_le32(a->ah);
+		w.remote_qpn = wren_to_le32(qpn);
+		w.remote_qkey = wren_to_le32(0x11111111);
+	}
 	w.sge[0].addr = wren_to_le64(DATA_IOVA + off);
 	w.sge[0].length = wren_to_le32(len);
 	w.sge[0].lkey = wren_to_le32(key);
-	memcpy(fake_env_ptr(&a->h.env, SQ_RING + (a->sq_pi & 31) * sizeof(w),
+	memcpy(fake_env_ptr(&a->h.env, a->sq_ring + (a->sq_pi & 31) * sizeof(w),
 			    sizeof(w)), &w, sizeof(w));
 	a->sq_pi++;
 	weng_db_write(a->h.e, a->sq_db, a->sq_pi, 4);
@@ -1490,15 +1502,17 @@ static void post_rdma(struct adapter *a, uint8_t opcode, uint32_t qpn,
 	w.flags = WREN_WQE_F_SIGNALED;
 	w.num_sge = 1;
 	w.imm = htobe32(0xfeed);
-	w.ah = wren_to_le32(a->ah);
-	w.remote_qpn = wren_to_le32(qpn);
-	w.remote_qkey = wren_to_le32(0x11111111);
+	if (!a->rc) {
+		w.ah = wren_to_le32(a->ah);
+		w.remote_qpn = wren_to_le32(qpn);
+		w.remote_qkey = wren_to_le32(0x11111111);
+	}
 	w.remote_addr = wren_to_le64(raddr);
 	w.rkey = wren_to_le32(rkey);
 	w.sge[0].addr = wren_to_le64(DATA_IOVA + off);
 	w.sge[0].length = wren_to_le32(len);
 	w.sge[0].lkey = wren_to_le32(a->key);
-	memcpy(fake_env_ptr(&a->h.env, SQ_RING + (a->sq_pi & 31) * sizeof(w),
+	memcpy(fake_env_ptr(&a->h.env, a->sq_ring + (a->sq_pi & 31) * sizeof(w),
 			    sizeof(w)), &w, sizeof(w));
 	a->sq_pi++;
 	weng_db_write(a->h.e, a->sq_db, a->sq_pi, 4);
@@ -1514,7 +1528,7 @@ static void post_recv(struct adapter *a, uint32_t off, uint32_t len)
 	w.sge[0].addr = wren_to_le64(DATA_IOVA + off);
 	w.sge[0].length = wren_to_le32(len);
 	w.sge[0].lkey = wren_to_le32(a->key);
-	memcpy(fake_env_ptr(&a->h.env, RQ_RING + (a->rq_pi & 31) * sizeof(w),
+	memcpy(fake_env_ptr(&a->h.env, a->rq_ring + (a->rq_pi & 31) * sizeof(w),
 			    sizeof(w)), &w, sizeof(w));
 	a->rq_pi++;
 	weng_db_write(a->h.e, a->rq_db, a->rq_pi, 4);
@@ -2221,6 +2235,306 @@ static void test_ud_between_adapters(void)
 	two_adapters(WREN_QPT_UD);
 }
 
+/* ------------------------------------------------------------------ */
+/* RC                                                                   */
+/* ------------------------------------------------------------------ */
+
+#define SQ_RING2	(FAKE_MEM_BASE + 0xf0000)
+#define RQ_RING2	(FAKE_MEM_BASE + 0xf1000)
+
+/* Take @a's current RC QP, in RESET or INIT, to RTS towards @b's. */
+static void rc_connect(struct adapter *a, const struct adapter *b,
+		       uint32_t sq_psn, uint32_t rq_psn, uint8_t access,
+		       uint8_t min_rnr_timer, uint8_t rnr_retry)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_modify_qp *m = (void *)cmd.payload;
+
+	make_cmd(&cmd, WREN_ADMIN_MODIFY_QP, 0);
+	m->qpn = wren_to_le32(a->qpn);
+	m->attr_mask = wren_to_le32(WREN_QP_ATTR_STATE | WREN_QP_ATTR_ACCESS);
+	m->state = WREN_QPS_INIT;
+	m->access = access;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+
+	/* RTR needs the peer and its PSN: refused without them. */
+	make_cmd(&cmd, WREN_ADMIN_MODIFY_QP, 0);
+	m->qpn = wren_to_le32(a->qpn);
+	m->attr_mask = wren_to_le32(WREN_QP_ATTR_STATE | WREN_QP_ATTR_DEST);
+	m->state = WREN_QPS_RTR;
+	m->dest_qpn = wren_to_le32(b->qpn);
+	m->dest_ipv4 = b->h.cfg.ipv4;
+	memcpy(m->dest_mac, b->h.cfg.mac, 6);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	m->attr_mask = wren_to_le32(WREN_QP_ATTR_STATE | WREN_QP_ATTR_DEST |
+				    WREN_QP_ATTR_RQ_PSN | WREN_QP_ATTR_RNR);
+	m->rq_psn = wren_to_le32(rq_psn);
+	m->min_rnr_timer = min_rnr_timer;
+	m->rnr_retry = rnr_retry;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+
+	make_cmd(&cmd, WREN_ADMIN_MODIFY_QP, 0);
+	m->qpn = wren_to_le32(a->qpn);
+	m->attr_mask = wren_to_le32(WREN_QP_ATTR_STATE | WREN_QP_ATTR_SQ_PSN);
+	m->state = WREN_QPS_RTS;
+	m->sq_psn = wren_to_le32(sq_psn);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+}
+
+/* Another RC QP on @a, on rings of its own; it becomes the current one. */
+static void adapter_rc_qp2(struct adapter *a)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_create_qp *c = (void *)cmd.payload;
+
+	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RC);
+	c->sq_base = wren_to_le64(SQ_RING2);
+	c->rq_base = wren_to_le64(RQ_RING2);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	a->qpn = wren_le32(cqe.result[0]);
+	a->sq_ring = SQ_RING2;
+	a->rq_ring = RQ_RING2;
+	a->sq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	a->rq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[2]);
+	a->sq_pi = a->rq_pi = 0;
+}
+
+/* What names the current QP of an adapter, to switch between two. */
+struct qp_view {
+	uint32_t qpn;
+	uint64_t sq_ring, rq_ring, sq_db, rq_db;
+	uint16_t sq_pi, rq_pi;
+};
+
+static void qp_swap(struct adapter *a, struct qp_view *v)
+{
+	struct qp_view cur = {
+		a->qpn, a->sq_ring, a->rq_ring, a->sq_db, a->rq_db, a->sq_pi,
+		a->rq_pi,
+	};
+
+	a->qpn = v->qpn;
+	a->sq_ring = v->sq_ring;
+	a->rq_ring = v->rq_ring;
+	a->sq_db = v->sq_db;
+	a->rq_db = v->rq_db;
+	a->sq_pi = v->sq_pi;
+	a->rq_pi = v->rq_pi;
+	*v = cur;
+}
+
+/* Like pump(), but each burst of frames from @a reaches @b backwards. */
+static void pump_reversed(struct adapter *a, struct adapter *b)
+{
+	static uint8_t frames[64][16384], frame[16384];
+	static size_t lens[64];
+	int quiet = 0;
+
+	while (quiet < 200) {
+		bool moved = false;
+		size_t len;
+		int n = 0;
+
+		while (n < 64 && (len = weng_tx_pull(a->h.e, frames[n],
+						      sizeof(frames[n]))))
+			lens[n++] = len;
+		moved = n > 0;
+		while (n-- > 0)
+			weng_rx_frame(b->h.e, frames[n], lens[n]);
+		while ((len = weng_tx_pull(b->h.e, frame, sizeof(frame)))) {
+			weng_rx_frame(a->h.e, frame, len);
+			moved = true;
+		}
+		fake_env_advance(&a->h.env, 1000);
+		fake_env_advance(&b->h.env, 1000);
+		quiet = moved ? 0 : quiet + 1;
+	}
+}
+
+/* The state QUERY_QP gives for @qpn. */
+static uint32_t qp_state(struct harness *h, uint32_t qpn)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_destroy_obj *d = (void *)cmd.payload;
+
+	make_cmd(&cmd, WREN_ADMIN_QUERY_QP, 0);
+	d->handle = wren_to_le32(qpn);
+	CHECK_EQ(run(h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	return wren_le32(cqe.result[0]);
+}
+
+/*
+ * RC between two adapters: messages whose packets arrive backwards still
+ * execute and complete in stream order, across the PSN's wrap; WRITE then
+ * READ reads what was written; a WRITE the QP does not allow fails with a
+ * remote access error and moves both QPs to ERR, flushing the rest.
+ */
+static void test_rc_between_adapters(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	const uint8_t rw = WREN_MR_ACCESS_REMOTE_WRITE |
+			   WREN_MR_ACCESS_REMOTE_READ;
+	uint32_t rkey, a_rkey;
+	uint8_t *src, *dst;
+	struct wren_cqe c;
+
+	adapter_up(a, 0, WREN_QPT_RC);
+	adapter_up(b, 1, WREN_QPT_RC);
+	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+			 WREN_MR_ACCESS_LOCAL_WRITE | rw);
+	a_rkey = reg_mr_ok(&a->h, a->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+			   WREN_MR_ACCESS_LOCAL_WRITE | rw);
+	/* a's QP lets b read, not write, whatever a's keys allow. */
+	rc_connect(a, b, 0xfffffe, 77, WREN_MR_ACCESS_REMOTE_READ, 1, 7);
+	rc_connect(b, a, 77, 0xfffffe, rw, 1, 7);
+	src = fake_env_ptr(&a->h.env, DATA, 16 * 4096);
+	dst = fake_env_ptr(&b->h.env, DATA, 16 * 4096);
+	for (uint32_t i = 0; i < 16 * 4096; i++) {
+		src[i] = i * 13 + 1;
+		dst[i] = 0;
+	}
+
+	/* SEND, WRITE, SEND_IMM, WRITE_IMM, READ of the WRITE's bytes. */
+	post_recv(b, 0, 5000);
+	post_recv(b, 5000, 3000);
+	post_send(a, 0, 100, 4000, a->key, 0x1234);
+	post_rdma(a, WREN_WQE_RDMA_WRITE, 0, 10000, 20000, DATA_IOVA + 8000,
+		  rkey);
+	post_send(a, 0, 200, 3000, a->key, 0x5678);
+	post_rdma(a, WREN_WQE_RDMA_WRITE_IMM, 0, 40000, 1000,
+		  DATA_IOVA + 30000, rkey);
+	post_rdma(a, WREN_WQE_RDMA_READ, 0, 50000, 15000, DATA_IOVA + 8000,
+		  rkey);
+	pump_reversed(a, b);
+	for (uint32_t i = 0; i < 5; i++) {
+		CHECK(poll_cq(a, &c));
+		CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+		CHECK_EQ(wren_le16(c.wqe_index), i);
+	}
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.opcode, WREN_CQE_OP_RECV);
+	CHECK_EQ(wren_le16(c.wqe_index), 0x100);
+	CHECK_EQ(wren_le32(c.byte_len), 4000);
+	CHECK_EQ(wren_le32(c.src_qpn), a->qpn);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.opcode, WREN_CQE_OP_RECV);
+	CHECK_EQ(wren_le16(c.wqe_index), 0x101);
+	CHECK_EQ(be32toh(c.imm), 0x5678);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.opcode, WREN_CQE_OP_RECV_RDMA_IMM);
+	CHECK_EQ(wren_le32(c.byte_len), 1000);
+	CHECK(!poll_cq(b, &c));
+	CHECK(!memcmp(dst, src + 100, 4000));
+	CHECK(!memcmp(dst + 5000, src + 200, 3000));
+	CHECK(!memcmp(dst + 8000, src + 10000, 20000));
+	CHECK(!memcmp(dst + 30000, src + 40000, 1000));
+	CHECK(!memcmp(src + 50000, src + 10000, 15000));
+
+	/* a's QP allows no WRITE: b's fails, both QPs go to ERR. */
+	post_recv(a, 0, 100);
+	post_rdma(b, WREN_WQE_RDMA_WRITE, 0, 0, 10, DATA_IOVA, a_rkey);
+	pump(a, b);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_REM_ACCESS_ERR);
+	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_ERR);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.opcode, WREN_CQE_OP_RECV);
+	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);	/* a failed too */
+	CHECK_EQ(qp_state(&a->h, a->qpn), WREN_QPS_ERR);
+	post_send(a, 0, 0, 10, a->key, 1);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);
+	CHECK(!poll_cq(a, &c));
+	CHECK(!poll_cq(b, &c));
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
+/*
+ * RNR on RC: a SEND that finds no receive waits min_rnr_timer and goes
+ * again, and meanwhile another QP to the same adapter goes on unhindered;
+ * once retries are exhausted the send fails with RNR and its QP goes to
+ * ERR.  Both QPs share one transport context.
+ */
+static void test_rc_rnr(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct qp_view a2, b2;
+	struct wren_tp_stats st;
+	struct wren_cqe c;
+
+	adapter_up(a, 0, WREN_QPT_RC);
+	adapter_up(b, 1, WREN_QPT_RC);
+	/* QP 1: retries without end, 1.28 ms apart. */
+	rc_connect(a, b, 1, 2, 0, 14, 7);
+	rc_connect(b, a, 2, 1, 0, 14, 7);
+	/* QP 2: no retry. */
+	a2.qpn = a->qpn;
+	qp_swap(a, &a2);
+	b2.qpn = b->qpn;
+	qp_swap(b, &b2);
+	adapter_rc_qp2(a);
+	adapter_rc_qp2(b);
+	rc_connect(a, b, 5, 6, 0, 14, 0);
+	rc_connect(b, a, 6, 5, 0, 14, 0);
+	qp_swap(a, &a2);
+	qp_swap(b, &b2);
+
+	/* QP 1 waits for a receive ... */
+	post_send(a, 0, 0, 100, a->key, 1);
+	pump(a, b);
+	CHECK(!poll_cq(a, &c));
+	/* ... while QP 2's message completes. */
+	qp_swap(a, &a2);
+	qp_swap(b, &b2);
+	post_recv(b, 1000, 100);
+	post_send(a, 0, 0, 100, a->key, 2);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(wren_le32(c.qpn), a->qpn);
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(be32toh(c.imm), 2);
+	/* QP 2 has no retries: RNR at once, then ERR. */
+	post_send(a, 0, 0, 100, a->key, 3);
+	post_send(a, 0, 0, 100, a->key, 4);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_RNR);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);
+	CHECK_EQ(qp_state(&a->h, a->qpn), WREN_QPS_ERR);
+	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_RTS);
+	qp_swap(a, &a2);
+	qp_swap(b, &b2);
+
+	/* QP 1's receive comes; its next retry finds it. */
+	CHECK(!poll_cq(a, &c));
+	post_recv(b, 0, 100);
+	fake_env_advance(&a->h.env, 2000000);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(wren_le32(c.qpn), a->qpn);
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(be32toh(c.imm), 1);
+	CHECK_EQ(qp_state(&a->h, a->qpn), WREN_QPS_RTS);
+
+	/* One context carried both QPs' messages. */
+	wren_tp_get_stats(a->h.e->tp, &st);
+	CHECK_EQ(st.ctx_created, 1);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
 /*
  * RESIZE_CQ: the completions the driver has not consumed move to the new
  * ring's first slots, in order, with the new ring's phase; later ones go
@@ -2389,6 +2703,10 @@ static const struct tap_test tests[] = {
 	{ "contexts spill to the host's table and come back", test_tc_table_spill },
 	{ "DMA to the device's own BARs is refused, never dispatched", test_dma_self },
 	{ "RESIZE_CQ: waiting completions move, in order", test_cq_resize },
+	{ "RC: stream order over reordered packets, access errors",
+	  test_rc_between_adapters },
+	{ "RC: RNR waits and retries, no head-of-line blocking, exhaustion",
+	  test_rc_rnr },
 };
 
 int main(void)

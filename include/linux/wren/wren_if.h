@@ -69,6 +69,7 @@
 #define WREN_CAP_RDMA_READ		BIT_ULL(5)
 #define WREN_CAP_TC_TABLE		BIT_ULL(6)	/* SET_TC_TABLE */
 #define WREN_CAP_RESIZE_CQ		BIT_ULL(7)	/* RESIZE_CQ */
+#define WREN_CAP_RC			BIT_ULL(8)	/* WREN_QPT_RC */
 
 /* ------------------------------------------------------------------ */
 /* BAR0 register map (32-bit registers, 32-bit accesses only)          */
@@ -601,6 +602,7 @@ struct wren_cmd_resize_cq {
 enum wren_qp_type {
 	WREN_QPT_UD			= 1,	/* unreliable datagram */
 	WREN_QPT_RD			= 2,	/* reliable datagram */
+	WREN_QPT_RC			= 3,	/* reliable connected */
 };
 
 /* wren_cmd_create_qp.flags */
@@ -653,7 +655,17 @@ enum wren_qp_state {
 
 /* wren_cmd_modify_qp.attr_mask */
 #define WREN_QP_ATTR_STATE		BIT(0)
-#define WREN_QP_ATTR_QKEY		BIT(1)
+#define WREN_QP_ATTR_QKEY		BIT(1)	/* UD, RD */
+#define WREN_QP_ATTR_DEST		BIT(2)	/* RC: the peer */
+#define WREN_QP_ATTR_RQ_PSN		BIT(3)	/* RC */
+#define WREN_QP_ATTR_SQ_PSN		BIT(4)	/* RC */
+#define WREN_QP_ATTR_RNR		BIT(5)	/* RC: RNR timer and retries */
+#define WREN_QP_ATTR_ACCESS		BIT(6)	/* RC: what the peer may do */
+
+/* The sequence numbers of an RC QP's messages are 24 bits wide. */
+#define WREN_QP_PSN_MASK		GENMASK(23, 0)
+/* wren_cmd_modify_qp.rnr_retry: retry without end. */
+#define WREN_QP_RNR_RETRY_FOREVER	7
 
 /**
  * struct wren_cmd_modify_qp - WREN_ADMIN_MODIFY_QP
@@ -661,17 +673,48 @@ enum wren_qp_state {
  * @attr_mask: WREN_QP_ATTR_* naming the fields that apply
  * @state: &enum wren_qp_state; RESET to INIT to RTR to RTS, any state to
  *	RESET or ERR
- * @rsvd0: zero
- * @qkey: the Q_Key incoming messages must carry
+ * @min_rnr_timer: WREN_QP_ATTR_RNR: how long the peer waits before it
+ *	sends again a message this QP refused for want of a receive, as
+ *	the verbs encode it (0 to 31, 0 meaning 655.36 ms)
+ * @rnr_retry: WREN_QP_ATTR_RNR: how often a message this QP sends is sent
+ *	again after the peer refused it for want of a receive, 0 to 7;
+ *	WREN_QP_RNR_RETRY_FOREVER without end
+ * @access: WREN_QP_ATTR_ACCESS: the WREN_MR_ACCESS_REMOTE_* rights the
+ *	peer's WRITEs and READs need on this QP as well as on the memory
+ *	key.  An RC QP starts with none; a datagram QP has both.
+ * @qkey: the Q_Key incoming messages must carry (UD, RD)
+ * @dest_qpn: WREN_QP_ATTR_DEST: the peer QP, the only one this RC QP
+ *	sends to and accepts messages from
+ * @dest_ipv4: WREN_QP_ATTR_DEST: the peer adapter's IPv4 address,
+ *	network byte order
+ * @dest_mac: WREN_QP_ATTR_DEST: the next hop's Ethernet address
+ * @rsvd1: zero
+ * @rq_psn: WREN_QP_ATTR_RQ_PSN: the sequence number of the first message
+ *	the peer sends (WREN_QP_PSN_MASK)
+ * @sq_psn: WREN_QP_ATTR_SQ_PSN: the sequence number of the first message
+ *	this QP sends
  * @rsvd: zero
+ *
+ * An RC QP takes @dest_qpn, @dest_ipv4, @dest_mac and @rq_psn on the way
+ * to RTR, which needs them, and @sq_psn on the way to RTS, which needs it;
+ * the RNR attributes and the access rights on any way up but to RESET or
+ * ERR.
  */
 struct wren_cmd_modify_qp {
 	__le32 qpn;
 	__le32 attr_mask;
 	__u8 state;
-	__u8 rsvd0[3];
+	__u8 min_rnr_timer;
+	__u8 rnr_retry;
+	__u8 access;
 	__le32 qkey;
-	__le32 rsvd[10];
+	__le32 dest_qpn;
+	__be32 dest_ipv4;
+	__u8 dest_mac[6];
+	__le16 rsvd1;
+	__le32 rq_psn;
+	__le32 sq_psn;
+	__le32 rsvd[4];
 };
 
 /*
@@ -771,9 +814,9 @@ struct wren_sge {
 enum wren_wqe_opcode {
 	WREN_WQE_SEND			= 1,
 	WREN_WQE_SEND_IMM		= 2,
-	WREN_WQE_RDMA_WRITE		= 3,	/* RD only */
-	WREN_WQE_RDMA_WRITE_IMM		= 4,	/* RD only */
-	WREN_WQE_RDMA_READ		= 5,	/* RD only; no inline */
+	WREN_WQE_RDMA_WRITE		= 3,	/* RD and RC */
+	WREN_WQE_RDMA_WRITE_IMM		= 4,	/* RD and RC */
+	WREN_WQE_RDMA_READ		= 5,	/* RD and RC; no inline */
 };
 
 /* wren_sq_wqe.flags */
@@ -792,9 +835,10 @@ enum wren_wqe_opcode {
  *	WREN_SQ_MAX_INLINE; else zero
  * @imm: immediate data of SEND_IMM and RDMA_WRITE_IMM, opaque
  * @rsvd1: zero
- * @ah: the destination's address handle
- * @remote_qpn: the destination queue pair
- * @remote_qkey: its Q_Key
+ * @ah: the destination's address handle (UD, RD; zero on RC, whose
+ *	destination is the QP's peer)
+ * @remote_qpn: the destination queue pair (UD, RD; zero on RC)
+ * @remote_qkey: its Q_Key (UD, RD; zero on RC)
  * @rsvd2: zero
  * @remote_addr: RDMA_WRITE*, RDMA_READ: the address at the destination
  * @rkey: ... and its memory key there
@@ -832,7 +876,10 @@ struct wren_sq_wqe {
  *	The device takes receive entries in ring order and copies each as it
  *	takes it, but completes them in the order their messages become
  *	whole: the ring slot is free again once taken, and @req_id tells the
- *	driver which of its requests completed.
+ *	driver which of its requests completed.  On an RC QP each SEND takes
+ *	the entry its place in the peer's stream names, the device reads it
+ *	then, and receives complete in ring order: a slot is free again once
+ *	its completion is written.
  * @rsvd2: zero
  * @sge: where an incoming message goes; for a UD QP its first 40 bytes
  *	receive the GRH (&struct wren_cqe, WREN_CQE_F_GRH)

@@ -127,6 +127,7 @@ static inline int wren_wire_op_has_rdma(__u8 opcode)
 #define WREN_WIRE_MSG_GRANT_REQ		BIT(1)	/* asks for grants, no payload */
 #define WREN_WIRE_MSG_SOLICITED		BIT(2)	/* an event for the receiver */
 #define WREN_WIRE_MSG_FAILED		BIT(3)	/* READ_RESP: the read failed */
+#define WREN_WIRE_MSG_CONNECTED		BIT(4)	/* of an RC QP's stream */
 
 /* A message is at most 1 GiB. */
 #define WREN_WIRE_MAX_MSG_LEN		BIT(30)
@@ -138,15 +139,21 @@ static inline int wren_wire_op_has_rdma(__u8 opcode)
  * @offset: where this packet's payload goes in the message
  * @opcode: &enum wren_wire_opcode
  * @msg_flags: WREN_WIRE_MSG_*
- * @rsvd0: reserved
+ * @rsn: with WREN_WIRE_MSG_CONNECTED, a SEND or SEND_IMM: how many SENDs
+ *	its QP sent before it, modulo 2^16 (the receive it takes); else zero
  * @dst_qpn: destination queue pair, [23:0]; [31:24] reserved
  * @src_qpn: source queue pair, [23:0]; [31:24] reserved
- * @qkey: the Q_Key the destination queue pair must hold
+ * @qkey: the Q_Key the destination queue pair must hold; with
+ *	WREN_WIRE_MSG_CONNECTED instead the message's sequence number in its
+ *	QP's stream, [23:0], starting from the QP's send PSN
  * @imm: immediate data of SEND_IMM and WRITE_IMM, opaque; READ_REQ and
  *	READ_RESP: the requester's tag for the read, echoed
  *
  * Every packet of a message carries this header, so any of them can be
- * placed on its own whatever the order of arrival.  A UD packet carries
+ * placed on its own whatever the order of arrival.  An RC QP's messages
+ * share the context to the peer adapter with every other QP's and are put
+ * back in order by the receiving QP, by @qkey and @rsn
+ * (Documentation/transport.rst, "Connected QPs").  A UD packet carries
  * it too, for a message of one packet (@msn and @offset zero); it has no
  * context, sequence or acknowledgment.
  */
@@ -156,7 +163,7 @@ struct wren_wire_data {
 	__be32 offset;
 	__u8 opcode;
 	__u8 msg_flags;
-	__be16 rsvd0;
+	__be16 rsn;
 	__be32 dst_qpn;
 	__be32 src_qpn;
 	__be32 qkey;
