@@ -249,33 +249,56 @@ static void wren_cmds_modify_qp(struct kunit *test)
 {
 	static const struct wren_cmds_answer a = {};
 	struct wren_fake *f = wren_cmds_fake(test, &a);
+	struct wren_qp_attrs qa = {
+		.attr_mask = WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
+		.state = WREN_QPS_RTS,
+		.qkey = 0x11112222,
+		.dest_qpn = 0x4567,
+		.dest_ipv4 = htonl(0x0a000002),
+		.dest_mac = { 2, 0, 0, 0, 0, 9 },
+		.rq_psn = 0x123456,
+		.sq_psn = 0xabcdef,
+		.min_rnr_timer = 12,
+		.rnr_retry = 7,
+		.access = WREN_MR_ACCESS_REMOTE_READ,
+	};
 	const struct wren_cmd_modify_qp *c;
 
-	KUNIT_ASSERT_EQ(test, wren_cmd_modify_qp(&f->wdev, 0x1234,
-						 WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
-						 WREN_QPS_RTS, 0x11112222), 0);
+	KUNIT_ASSERT_EQ(test, wren_cmd_modify_qp(&f->wdev, 0x1234, &qa), 0);
 	c = wren_cmds_body(test, f, WREN_ADMIN_MODIFY_QP);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->qpn), 0x1234);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->attr_mask),
 			WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY);
 	KUNIT_EXPECT_EQ(test, c->state, WREN_QPS_RTS);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->qkey), 0x11112222);
-	KUNIT_EXPECT_TRUE(test, wren_cmds_zero(c->rsvd0, sizeof(c->rsvd0)));
+	/* Only the attributes named go out. */
+	KUNIT_EXPECT_EQ(test, c->dest_qpn, 0);
+	KUNIT_EXPECT_EQ(test, c->rq_psn, 0);
+	KUNIT_EXPECT_EQ(test, c->access, 0);
+	KUNIT_EXPECT_TRUE(test, wren_cmds_zero(&c->rsvd1, sizeof(c->rsvd1)));
 	KUNIT_EXPECT_TRUE(test, wren_cmds_zero(c->rsvd, sizeof(c->rsvd)));
 
-	/* Only the attributes named go out. */
-	KUNIT_ASSERT_EQ(test, wren_cmd_modify_qp(&f->wdev, 0x1234,
-						 WREN_QP_ATTR_QKEY, WREN_QPS_ERR,
-						 0x33334444), 0);
+	qa.attr_mask = WREN_QP_ATTR_QKEY;
+	KUNIT_ASSERT_EQ(test, wren_cmd_modify_qp(&f->wdev, 0x1234, &qa), 0);
 	c = wren_cmds_body(test, f, WREN_ADMIN_MODIFY_QP);
 	KUNIT_EXPECT_EQ(test, c->state, 0);
-	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->qkey), 0x33334444);
-	KUNIT_ASSERT_EQ(test, wren_cmd_modify_qp(&f->wdev, 0x1234,
-						 WREN_QP_ATTR_STATE, WREN_QPS_ERR,
-						 0x33334444), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->qkey), 0x11112222);
+
+	/* RC: the peer, both PSNs, the RNR policy and the rights. */
+	qa.attr_mask = WREN_QP_ATTR_DEST | WREN_QP_ATTR_RQ_PSN |
+		       WREN_QP_ATTR_SQ_PSN | WREN_QP_ATTR_RNR |
+		       WREN_QP_ATTR_ACCESS;
+	KUNIT_ASSERT_EQ(test, wren_cmd_modify_qp(&f->wdev, 0x1234, &qa), 0);
 	c = wren_cmds_body(test, f, WREN_ADMIN_MODIFY_QP);
-	KUNIT_EXPECT_EQ(test, c->state, WREN_QPS_ERR);
-	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->qkey), 0);
+	KUNIT_EXPECT_EQ(test, c->qkey, 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->dest_qpn), 0x4567);
+	KUNIT_EXPECT_EQ(test, c->dest_ipv4, htonl(0x0a000002));
+	KUNIT_EXPECT_EQ(test, c->dest_mac[5], 9);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->rq_psn), 0x123456);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->sq_psn), 0xabcdef);
+	KUNIT_EXPECT_EQ(test, c->min_rnr_timer, 12);
+	KUNIT_EXPECT_EQ(test, c->rnr_retry, 7);
+	KUNIT_EXPECT_EQ(test, c->access, WREN_MR_ACCESS_REMOTE_READ);
 }
 
 static void wren_cmds_query_qp(struct kunit *test)

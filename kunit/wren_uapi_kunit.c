@@ -12,13 +12,16 @@
 #include "wren_ib.h"
 
 static const struct wren_caps wren_uapi_caps = {
-	.caps = WREN_CAP_UD | WREN_CAP_RD,
+	.caps = WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_RC,
 	.max_cq_depth = 1000,
 	.max_qp_depth = 512,
 	.max_sge = 4,
 	.max_recv_sge = 2,
 	.max_inline = 64,
 	.max_mr_size = 1ULL << 39,
+	.mtu = 4096,
+	.max_rd_atom = 16,
+	.max_res_rd_atom = 64,
 };
 
 static struct wren_ib_dev *wren_uapi_dev(struct kunit *test,
@@ -173,7 +176,10 @@ static const struct wren_uapi_qp_case wren_uapi_qp_types[] = {
 	  1U << 2, -EOPNOTSUPP },
 	{ "driver QP without a type", IB_QPT_DRIVER, 0, 0, -EINVAL },
 	{ "driver QP of an unknown type", IB_QPT_DRIVER, 2, 0, -EOPNOTSUPP },
-	{ "RC", IB_QPT_RC, 0, 0, -EOPNOTSUPP },
+	{ "RC", IB_QPT_RC, 0, 0, 0 },
+	{ "RC with a driver type", IB_QPT_RC, WREN_IB_QP_DRIVER_TYPE_RD, 0,
+	  -EINVAL },
+	{ "RC with flags", IB_QPT_RC, 0, WREN_IB_QP_FLAG_ORDERED, -EINVAL },
 	{ "UC", IB_QPT_UC, 0, 0, -EOPNOTSUPP },
 	{ "raw packet", IB_QPT_RAW_PACKET, 0, 0, -EOPNOTSUPP },
 	{ "XRC initiator", IB_QPT_XRC_INI, 0, 0, -EOPNOTSUPP },
@@ -220,8 +226,10 @@ static void wren_uapi_create_qp_types(struct kunit *test)
 				    c->err, "%s", c->name);
 		if (c->err)
 			continue;
-		KUNIT_EXPECT_EQ(test, params.type, c->type == IB_QPT_UD ?
-				WREN_QPT_UD : WREN_QPT_RD);
+		KUNIT_EXPECT_EQ(test, params.type,
+				c->type == IB_QPT_UD ? WREN_QPT_UD :
+				c->type == IB_QPT_RC ? WREN_QPT_RC :
+				WREN_QPT_RD);
 		KUNIT_EXPECT_EQ(test, params.flags,
 				(c->flags & WREN_IB_QP_FLAG_ORDERED ?
 				 WREN_QP_FLAG_ORDERED : 0) |
@@ -232,7 +240,7 @@ static void wren_uapi_create_qp_types(struct kunit *test)
 	}
 }
 
-/* A device without UD, or without RD, refuses that type. */
+/* A device without UD, RD or RC refuses that type. */
 static void wren_uapi_create_qp_missing_cap(struct kunit *test)
 {
 	struct wren_caps caps = wren_uapi_caps;
@@ -248,6 +256,10 @@ static void wren_uapi_create_qp_missing_cap(struct kunit *test)
 	caps.caps = WREN_CAP_UD;
 	attr.qp_type = IB_QPT_DRIVER;
 	req.driver_qp_type = WREN_IB_QP_DRIVER_TYPE_RD;
+	KUNIT_EXPECT_EQ(test, wren_ib_qp_check(dev, &attr, &req, &params),
+			-EOPNOTSUPP);
+	attr.qp_type = IB_QPT_RC;
+	req.driver_qp_type = 0;
 	KUNIT_EXPECT_EQ(test, wren_ib_qp_check(dev, &attr, &req, &params),
 			-EOPNOTSUPP);
 }
@@ -303,6 +315,9 @@ static void wren_uapi_modify_qp(struct kunit *test)
 	struct wren_ib_dev *dev = wren_uapi_dev(test, &wren_uapi_caps);
 	const int to_init = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
 			    IB_QP_QKEY;
+	const int rtr = IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER;
 	struct ib_qp_attr attr = { .port_num = 1, .qkey = 0x11111111 };
 	struct wren_ib_qp qp = {};
 	u8 state;
@@ -334,6 +349,52 @@ static void wren_uapi_modify_qp(struct kunit *test)
 	attr.port_num = 2;
 	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr, to_init,
 						      IB_QPS_RESET, IB_QPS_INIT),
+			-EINVAL);
+
+	/* RC: its own diagram, the path and the device's limits. */
+	qp.ibqp.qp_type = IB_QPT_RC;
+	attr = (struct ib_qp_attr) {
+		.port_num = 1,
+		.path_mtu = IB_MTU_4096,
+		.max_dest_rd_atomic = 64,
+		.max_rd_atomic = 16,
+	};
+	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr,
+						      IB_QP_STATE | IB_QP_PKEY_INDEX |
+						      IB_QP_PORT |
+						      IB_QP_ACCESS_FLAGS,
+						      IB_QPS_RESET, IB_QPS_INIT), 0);
+	/* A Q_Key is not RC's; a path without its peer is no path. */
+	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr, to_init,
+						      IB_QPS_RESET, IB_QPS_INIT),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr,
+						      rtr & ~IB_QP_DEST_QPN,
+						      IB_QPS_INIT, IB_QPS_RTR),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr, rtr,
+						      IB_QPS_INIT, IB_QPS_RTR), 0);
+	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr,
+						      rtr | IB_QP_ALT_PATH,
+						      IB_QPS_INIT, IB_QPS_RTR),
+			-EOPNOTSUPP);
+	attr.max_dest_rd_atomic = 65;
+	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr, rtr,
+						      IB_QPS_INIT, IB_QPS_RTR),
+			-EINVAL);
+	attr.max_dest_rd_atomic = 64;
+	attr.path_mtu = IB_MTU_4096 + 1;
+	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr, rtr,
+						      IB_QPS_INIT, IB_QPS_RTR),
+			-EINVAL);
+	attr.max_rd_atomic = 17;
+	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr,
+						      IB_QP_STATE | IB_QP_SQ_PSN |
+						      IB_QP_TIMEOUT |
+						      IB_QP_RETRY_CNT |
+						      IB_QP_RNR_RETRY |
+						      IB_QP_MAX_QP_RD_ATOMIC,
+						      IB_QPS_RTR, IB_QPS_RTS),
 			-EINVAL);
 
 	/* The diagram allows SQD and SQE; the device has neither. */

@@ -143,7 +143,7 @@ struct wren_cq_params {
  * @send_cq: CQ number of its send completions
  * @recv_cq: CQ number of its receive completions
  * @db_page: doorbell page of its doorbells
- * @type: WREN_QPT_UD or WREN_QPT_RD
+ * @type: WREN_QPT_UD, WREN_QPT_RD or WREN_QPT_RC
  * @sq_log_depth: log2 of the send ring's entries
  * @rq_log_depth: log2 of the receive ring's entries
  * @flags: WREN_QP_FLAG_*
@@ -171,6 +171,34 @@ struct wren_qp_handles {
 	u32 qpn;
 	u32 sq_db_offset;
 	u32 rq_db_offset;
+};
+
+/**
+ * struct wren_qp_attrs - what MODIFY_QP changes
+ * @attr_mask: WREN_QP_ATTR_* naming the fields that apply
+ * @state: the new state, &enum wren_qp_state
+ * @qkey: UD, RD: the Q_Key incoming messages must carry
+ * @dest_qpn: RC: the peer QP
+ * @dest_ipv4: RC: the peer adapter's IPv4 address
+ * @dest_mac: RC: the next hop's Ethernet address
+ * @rq_psn: RC: the PSN of the peer's first message
+ * @sq_psn: RC: the PSN of this QP's first message
+ * @min_rnr_timer: RC: the verbs' encoding of the RNR wait, 0 to 31
+ * @rnr_retry: RC: RNR retries, 0 to 7 (7: without end)
+ * @access: RC: the WREN_MR_ACCESS_REMOTE_* rights of the peer
+ */
+struct wren_qp_attrs {
+	u32 attr_mask;
+	u8 state;
+	u32 qkey;
+	u32 dest_qpn;
+	__be32 dest_ipv4;
+	u8 dest_mac[ETH_ALEN];
+	u32 rq_psn;
+	u32 sq_psn;
+	u8 min_rnr_timer;
+	u8 rnr_retry;
+	u8 access;
 };
 
 /**
@@ -217,8 +245,8 @@ int wren_cmd_resize_cq(struct wren_dev *wdev, u32 cqn, dma_addr_t base,
 		       u8 log_depth, u32 *moved);
 int wren_cmd_create_qp(struct wren_dev *wdev, const struct wren_qp_params *p,
 		       struct wren_qp_handles *h);
-int wren_cmd_modify_qp(struct wren_dev *wdev, u32 qpn, u32 attr_mask,
-		       u8 state, u32 qkey);
+int wren_cmd_modify_qp(struct wren_dev *wdev, u32 qpn,
+		       const struct wren_qp_attrs *a);
 int wren_cmd_query_qp(struct wren_dev *wdev, u32 qpn, struct wren_qp_query *q);
 int wren_cmd_destroy_qp(struct wren_dev *wdev, u32 qpn);
 int wren_cmd_create_ah(struct wren_dev *wdev, u32 pdn, __be32 ipv4,

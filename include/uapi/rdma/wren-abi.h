@@ -62,8 +62,9 @@ enum {
 	WREN_IB_DEVICE_CAP_RD = 1 << 0,		/* RD queue pairs */
 	WREN_IB_DEVICE_CAP_RD_ORDERED = 1 << 1,	/* in-order RD delivery */
 	WREN_IB_DEVICE_CAP_RD_HANDSHAKE = 1 << 2, /* handshake establishment */
-	WREN_IB_DEVICE_CAP_RDMA_WRITE = 1 << 3,	/* RD: WRITE, WRITE_IMM */
-	WREN_IB_DEVICE_CAP_RDMA_READ = 1 << 4,	/* RD: READ */
+	WREN_IB_DEVICE_CAP_RDMA_WRITE = 1 << 3,	/* RD, RC: WRITE, WRITE_IMM */
+	WREN_IB_DEVICE_CAP_RDMA_READ = 1 << 4,	/* RD, RC: READ */
+	WREN_IB_DEVICE_CAP_RC = 1 << 5,		/* RC queue pairs */
 };
 
 /**

@@ -6,9 +6,9 @@
  * QP in the context's table, where pollers find it by number.  A reset
  * or a destruction fences off the completions the QP left in its CQs.
  *
- * UD QPs come from ibv_create_qp() and ibv_create_qp_ex(); reliable
- * datagram QPs (IBV_QPT_DRIVER) from wrendv_create_qp(), which checks
- * its own attributes and ends here too.
+ * UD and RC QPs come from ibv_create_qp() and ibv_create_qp_ex();
+ * reliable datagram QPs (IBV_QPT_DRIVER) from wrendv_create_qp(), which
+ * checks its own attributes and ends here too.
  */
 #include <assert.h>
 #include <errno.h>
@@ -28,20 +28,21 @@ static_assert((int)WRENDV_QP_FLAGS_ORDERED == (int)WREN_IB_QP_FLAG_ORDERED,
 static_assert((int)WRENDV_QP_FLAGS_HANDSHAKE ==
 	      (int)WREN_IB_QP_FLAG_HANDSHAKE, "WRENDV_QP_FLAGS_HANDSHAKE");
 
-/* The ibv_wr_* operations a Wren QP can build; one-sided ones on RD. */
+/* The ibv_wr_* operations a Wren QP can build; one-sided ones on RD, RC. */
 #define WREN_QP_SEND_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define WREN_QP_WRITE_OPS	(IBV_QP_EX_WITH_RDMA_WRITE | \
 				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define WREN_QP_READ_OPS	IBV_QP_EX_WITH_RDMA_READ
 
 /* The operations a QP of this type may ask for on this device. */
-static uint64_t wren_qp_send_ops(const struct wren_context *ctx, bool rd)
+static uint64_t wren_qp_send_ops(const struct wren_context *ctx,
+				 bool reliable)
 {
 	uint64_t ops = WREN_QP_SEND_OPS;
 
-	if (rd && ctx->device_caps & WREN_IB_DEVICE_CAP_RDMA_WRITE)
+	if (reliable && ctx->device_caps & WREN_IB_DEVICE_CAP_RDMA_WRITE)
 		ops |= WREN_QP_WRITE_OPS;
-	if (rd && ctx->device_caps & WREN_IB_DEVICE_CAP_RDMA_READ)
+	if (reliable && ctx->device_caps & WREN_IB_DEVICE_CAP_RDMA_READ)
 		ops |= WREN_QP_READ_OPS;
 	return ops;
 }
@@ -95,7 +96,10 @@ static int wren_check_qp_attr(struct wren_context *ctx,
 		return EOPNOTSUPP;
 	}
 	/* RD is IBV_QPT_DRIVER, and only wrendv_create_qp() says so. */
-	if (attr->qp_type != (dv_attr ? IBV_QPT_DRIVER : IBV_QPT_UD)) {
+	if (dv_attr ? attr->qp_type != IBV_QPT_DRIVER :
+		      attr->qp_type != IBV_QPT_UD &&
+		      (attr->qp_type != IBV_QPT_RC ||
+		       !(ctx->device_caps & WREN_IB_DEVICE_CAP_RC))) {
 		verbs_debug(&ctx->ibvctx, "create_qp: QP type %u unsupported\n",
 			    attr->qp_type);
 		return EOPNOTSUPP;
@@ -108,7 +112,7 @@ static int wren_check_qp_attr(struct wren_context *ctx,
 	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS &&
 	    !check_comp_mask(attr->send_ops_flags,
-			     wren_qp_send_ops(ctx, dv_attr))) {
+			     wren_qp_send_ops(ctx, attr->qp_type != IBV_QPT_UD))) {
 		verbs_debug(&ctx->ibvctx, "create_qp: send_ops_flags %#llx unsupported\n",
 			    (unsigned long long)attr->send_ops_flags);
 		return EOPNOTSUPP;
@@ -127,6 +131,18 @@ static int wren_check_qp_attr(struct wren_context *ctx,
 	if (dv_attr)
 		return wren_check_rd_attr(ctx, dv_attr);
 	return 0;
+}
+
+static const char *wren_qpt_name(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_DRIVER:
+		return "RD";
+	case IBV_QPT_RC:
+		return "RC";
+	default:
+		return "UD";
+	}
 }
 
 /* Map a ring the kernel allocated; NULL with errno set on failure. */
@@ -293,7 +309,7 @@ struct ibv_qp *wren_create_qp_common(struct ibv_context *ibvctx,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err) {
 		verbs_debug(&ctx->ibvctx, "create_qp (%s) failed: %s\n",
-			    qp->rd ? "RD" : "UD", strerror(err));
+			    wren_qpt_name(attr->qp_type), strerror(err));
 		goto err_unlock_table;
 	}
 	qp->qpn = qp->vqp.qp.qp_num;
@@ -326,7 +342,7 @@ struct ibv_qp *wren_create_qp_common(struct ibv_context *ibvctx,
 		atomic_fetch_add(&qp->parent_domain->refcount, 1);
 
 	verbs_debug(&ctx->ibvctx, "qp %u (%s): sq 2^%u sge %u inline %u, rq 2^%u sge %u%s\n",
-		    qp->qpn, qp->rd ? "RD" : "UD", qp->sq.log_depth,
+		    qp->qpn, wren_qpt_name(attr->qp_type), qp->sq.log_depth,
 		    qp->sq.max_sge, qp->sq.max_inline, qp->rq.log_depth,
 		    qp->rq.max_sge,
 		    qp->sq.lock.need_lock ? "" : ", single-threaded");

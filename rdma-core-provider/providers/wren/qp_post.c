@@ -76,6 +76,14 @@ static struct wren_sq_wqe *wren_sq_start_wqe(struct wren_sq *sq,
 	return wqe;
 }
 
+/* A one-sided operation's remote memory. */
+static void wren_wqe_set_rdma(struct wren_sq_wqe *wqe, uint32_t rkey,
+			      uint64_t remote_addr)
+{
+	wqe->remote_addr = htole64(remote_addr);
+	wqe->rkey = htole32(rkey);
+}
+
 /* UD and RD alike: every send names its destination. */
 static void wren_wqe_set_dest(struct wren_sq_wqe *wqe, struct ibv_ah *ibvah,
 			      uint32_t remote_qpn, uint32_t remote_qkey)
@@ -144,19 +152,45 @@ static size_t wren_inline_len(const struct ibv_sge *sgl, int nr_sge,
 	return total;
 }
 
+/* The device's opcode for a work request's, or 0 if this QP has none. */
+static uint8_t wren_wqe_opcode(const struct wren_qp *qp,
+			       enum ibv_wr_opcode opcode)
+{
+	bool rc = qp->vqp.qp.qp_type == IBV_QPT_RC;
+
+	switch (opcode) {
+	case IBV_WR_SEND:
+		return WREN_WQE_SEND;
+	case IBV_WR_SEND_WITH_IMM:
+		return WREN_WQE_SEND_IMM;
+	/* RD's one-sided operations name a destination: ibv_wr_* only. */
+	case IBV_WR_RDMA_WRITE:
+		return rc ? WREN_WQE_RDMA_WRITE : 0;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return rc ? WREN_WQE_RDMA_WRITE_IMM : 0;
+	case IBV_WR_RDMA_READ:
+		return rc ? WREN_WQE_RDMA_READ : 0;
+	default:
+		return 0;
+	}
+}
+
 static int wren_check_send_wr(struct wren_qp *qp, const struct ibv_send_wr *wr)
 {
+	uint8_t opcode = wren_wqe_opcode(qp, wr->opcode);
 	struct wren_sq *sq = &qp->sq;
 
-	if (unlikely(!wren_sq_state_ok(qp) ||
-		     (wr->opcode != IBV_WR_SEND &&
-		      wr->opcode != IBV_WR_SEND_WITH_IMM) ||
-		     wr->send_flags & ~WREN_SEND_FLAGS || wr->num_sge < 0 ||
-		     !wr->wr.ud.ah ||
+	if (unlikely(!wren_sq_state_ok(qp) || !opcode ||
+		     wr->send_flags & ~WREN_SEND_FLAGS || wr->num_sge < 0))
+		goto err_inval;
+	/* A datagram QP's send names its destination; an RC QP has one. */
+	if (qp->vqp.qp.qp_type != IBV_QPT_RC &&
+	    unlikely(!wr->wr.ud.ah ||
 		     wr->wr.ud.ah->context != qp->vqp.qp.context))
 		goto err_inval;
 	if (wr->send_flags & IBV_SEND_INLINE) {
-		if (unlikely(wren_inline_len(wr->sg_list, wr->num_sge,
+		if (unlikely(opcode == WREN_WQE_RDMA_READ ||
+			     wren_inline_len(wr->sg_list, wr->num_sge,
 					     sq->max_inline) == SIZE_MAX))
 			goto err_inval;
 	} else if (unlikely((unsigned int)wr->num_sge > sq->max_sge)) {
@@ -178,19 +212,22 @@ err_inval:
 	return EINVAL;
 }
 
-static void wren_build_send_wr(struct wren_sq *sq,
+static void wren_build_send_wr(struct wren_qp *qp,
 			       const struct ibv_send_wr *wr)
 {
+	uint8_t opcode = wren_wqe_opcode(qp, wr->opcode);
 	struct wren_sq_wqe *wqe;
 	int i;
 
-	wqe = wren_sq_start_wqe(sq, wr->opcode == IBV_WR_SEND_WITH_IMM ?
-				    WREN_WQE_SEND_IMM : WREN_WQE_SEND,
-				wr->send_flags, wr->wr_id);
-	if (wr->opcode == IBV_WR_SEND_WITH_IMM)
+	wqe = wren_sq_start_wqe(&qp->sq, opcode, wr->send_flags, wr->wr_id);
+	if (opcode == WREN_WQE_SEND_IMM || opcode == WREN_WQE_RDMA_WRITE_IMM)
 		wqe->imm = wr->imm_data;	/* opaque, as on the wire */
-	wren_wqe_set_dest(wqe, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
-			  wr->wr.ud.remote_qkey);
+	if (qp->vqp.qp.qp_type != IBV_QPT_RC)
+		wren_wqe_set_dest(wqe, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				  wr->wr.ud.remote_qkey);
+	else if (opcode != WREN_WQE_SEND && opcode != WREN_WQE_SEND_IMM)
+		wren_wqe_set_rdma(wqe, wr->wr.rdma.rkey,
+				  wr->wr.rdma.remote_addr);
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		wren_wqe_start_inline(wqe);
 		for (i = 0; i < wr->num_sge; i++)
@@ -218,7 +255,7 @@ int wren_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 			*bad_wr = wr;
 			break;
 		}
-		wren_build_send_wr(sq, wr);
+		wren_build_send_wr(qp, wr);
 	}
 	if (sq->pi != first)
 		wren_sq_ring_doorbell(sq);
@@ -412,17 +449,15 @@ static void wren_wr_send_imm(struct ibv_qp_ex *ibvqpx, __be32 imm_data)
 		wqe->imm = imm_data;
 }
 
-/* One-sided operations exist on RD QPs, as the QP's send_ops_flags say. */
+/* One-sided operations, on RD and RC QPs as their send_ops_flags say. */
 static struct wren_sq_wqe *wren_wr_begin_rdma(struct ibv_qp_ex *ibvqpx,
 					      uint8_t opcode, uint32_t rkey,
 					      uint64_t remote_addr)
 {
 	struct wren_sq_wqe *wqe = wren_wr_begin(ibvqpx, opcode);
 
-	if (wqe) {
-		wqe->remote_addr = htole64(remote_addr);
-		wqe->rkey = htole32(rkey);
-	}
+	if (wqe)
+		wren_wqe_set_rdma(wqe, rkey, remote_addr);
 	return wqe;
 }
 
@@ -465,7 +500,9 @@ static void wren_wr_set_ud_addr(struct ibv_qp_ex *ibvqpx, struct ibv_ah *ah,
 
 	if (!wqe)
 		return;
-	if (unlikely(!ah || ah->context != qp->vqp.qp.context)) {
+	/* An RC QP's peer is fixed: no address per send. */
+	if (unlikely(!ah || ah->context != qp->vqp.qp.context ||
+		     qp->vqp.qp.qp_type == IBV_QPT_RC)) {
 		wren_wr_fail(&qp->sq, EINVAL);
 		return;
 	}

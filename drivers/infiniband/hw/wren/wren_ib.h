@@ -124,8 +124,7 @@ struct wren_ib_cq {
  * @lock: serialises modify_qp and query_qp, protects what follows
  * @state: the state the last modify_qp set (the device may have moved
  *	the QP to the error state since)
- * @qkey: the Q_Key the last modify_qp set
- * @sq_psn: the send PSN the last modify_qp set, for query_qp only
+ * @attr: the attributes modify_qp set since RESET, for query_qp
  * @cap: the capacities reported at creation
  * @sq_sig_type: whether every send completes
  */
@@ -135,8 +134,7 @@ struct wren_ib_qp {
 	struct wren_ib_ring rq;
 	struct mutex lock;	/* serialises modify and query */
 	enum ib_qp_state state;
-	u32 qkey;
-	u32 sq_psn;
+	struct ib_qp_attr attr;
 	struct ib_qp_cap cap;
 	enum ib_sig_type sq_sig_type;
 };
@@ -339,6 +337,9 @@ struct ib_mr *wren_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				    struct ib_pd *ibpd, struct ib_udata *udata);
 int wren_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
+int wren_ib_ah_dest(struct wren_ib_dev *dev, const struct rdma_ah_attr *ah_attr,
+		    __be32 *ipv4);
+
 /* wren_ib_stats.c */
 struct rdma_hw_stats *wren_ib_alloc_hw_port_stats(struct ib_device *ibdev,
 						  u32 port);
@@ -360,8 +361,6 @@ int wren_ib_cq_check(struct wren_ib_dev *dev, const struct ib_cq_init_attr *attr
 		     const struct wren_ib_create_cq_req *req, u8 *log_depth);
 int wren_ib_ucontext_check(const struct wren_ib_alloc_ucontext_req *req);
 int wren_ib_mr_check(struct wren_ib_dev *dev, u64 length, int access);
-int wren_ib_ah_dest(struct wren_ib_dev *dev, const struct rdma_ah_attr *ah_attr,
-		    __be32 *ipv4);
 #endif
 
 #endif /* _WREN_IB_H */

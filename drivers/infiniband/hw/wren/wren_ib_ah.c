@@ -18,32 +18,34 @@ static bool wren_ib_ipv4_unicast(__be32 addr)
 	       (ntohl(addr) & 0xf0000000) != 0xf0000000;
 }
 
-/*
- * The destination adapter of an AH: the IPv4 address in its GRH's
- * IPv4-mapped destination GID, which must be a unicast host.  -EINVAL
- * otherwise.
+/**
+ * wren_ib_ah_dest() - the destination adapter of an AH or an RC QP's path
+ * @dev: the device
+ * @ah_attr: the address: a GRH whose destination GID is IPv4-mapped
+ * @ipv4: the IPv4 address in it, which must be a unicast host
+ *
+ * Return: 0 or -EINVAL.
  */
-VISIBLE_IF_KUNIT int wren_ib_ah_dest(struct wren_ib_dev *dev,
-				     const struct rdma_ah_attr *ah_attr,
-				     __be32 *ipv4)
+int wren_ib_ah_dest(struct wren_ib_dev *dev, const struct rdma_ah_attr *ah_attr,
+		    __be32 *ipv4)
 {
 	const struct ib_global_route *grh;
 	const struct in6_addr *dgid;
 
 	if (!(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH)) {
-		ibdev_dbg(&dev->ibdev, "create_ah: no GRH\n");
+		ibdev_dbg(&dev->ibdev, "address without a GRH\n");
 		return -EINVAL;
 	}
 	grh = rdma_ah_read_grh(ah_attr);
 	dgid = (const struct in6_addr *)grh->dgid.raw;
 	if (!ipv6_addr_v4mapped(dgid)) {
-		ibdev_dbg(&dev->ibdev, "create_ah: GID %pI6 is not IPv4-mapped\n",
+		ibdev_dbg(&dev->ibdev, "GID %pI6 is not IPv4-mapped\n",
 			  dgid);
 		return -EINVAL;
 	}
 	*ipv4 = dgid->s6_addr32[3];
 	if (!wren_ib_ipv4_unicast(*ipv4)) {
-		ibdev_dbg(&dev->ibdev, "create_ah: %pI4 is not a unicast address\n",
+		ibdev_dbg(&dev->ibdev, "%pI4 is not a unicast address\n",
 			  ipv4);
 		return -EINVAL;
 	}

@@ -1,20 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Wren RDMA driver: queue pairs, for user space only.  Two types: UD, and
- * the reliable datagram (RD), created as IB_QPT_DRIVER.  Both are
- * datagram QPs: their states and attributes are those of UD, and each
- * send names its destination (AH, QP number, Q_Key).  The send and
- * receive rings are kernel memory the user maps.
+ * Wren RDMA driver: queue pairs, for user space only.  Three types: UD,
+ * the reliable datagram (RD), created as IB_QPT_DRIVER, and RC.  UD and
+ * RD are datagram QPs: their states and attributes are those of UD, and
+ * each send names its destination (AH, QP number, Q_Key).  An RC QP has
+ * RC's states and attributes and one peer, which its path names by GID.
+ * The send and receive rings are kernel memory the user maps.
  */
 #include <linux/log2.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "wren_ib.h"
 
-/* What modify_qp accepts; the rest of the verbs' attributes has no use. */
-#define WREN_IB_MODIFY_QP_MASK	(IB_QP_STATE | IB_QP_CUR_STATE | \
+/* What modify_qp accepts of a datagram QP; the rest has no use. */
+#define WREN_IB_MODIFY_UD_MASK	(IB_QP_STATE | IB_QP_CUR_STATE | \
 				 IB_QP_PKEY_INDEX | IB_QP_PORT | \
 				 IB_QP_QKEY | IB_QP_SQ_PSN)
+/* ... and of an RC QP: no alternate path, no path migration. */
+#define WREN_IB_MODIFY_RC_MASK	(IB_QP_STATE | IB_QP_CUR_STATE | \
+				 IB_QP_PKEY_INDEX | IB_QP_PORT | \
+				 IB_QP_ACCESS_FLAGS | IB_QP_AV | \
+				 IB_QP_PATH_MTU | IB_QP_TIMEOUT | \
+				 IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | \
+				 IB_QP_RQ_PSN | IB_QP_MAX_QP_RD_ATOMIC | \
+				 IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | \
+				 IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_DEST_QPN)
 
 /* The device's state for a verbs state: -EOPNOTSUPP for SQD and SQE. */
 VISIBLE_IF_KUNIT int wren_ib_qps_to_wren(enum ib_qp_state state,
@@ -79,6 +89,17 @@ static int wren_ib_qp_type(struct wren_ib_dev *dev,
 		}
 		params->type = WREN_QPT_UD;
 		return 0;
+	case IB_QPT_RC:
+		if (!(dev->caps->caps & WREN_CAP_RC))
+			return -EOPNOTSUPP;
+		if (req->driver_qp_type || req->flags) {
+			ibdev_dbg(&dev->ibdev,
+				  "create_qp: RC with driver type %u, flags %#x\n",
+				  req->driver_qp_type, req->flags);
+			return -EINVAL;
+		}
+		params->type = WREN_QPT_RC;
+		return 0;
 	case IB_QPT_DRIVER:
 		if (!(dev->caps->caps & WREN_CAP_RD))
 			return -EOPNOTSUPP;
@@ -104,6 +125,18 @@ static int wren_ib_qp_type(struct wren_ib_dev *dev,
 		ibdev_dbg(&dev->ibdev, "create_qp: QP type %d unsupported\n",
 			  init_attr->qp_type);
 		return -EOPNOTSUPP;
+	}
+}
+
+static const char *wren_ib_qpt_name(u8 type)
+{
+	switch (type) {
+	case WREN_QPT_RC:
+		return "RC";
+	case WREN_QPT_RD:
+		return "RD";
+	default:
+		return "UD";
 	}
 }
 
@@ -202,9 +235,10 @@ static int wren_ib_qp_destroy_hw(struct wren_ib_dev *dev, u32 qpn)
 }
 
 /**
- * wren_ib_create_qp() - create a UD or RD queue pair for user space
+ * wren_ib_create_qp() - create a UD, RD or RC queue pair for user space
  * @ibqp: the QP, allocated by ib_core
- * @init_attr: %IB_QPT_UD, or %IB_QPT_DRIVER for RD; its CQs, capacities
+ * @init_attr: %IB_QPT_UD, %IB_QPT_RC, or %IB_QPT_DRIVER for RD; its CQs,
+ *	capacities
  *	(set to the real ones on success) and signalling type; no SRQ and
  *	no creation flags
  * @udata: &struct wren_ib_create_qp_req in, &struct wren_ib_create_qp_resp
@@ -261,7 +295,7 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	if (err) {
 		ibdev_err_ratelimited(&dev->ibdev,
 				      "create %s QP on PD %u, CQs %u/%u failed: %d\n",
-				      params.type == WREN_QPT_RD ? "RD" : "UD",
+				      wren_ib_qpt_name(params.type),
 				      params.pdn, params.send_cq,
 				      params.recv_cq, err);
 		goto err_free_rq;
@@ -291,7 +325,7 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		goto err_destroy_qp;
 	init_attr->cap = qp->cap;
 	ibdev_dbg(&dev->ibdev, "QP %u: %s, SQ %u, RQ %u, flags %#x\n", h.qpn,
-		  params.type == WREN_QPT_RD ? "RD" : "UD",
+		  wren_ib_qpt_name(params.type),
 		  qp->cap.max_send_wr, qp->cap.max_recv_wr, params.flags);
 	return 0;
 
@@ -307,8 +341,9 @@ err_free_sq:
 }
 
 /*
- * Check a modify_qp request against UD's state diagram and the device.
- * The errnos are those of wren_ib_modify_qp().
+ * Check a modify_qp request against the state diagram of the QP's type
+ * (UD's for the datagram QPs) and the device.  The errnos are those of
+ * wren_ib_modify_qp().
  */
 VISIBLE_IF_KUNIT int wren_ib_modify_qp_check(struct wren_ib_dev *dev,
 					     struct wren_ib_qp *qp,
@@ -317,15 +352,17 @@ VISIBLE_IF_KUNIT int wren_ib_modify_qp_check(struct wren_ib_dev *dev,
 					     enum ib_qp_state cur_state,
 					     enum ib_qp_state new_state)
 {
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	int mask = rc ? WREN_IB_MODIFY_RC_MASK : WREN_IB_MODIFY_UD_MASK;
 	u32 qpn = qp->ibqp.qp_num;
 
-	if (attr_mask & ~WREN_IB_MODIFY_QP_MASK) {
+	if (attr_mask & ~mask) {
 		ibdev_dbg(&dev->ibdev, "modify_qp %u: attributes %#x unsupported\n",
-			  qpn, attr_mask & ~WREN_IB_MODIFY_QP_MASK);
+			  qpn, attr_mask & ~mask);
 		return -EOPNOTSUPP;
 	}
-	/* RD follows UD's state diagram and attributes. */
-	if (!ib_modify_qp_is_ok(cur_state, new_state, IB_QPT_UD, attr_mask)) {
+	if (!ib_modify_qp_is_ok(cur_state, new_state,
+				rc ? IB_QPT_RC : IB_QPT_UD, attr_mask)) {
 		ibdev_dbg(&dev->ibdev,
 			  "modify_qp %u: %d to %d with attributes %#x refused\n",
 			  qpn, cur_state, new_state, attr_mask);
@@ -341,17 +378,137 @@ VISIBLE_IF_KUNIT int wren_ib_modify_qp_check(struct wren_ib_dev *dev,
 			  attr->port_num);
 		return -EINVAL;
 	}
+	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC &&
+	    attr->max_rd_atomic > dev->caps->max_rd_atom) {
+		ibdev_dbg(&dev->ibdev, "modify_qp %u: %u reads, at most %u\n",
+			  qpn, attr->max_rd_atomic, dev->caps->max_rd_atom);
+		return -EINVAL;
+	}
+	if (attr_mask & IB_QP_MAX_DEST_RD_ATOMIC &&
+	    attr->max_dest_rd_atomic > dev->caps->max_res_rd_atom) {
+		ibdev_dbg(&dev->ibdev, "modify_qp %u: %u responder reads, at most %u\n",
+			  qpn, attr->max_dest_rd_atomic,
+			  dev->caps->max_res_rd_atom);
+		return -EINVAL;
+	}
+	/* An MTU the enum does not know is -1. */
+	if (attr_mask & IB_QP_PATH_MTU &&
+	    (ib_mtu_enum_to_int(attr->path_mtu) < 0 ||
+	     ib_mtu_enum_to_int(attr->path_mtu) > (int)dev->caps->mtu)) {
+		ibdev_dbg(&dev->ibdev, "modify_qp %u: path MTU %d\n", qpn,
+			  ib_mtu_enum_to_int(attr->path_mtu));
+		return -EINVAL;
+	}
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(wren_ib_modify_qp_check);
+
+/* The device's access rights of an RC QP for the verbs' ones. */
+static u8 wren_ib_qp_access(int flags)
+{
+	return (flags & IB_ACCESS_REMOTE_WRITE ? WREN_MR_ACCESS_REMOTE_WRITE : 0) |
+	       (flags & IB_ACCESS_REMOTE_READ ? WREN_MR_ACCESS_REMOTE_READ : 0);
+}
+
+/*
+ * What the device needs of a modify_qp request, in @wa; the state in @wa
+ * is set by the caller.  An RC QP's RNR wait and retries go together: the
+ * one the request does not change is the one the QP has.
+ */
+static int wren_ib_modify_attrs(struct wren_ib_dev *dev, struct wren_ib_qp *qp,
+				const struct ib_qp_attr *attr, int attr_mask,
+				struct wren_qp_attrs *wa)
+{
+	int err;
+
+	if (attr_mask & IB_QP_QKEY) {
+		wa->attr_mask |= WREN_QP_ATTR_QKEY;
+		wa->qkey = attr->qkey;
+	}
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return 0;
+	if (attr_mask & IB_QP_AV) {
+		err = wren_ib_ah_dest(dev, &attr->ah_attr, &wa->dest_ipv4);
+		if (err)
+			return err;
+		/* The fabric routes by IPv4 address: no next hop's MAC. */
+		wa->attr_mask |= WREN_QP_ATTR_DEST;
+		wa->dest_qpn = attr->dest_qp_num;
+	}
+	if (attr_mask & IB_QP_RQ_PSN) {
+		wa->attr_mask |= WREN_QP_ATTR_RQ_PSN;
+		wa->rq_psn = attr->rq_psn & WREN_QP_PSN_MASK;
+	}
+	if (attr_mask & IB_QP_SQ_PSN) {
+		wa->attr_mask |= WREN_QP_ATTR_SQ_PSN;
+		wa->sq_psn = attr->sq_psn & WREN_QP_PSN_MASK;
+	}
+	if (attr_mask & (IB_QP_MIN_RNR_TIMER | IB_QP_RNR_RETRY)) {
+		wa->attr_mask |= WREN_QP_ATTR_RNR;
+		wa->min_rnr_timer = attr_mask & IB_QP_MIN_RNR_TIMER ?
+				    attr->min_rnr_timer :
+				    qp->attr.min_rnr_timer;
+		wa->rnr_retry = attr_mask & IB_QP_RNR_RETRY ?
+				attr->rnr_retry : qp->attr.rnr_retry;
+		if (wa->min_rnr_timer > 31 ||
+		    wa->rnr_retry > WREN_QP_RNR_RETRY_FOREVER)
+			return -EINVAL;
+	}
+	if (attr_mask & IB_QP_ACCESS_FLAGS) {
+		wa->attr_mask |= WREN_QP_ATTR_ACCESS;
+		wa->access = wren_ib_qp_access(attr->qp_access_flags);
+	}
+	return 0;
+}
+
+/* Keep what modify_qp set, for query_qp. */
+static void wren_ib_modify_keep(struct wren_ib_qp *qp,
+				const struct ib_qp_attr *attr, int attr_mask)
+{
+	if (attr_mask & IB_QP_QKEY)
+		qp->attr.qkey = attr->qkey;
+	if (attr_mask & IB_QP_SQ_PSN)
+		qp->attr.sq_psn = attr->sq_psn & WREN_QP_PSN_MASK;
+	if (attr_mask & IB_QP_RQ_PSN)
+		qp->attr.rq_psn = attr->rq_psn & WREN_QP_PSN_MASK;
+	if (attr_mask & IB_QP_AV) {
+		qp->attr.ah_attr = attr->ah_attr;
+		/* ib_core's reference, not ours: query_qp gives no GID entry. */
+		qp->attr.ah_attr.grh.sgid_attr = NULL;
+	}
+	if (attr_mask & IB_QP_DEST_QPN)
+		qp->attr.dest_qp_num = attr->dest_qp_num;
+	if (attr_mask & IB_QP_PATH_MTU)
+		qp->attr.path_mtu = attr->path_mtu;
+	if (attr_mask & IB_QP_TIMEOUT)
+		qp->attr.timeout = attr->timeout;
+	if (attr_mask & IB_QP_RETRY_CNT)
+		qp->attr.retry_cnt = attr->retry_cnt;
+	if (attr_mask & IB_QP_RNR_RETRY)
+		qp->attr.rnr_retry = attr->rnr_retry;
+	if (attr_mask & IB_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = attr->min_rnr_timer;
+	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = attr->max_rd_atomic;
+	if (attr_mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (attr_mask & IB_QP_ACCESS_FLAGS)
+		qp->attr.qp_access_flags = attr->qp_access_flags;
+}
 
 /**
  * wren_ib_modify_qp() - change a queue pair's state and attributes
  * @ibqp: the QP
  * @attr: the new values
- * @attr_mask: which apply: %IB_QP_STATE, %IB_QP_CUR_STATE,
- *	%IB_QP_PKEY_INDEX (0), %IB_QP_PORT (1), %IB_QP_QKEY, %IB_QP_SQ_PSN
- *	(kept for query_qp only), as UD's state diagram allows them
+ * @attr_mask: which apply, as the QP type's state diagram allows them:
+ *	%IB_QP_STATE, %IB_QP_CUR_STATE, %IB_QP_PKEY_INDEX (0), %IB_QP_PORT
+ *	(1); a datagram QP's %IB_QP_QKEY and %IB_QP_SQ_PSN (kept for
+ *	query_qp only); an RC QP's path (%IB_QP_AV: a GRH with the peer's
+ *	IPv4-mapped GID), %IB_QP_DEST_QPN, both PSNs, %IB_QP_MIN_RNR_TIMER,
+ *	%IB_QP_RNR_RETRY, %IB_QP_ACCESS_FLAGS (remote write and read), and
+ *	%IB_QP_PATH_MTU, %IB_QP_TIMEOUT, %IB_QP_RETRY_CNT and the read
+ *	limits, which are checked and kept (the transport segments and
+ *	retransmits by its own rules)
  * @udata: must carry nothing
  *
  * Return: 0, -EOPNOTSUPP for another attribute, the SQD or SQE state or
@@ -364,8 +521,7 @@ int wren_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	struct wren_ib_dev *dev = to_wren_ib_dev(ibqp->device);
 	struct wren_ib_qp *qp = to_wren_ib_qp(ibqp);
 	enum ib_qp_state cur_state, new_state;
-	u32 wren_mask = 0;
-	u8 wren_state = 0;
+	struct wren_qp_attrs wa = {};
 	int err;
 
 	if (udata) {
@@ -385,19 +541,22 @@ int wren_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (err)
 		goto out_unlock;
 	if (attr_mask & IB_QP_STATE) {
-		err = wren_ib_qps_to_wren(new_state, &wren_state);
+		err = wren_ib_qps_to_wren(new_state, &wa.state);
 		if (err) {
 			ibdev_dbg(&dev->ibdev, "modify_qp %u: state %d unsupported\n",
 				  ibqp->qp_num, new_state);
 			goto out_unlock;
 		}
-		wren_mask |= WREN_QP_ATTR_STATE;
+		wa.attr_mask |= WREN_QP_ATTR_STATE;
 	}
-	if (attr_mask & IB_QP_QKEY)
-		wren_mask |= WREN_QP_ATTR_QKEY;
-	if (wren_mask) {
-		err = wren_cmd_modify_qp(dev->wdev, ibqp->qp_num, wren_mask,
-					 wren_state, attr->qkey);
+	err = wren_ib_modify_attrs(dev, qp, attr, attr_mask, &wa);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "modify_qp %u: attribute out of range\n",
+			  ibqp->qp_num);
+		goto out_unlock;
+	}
+	if (wa.attr_mask) {
+		err = wren_cmd_modify_qp(dev->wdev, ibqp->qp_num, &wa);
 		if (err) {
 			ibdev_err_ratelimited(&dev->ibdev,
 					      "modify QP %u from %d to %d failed: %d\n",
@@ -408,14 +567,9 @@ int wren_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	}
 
 	qp->state = new_state;
-	if (new_state == IB_QPS_RESET) {
-		qp->qkey = 0;
-		qp->sq_psn = 0;
-	}
-	if (attr_mask & IB_QP_QKEY)
-		qp->qkey = attr->qkey;
-	if (attr_mask & IB_QP_SQ_PSN)
-		qp->sq_psn = attr->sq_psn;
+	if (new_state == IB_QPS_RESET)
+		memset(&qp->attr, 0, sizeof(qp->attr));
+	wren_ib_modify_keep(qp, attr, attr_mask);
 out_unlock:
 	mutex_unlock(&qp->lock);
 	return err;
@@ -425,7 +579,8 @@ out_unlock:
  * wren_ib_query_qp() - a queue pair's state and attributes
  * @ibqp: the QP
  * @attr: filled in: the state and the Q_Key as the device has them (it
- *	may have moved the QP to the error state), the rest as kept
+ *	may have moved the QP to the error state), the rest as modify_qp set
+ *	them
  * @attr_mask: ignored: every attribute is returned
  * @init_attr: filled in: the type, CQs, capacities and signalling type
  *
@@ -451,10 +606,10 @@ int wren_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		return err;
 	}
 	qp->state = wren_ib_qps_from_wren(q.state);
+	*attr = qp->attr;
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
 	attr->qkey = q.qkey;
-	attr->sq_psn = qp->sq_psn;
 	attr->cap = qp->cap;
 	mutex_unlock(&qp->lock);
 	attr->port_num = 1;

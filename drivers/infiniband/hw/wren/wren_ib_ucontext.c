@@ -184,15 +184,17 @@ int wren_ib_alloc_ucontext(struct ib_ucontext *ibucontext,
 	resp.max_recv_sge = c->max_recv_sge;
 	resp.max_msg_size = c->max_msg_size;
 	/* A device with RD QPs has them ordered or not, in both modes. */
-	if (c->caps & WREN_CAP_RD) {
+	if (c->caps & WREN_CAP_RD)
 		resp.device_caps = WREN_IB_DEVICE_CAP_RD |
 				   WREN_IB_DEVICE_CAP_RD_ORDERED |
 				   WREN_IB_DEVICE_CAP_RD_HANDSHAKE;
-		if (c->caps & WREN_CAP_RDMA_WRITE)
-			resp.device_caps |= WREN_IB_DEVICE_CAP_RDMA_WRITE;
-		if (c->caps & WREN_CAP_RDMA_READ)
-			resp.device_caps |= WREN_IB_DEVICE_CAP_RDMA_READ;
-	}
+	if (c->caps & WREN_CAP_RC)
+		resp.device_caps |= WREN_IB_DEVICE_CAP_RC;
+	/* One-sided operations on whichever reliable QPs there are. */
+	if (c->caps & WREN_CAP_RDMA_WRITE)
+		resp.device_caps |= WREN_IB_DEVICE_CAP_RDMA_WRITE;
+	if (c->caps & WREN_CAP_RDMA_READ)
+		resp.device_caps |= WREN_IB_DEVICE_CAP_RDMA_READ;
 	resp.max_cq_depth = c->max_cq_depth;
 	err = wren_ib_copy_resp(udata, &resp, sizeof(resp));
 	if (err)

@@ -47,7 +47,7 @@ int wren_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_pd = c->max_pd;
 	props->max_ah = c->max_ah;
 	props->max_pkeys = 1;
-	/* One-sided operations are on RD QPs; the limits are the device's. */
+	/* One-sided operations are on RD and RC QPs; the device's limits. */
 	if (c->caps & WREN_CAP_RDMA_READ) {
 		props->max_qp_rd_atom = min_t(u32, c->max_rd_atom, INT_MAX);
 		props->max_qp_init_rd_atom = props->max_qp_rd_atom;
@@ -108,6 +108,12 @@ int wren_ib_query_port(struct ib_device *ibdev, u32 port,
 
 	props->state = IB_PORT_ACTIVE;
 	props->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	/*
+	 * No subnet manager assigns a LID here and none addresses anything:
+	 * peers are named by GID.  A unicast LID from the IPv4 address
+	 * lets programs that insist on one (ibv_rc_pingpong) run.
+	 */
+	props->lid = ntohl(c->ipv4_addr) % 0xbfff + 1;
 	props->max_mtu = ib_mtu_int_to_enum(c->mtu);
 	props->active_mtu = props->max_mtu;
 	props->gid_tbl_len = 1;

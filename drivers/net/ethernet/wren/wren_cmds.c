@@ -372,28 +372,41 @@ int wren_cmd_create_qp(struct wren_dev *wdev, const struct wren_qp_params *p,
 EXPORT_SYMBOL_NS_GPL(wren_cmd_create_qp, WREN);
 
 /**
- * wren_cmd_modify_qp() - change a queue pair's state or Q_Key
+ * wren_cmd_modify_qp() - change a queue pair's state or attributes
  * @wdev: the device
  * @qpn: the QP number
- * @attr_mask: WREN_QP_ATTR_*, naming which of @state and @qkey apply
- * @state: the new state, &enum wren_qp_state
- * @qkey: the new Q_Key
+ * @a: the attributes its attr_mask names; the others are sent as zero
  *
  * Return: 0, -EINVAL for a transition or value the device refused,
  * -ENOENT for an unknown number, or another negative errno.
  */
-int wren_cmd_modify_qp(struct wren_dev *wdev, u32 qpn, u32 attr_mask,
-		       u8 state, u32 qkey)
+int wren_cmd_modify_qp(struct wren_dev *wdev, u32 qpn,
+		       const struct wren_qp_attrs *a)
 {
 	struct wren_cmd_modify_qp cmd = {
 		.qpn = cpu_to_le32(qpn),
-		.attr_mask = cpu_to_le32(attr_mask),
+		.attr_mask = cpu_to_le32(a->attr_mask),
 	};
 
-	if (attr_mask & WREN_QP_ATTR_STATE)
-		cmd.state = state;
-	if (attr_mask & WREN_QP_ATTR_QKEY)
-		cmd.qkey = cpu_to_le32(qkey);
+	if (a->attr_mask & WREN_QP_ATTR_STATE)
+		cmd.state = a->state;
+	if (a->attr_mask & WREN_QP_ATTR_QKEY)
+		cmd.qkey = cpu_to_le32(a->qkey);
+	if (a->attr_mask & WREN_QP_ATTR_DEST) {
+		cmd.dest_qpn = cpu_to_le32(a->dest_qpn);
+		cmd.dest_ipv4 = a->dest_ipv4;
+		memcpy(cmd.dest_mac, a->dest_mac, sizeof(cmd.dest_mac));
+	}
+	if (a->attr_mask & WREN_QP_ATTR_RQ_PSN)
+		cmd.rq_psn = cpu_to_le32(a->rq_psn);
+	if (a->attr_mask & WREN_QP_ATTR_SQ_PSN)
+		cmd.sq_psn = cpu_to_le32(a->sq_psn);
+	if (a->attr_mask & WREN_QP_ATTR_RNR) {
+		cmd.min_rnr_timer = a->min_rnr_timer;
+		cmd.rnr_retry = a->rnr_retry;
+	}
+	if (a->attr_mask & WREN_QP_ATTR_ACCESS)
+		cmd.access = a->access;
 	return wren_admin_exec(wdev, WREN_ADMIN_MODIFY_QP, &cmd, sizeof(cmd),
 			       NULL);
 }
