@@ -28,6 +28,7 @@ static weng_cmd_fn *const handlers[] = {
 	[WREN_ADMIN_GET_STATS] = weng_cmd_get_stats,
 	[WREN_ADMIN_SET_TC_TABLE] = weng_cmd_set_tc_table,
 	[WREN_ADMIN_RESIZE_CQ] = weng_cmd_resize_cq,
+	[WREN_ADMIN_REREG_MR] = weng_cmd_rereg_mr,
 };
 
 void weng_cmd_execute(struct weng *e, const struct wren_admin_cmd *cmd,

@@ -83,5 +83,6 @@ weng_cmd_fn weng_cmd_create_ah;
 weng_cmd_fn weng_cmd_destroy_ah;
 weng_cmd_fn weng_cmd_reg_mr;
 weng_cmd_fn weng_cmd_dereg_mr;
+weng_cmd_fn weng_cmd_rereg_mr;
 
 #endif /* WENG_CMD_H */

@@ -531,23 +531,21 @@ int weng_cmd_destroy_ah(struct weng *e, const void *body,
 /* Memory regions                                                       */
 /* ------------------------------------------------------------------ */
 
-int weng_cmd_reg_mr(struct weng *e, const void *body,
-		    struct weng_cmd_status *st)
+/*
+ * The fields REG_MR and REREG_MR share, at the same offsets: checked as
+ * REG_MR checks them.  0, or -1 with the field refused in @st.
+ */
+static int mr_fields_ok(struct weng *e, const struct wren_cmd_reg_mr *c,
+			struct weng_cmd_status *st)
 {
-	const struct wren_cmd_reg_mr *c = body;
 	uint64_t iova = wren_le64(c->iova), len = wren_le64(c->length);
 	uint64_t pbl = wren_le64(c->pbl_addr);
-	uint32_t pdn = wren_le32(c->pdn), npages = wren_le32(c->npages);
+	uint32_t npages = wren_le32(c->npages);
 	uint8_t access_all = WREN_MR_ACCESS_LOCAL_WRITE |
 			     WREN_MR_ACCESS_REMOTE_WRITE |
 			     WREN_MR_ACCESS_REMOTE_READ;
-	struct weng_mr *mr;
-	uint32_t n;
 
-	if (!WENG_RSVD_OK(st, c, struct wren_cmd_reg_mr, rsvd0) ||
-	    !WENG_RSVD_OK(st, c, struct wren_cmd_reg_mr, rsvd))
-		return -1;
-	if (!weng_pd_valid(e, pdn))
+	if (!weng_pd_valid(e, wren_le32(c->pdn)))
 		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, pdn));
 	if (c->page_shift >= 64 ||
 	    !(e->cfg.page_size_cap & (1ULL << c->page_shift)))
@@ -571,37 +569,90 @@ int weng_cmd_reg_mr(struct weng *e, const void *body,
 	     !(c->access & WREN_MR_ACCESS_LOCAL_WRITE)))
 		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr,
 						  access));
+	return 0;
+}
+
+/* Give region @mr the shared fields of @c, and its PD's reference. */
+static void mr_set(struct weng *e, struct weng_mr *mr,
+		   const struct wren_cmd_reg_mr *c)
+{
+	if (mr->in_use)
+		e->pd_refs[mr->pdn]--;
+	mr->in_use = true;
+	mr->page_shift = c->page_shift;
+	mr->access = c->access;
+	mr->pdn = wren_le32(c->pdn);
+	mr->npages = wren_le32(c->npages);
+	mr->iova = wren_le64(c->iova);
+	mr->length = wren_le64(c->length);
+	mr->pbl_addr = wren_le64(c->pbl_addr);
+	e->pd_refs[mr->pdn]++;
+}
+
+int weng_cmd_reg_mr(struct weng *e, const void *body,
+		    struct weng_cmd_status *st)
+{
+	const struct wren_cmd_reg_mr *c = body;
+	struct weng_mr *mr;
+	uint32_t n;
+
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_reg_mr, rsvd0) ||
+	    !WENG_RSVD_OK(st, c, struct wren_cmd_reg_mr, rsvd) ||
+	    mr_fields_ok(e, c, st))
+		return -1;
 	for (n = 0; n < e->cfg.max_mr && e->mrs[n].in_use; n++)
 		;
 	if (n == e->cfg.max_mr || n > 0xffffff)
 		return reject_status(st, WREN_STATUS_NO_RESOURCES);
 	mr = &e->mrs[n];
-	mr->in_use = true;
-	mr->page_shift = c->page_shift;
-	mr->access = c->access;
+	mr_set(e, mr, c);
 	mr->key_tag = c->key_tag;
-	mr->pdn = pdn;
-	mr->npages = npages;
-	mr->iova = iova;
-	mr->length = len;
-	mr->pbl_addr = pbl;
-	e->pd_refs[pdn]++;
 	st->result[0] = n << 8 | c->key_tag;
+	return 0;
+}
+
+/* The region a key names, or NULL if there is none or the key is stale. */
+static struct weng_mr *mr_of_key(struct weng *e, uint32_t key)
+{
+	uint32_t n = key >> 8;
+
+	if (n >= e->cfg.max_mr || !e->mrs[n].in_use ||
+	    e->mrs[n].key_tag != (key & 0xff))
+		return NULL;
+	return &e->mrs[n];
+}
+
+int weng_cmd_rereg_mr(struct weng *e, const void *body,
+		      struct weng_cmd_status *st)
+{
+	const struct wren_cmd_rereg_mr *c = body;
+	struct weng_mr *mr;
+
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_rereg_mr, rsvd0) ||
+	    !WENG_RSVD_OK(st, c, struct wren_cmd_rereg_mr, rsvd))
+		return -1;
+	mr = mr_of_key(e, wren_le32(c->key));
+	if (!mr)
+		return reject_status(st, WREN_STATUS_NOT_FOUND);
+	/* Same layout up to the access rights (wren_if.h asserts it). */
+	if (mr_fields_ok(e, body, st))
+		return -1;
+	mr_set(e, mr, body);
 	return 0;
 }
 
 int weng_cmd_dereg_mr(struct weng *e, const void *body,
 		      struct weng_cmd_status *st)
 {
-	uint32_t key, n;
+	struct weng_mr *mr;
+	uint32_t key;
 
 	if (!weng_cmd_handle(body, st, &key))
 		return -1;
-	n = key >> 8;
-	if (n >= e->cfg.max_mr || !e->mrs[n].in_use ||
-	    e->mrs[n].key_tag != (key & 0xff))
+	mr = mr_of_key(e, key);
+	if (!mr)
 		return reject_status(st, WREN_STATUS_NOT_FOUND);
-	e->pd_refs[e->mrs[n].pdn]--;
-	memset(&e->mrs[n], 0, sizeof(e->mrs[n]));
+	e->pd_refs[mr->pdn]--;
+	memset(mr, 0, sizeof(*mr));
 	return 0;
 }

@@ -210,7 +210,8 @@ static void test_reset_handshake(void)
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_LO),
 		 WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | WREN_CAP_UD |
 		 WREN_CAP_RD | WREN_CAP_TC_TABLE | WREN_CAP_RDMA_WRITE |
-		 WREN_CAP_RDMA_READ | WREN_CAP_RESIZE_CQ | WREN_CAP_RC);
+		 WREN_CAP_RDMA_READ | WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
+		 WREN_CAP_REREG_MR);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
 
 	CHECK_EQ(h_enable(&h, 3, 3),
@@ -321,7 +322,8 @@ static void test_get_attr(void)
 	CHECK_EQ(wren_le64(a->caps), WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR |
 		 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE |
 		 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ |
-		 WREN_CAP_RESIZE_CQ | WREN_CAP_RC);
+		 WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
+		 WREN_CAP_REREG_MR);
 	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
 	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
 	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);
@@ -1240,6 +1242,69 @@ static void test_mr_access(void)
 	CHECK_EQ(weng_mr_read(h.e, pdn, big, (512 * 512 + 3) * 4096ULL, in, 1,
 			      0), -EIO);
 	CHECK_EQ(h.env.warnings[WENG_WRN_DMA], 2);
+	h_fini(&h);
+}
+
+/*
+ * REREG_MR: the region takes a new PD, rights and pages under the key it
+ * has; a refused field or an unknown key changes nothing.
+ */
+static void test_mr_rereg(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_rereg_mr *rc = (void *)cmd.payload;
+	uint32_t pdn, pdn2, key;
+	uint8_t in[8];
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 4, 3);
+	pdn = alloc_pd_ok(&h);
+	pdn2 = alloc_pd_ok(&h);
+	pbl_set(&h, PBL, 0, PAGE_A);
+	pbl_set(&h, PBL_L1, 0, PAGE_B);
+	memcpy(fake_env_ptr(&h.env, PAGE_A, 4), "aaaa", 4);
+	memcpy(fake_env_ptr(&h.env, PAGE_B, 4), "bbbb", 4);
+	key = reg_mr_ok(&h, pdn, 0x1000, 4096, 1, PBL,
+			WREN_MR_ACCESS_LOCAL_WRITE);
+
+	make_cmd(&cmd, WREN_ADMIN_REREG_MR, 0);
+	rc->iova = wren_to_le64(0x1000);
+	rc->length = wren_to_le64(4096);
+	rc->pbl_addr = wren_to_le64(PBL_L1);
+	rc->pdn = wren_to_le32(pdn2);
+	rc->npages = wren_to_le32(1);
+	rc->page_shift = 12;
+	rc->access = WREN_MR_ACCESS_REMOTE_READ;
+	rc->key = wren_to_le32(key);
+	/* Refused whole: remote write without local write. */
+	rc->access = WREN_MR_ACCESS_REMOTE_WRITE;
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(weng_mr_read(h.e, pdn, key, 0x1000, in, 4, 0), 0);
+	CHECK(!memcmp(in, "aaaa", 4));
+	/* A stale key. */
+	rc->access = WREN_MR_ACCESS_REMOTE_READ;
+	rc->key = wren_to_le32(key ^ 1);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_NOT_FOUND);
+	/* Taken: the same key, on the other PD and pages, read only. */
+	rc->key = wren_to_le32(key);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	CHECK_EQ(weng_mr_read(h.e, pdn, key, 0x1000, in, 4, 0), -EACCES);
+	CHECK_EQ(weng_mr_read(h.e, pdn2, key, 0x1000, in, 4,
+			      WREN_MR_ACCESS_REMOTE_READ), 0);
+	CHECK(!memcmp(in, "bbbb", 4));
+	CHECK_EQ(weng_mr_write(h.e, pdn2, key, 0x1000, in, 4,
+			       WREN_MR_ACCESS_LOCAL_WRITE), -EACCES);
+	/* The first PD is free again; the second holds the region. */
+	make_cmd(&cmd, WREN_ADMIN_DEALLOC_PD, 0);
+	((struct wren_cmd_destroy_obj *)cmd.payload)->handle =
+		wren_to_le32(pdn2);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_STATE);
+	((struct wren_cmd_destroy_obj *)cmd.payload)->handle =
+		wren_to_le32(pdn);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	h_fini(&h);
 }
 
@@ -2450,6 +2515,24 @@ static void test_rc_between_adapters(void)
 	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);
 	CHECK(!poll_cq(a, &c));
 	CHECK(!poll_cq(b, &c));
+
+	/* RESET and the same attributes again: the pair works anew. */
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RESET, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&b->h, b->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RESET, 0),
+		 WREN_STATUS_SUCCESS);
+	a->sq_pi = a->rq_pi = b->sq_pi = b->rq_pi = 0;
+	rc_connect(a, b, 0xfffffe, 77, WREN_MR_ACCESS_REMOTE_READ, 1, 7);
+	rc_connect(b, a, 77, 0xfffffe, rw, 1, 7);
+	post_recv(b, 0, 100);
+	post_send(a, 0, 300, 100, a->key, 9);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(be32toh(c.imm), 9);
+	CHECK(!memcmp(dst, src + 300, 100));
 	h_fini(&a->h);
 	h_fini(&b->h);
 	free(a);
@@ -2703,6 +2786,8 @@ static const struct tap_test tests[] = {
 	{ "contexts spill to the host's table and come back", test_tc_table_spill },
 	{ "DMA to the device's own BARs is refused, never dispatched", test_dma_self },
 	{ "RESIZE_CQ: waiting completions move, in order", test_cq_resize },
+	{ "REREG_MR: new PD, rights and pages under the same key",
+	  test_mr_rereg },
 	{ "RC: stream order over reordered packets, access errors",
 	  test_rc_between_adapters },
 	{ "RC: RNR waits and retries, no head-of-line blocking, exhaustion",

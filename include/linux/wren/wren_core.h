@@ -254,6 +254,8 @@ int wren_cmd_create_ah(struct wren_dev *wdev, u32 pdn, __be32 ipv4,
 int wren_cmd_destroy_ah(struct wren_dev *wdev, u32 ahn);
 int wren_cmd_reg_mr(struct wren_dev *wdev, const struct wren_mr_params *p,
 		    u32 *key);
+int wren_cmd_rereg_mr(struct wren_dev *wdev, u32 key,
+		      const struct wren_mr_params *p);
 int wren_cmd_dereg_mr(struct wren_dev *wdev, u32 key);
 int wren_cmd_get_stats(struct wren_dev *wdev, u64 *vals, unsigned int n);
 

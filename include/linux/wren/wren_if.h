@@ -23,6 +23,9 @@
 #include <linux/bitfield.h>
 #include <linux/bits.h>
 #include <linux/build_bug.h>
+#include <linux/stddef.h>
+#else
+#include <stddef.h>
 #endif
 #include <linux/types.h>
 
@@ -70,6 +73,7 @@
 #define WREN_CAP_TC_TABLE		BIT_ULL(6)	/* SET_TC_TABLE */
 #define WREN_CAP_RESIZE_CQ		BIT_ULL(7)	/* RESIZE_CQ */
 #define WREN_CAP_RC			BIT_ULL(8)	/* WREN_QPT_RC */
+#define WREN_CAP_REREG_MR		BIT_ULL(9)	/* REREG_MR */
 
 /* ------------------------------------------------------------------ */
 /* BAR0 register map (32-bit registers, 32-bit accesses only)          */
@@ -195,6 +199,7 @@ enum wren_admin_opcode {
 	WREN_ADMIN_GET_STATS		= 0x12,
 	WREN_ADMIN_SET_TC_TABLE		= 0x13,
 	WREN_ADMIN_RESIZE_CQ		= 0x14,
+	WREN_ADMIN_REREG_MR		= 0x15,
 };
 
 /* Completion status (wren_admin_cqe.status). */
@@ -791,6 +796,38 @@ struct wren_cmd_reg_mr {
 	__le32 rsvd[5];
 };
 
+/**
+ * struct wren_cmd_rereg_mr - WREN_ADMIN_REREG_MR
+ * @iova: as in &struct wren_cmd_reg_mr, the region's new values
+ * @length: the same
+ * @pbl_addr: the same; the old page list is the driver's again once the
+ *	command completes
+ * @pdn: the same
+ * @npages: the same
+ * @page_shift: the same
+ * @access: the same
+ * @rsvd0: zero
+ * @key: the region, which keeps this key
+ * @rsvd: zero
+ *
+ * Every field is checked as REG_MR checks it, and nothing changes unless
+ * all pass; then the region takes them all at once.  Its key stays, as
+ * the verbs' rereg_mr lets an application expect.  The fields up to
+ * @access sit where REG_MR has them.
+ */
+struct wren_cmd_rereg_mr {
+	__le64 iova;
+	__le64 length;
+	__le64 pbl_addr;
+	__le32 pdn;
+	__le32 npages;
+	__u8 page_shift;
+	__u8 access;
+	__le16 rsvd0;
+	__le32 key;
+	__le32 rsvd[4];
+};
+
 /* ------------------------------------------------------------------ */
 /* Queue entries                                                        */
 /* ------------------------------------------------------------------ */
@@ -1035,6 +1072,9 @@ static_assert(sizeof(struct wren_cmd_create_qp) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_modify_qp) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_create_ah) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_reg_mr) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(sizeof(struct wren_cmd_rereg_mr) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(offsetof(struct wren_cmd_rereg_mr, access) ==
+	      offsetof(struct wren_cmd_reg_mr, access));
 static_assert(sizeof(struct wren_sge) == 16);
 static_assert(sizeof(struct wren_sq_wqe) == 128);
 static_assert(sizeof(struct wren_rq_wqe) == 64);

@@ -142,43 +142,68 @@ VISIBLE_IF_KUNIT int wren_ib_mr_check(struct wren_ib_dev *dev, u64 length,
 EXPORT_SYMBOL_IF_KUNIT(wren_ib_mr_check);
 
 /*
- * Describe @mr's pinned memory to the device: the page list in the
- * largest page size that fits, then REG_MR.  On failure the page list is
- * gone again; the umem is the caller's to release.
+ * The page list of @umem seen from @virt_addr, in the largest page size
+ * that fits: in @pbl, and described in @p (IOVA, list, pages, page size).
  */
-static int wren_ib_mr_register(struct wren_ib_dev *dev, struct wren_ib_pd *pd,
-			       struct wren_ib_mr *mr, u64 length,
-			       u64 virt_addr, int access)
+static int wren_ib_mr_pages(struct wren_ib_dev *dev, struct ib_umem *umem,
+			    u64 virt_addr, struct wren_ib_pbl *pbl,
+			    struct wren_mr_params *p)
 {
-	struct wren_mr_params params = {};
 	unsigned long pgsz;
 	size_t npages;
-	u32 key;
 	int err;
 
-	pgsz = ib_umem_find_best_pgsz(mr->umem, dev->caps->page_size_cap,
+	pgsz = ib_umem_find_best_pgsz(umem, dev->caps->page_size_cap,
 				      virt_addr);
 	if (!pgsz) {
 		ibdev_dbg(&dev->ibdev, "reg_mr: no page size fits IOVA %#llx\n",
 			  virt_addr);
 		return -EINVAL;
 	}
-	npages = ib_umem_num_dma_blocks(mr->umem, pgsz);
+	npages = ib_umem_num_dma_blocks(umem, pgsz);
 	if (npages > WREN_PBL_MAX_PAGES) {
 		ibdev_dbg(&dev->ibdev, "reg_mr: %zu pages of %lu bytes, at most %u\n",
 			  npages, pgsz, WREN_PBL_MAX_PAGES);
 		return -EINVAL;
 	}
-	err = wren_ib_pbl_alloc(dev, &mr->pbl, mr->umem, pgsz, npages);
+	err = wren_ib_pbl_alloc(dev, pbl, umem, pgsz, npages);
 	if (err)
 		return err;
+	p->iova = virt_addr;
+	p->pbl = pbl->l1_dma;
+	p->npages = npages;
+	p->page_shift = __ffs(pgsz);
+	return 0;
+}
 
-	params.iova = virt_addr;
+/* What @mr is now, for ib_core and for the next rereg. */
+static void wren_ib_mr_set(struct wren_ib_mr *mr, u64 length, u64 virt_addr,
+			   int access)
+{
+	/* ib_core sets these after reg_user_mr, not after a rereg. */
+	mr->ibmr.iova = virt_addr;
+	mr->ibmr.length = length;
+	mr->access = access;
+}
+
+/*
+ * Describe @mr's pinned memory to the device: the page list, then
+ * REG_MR.  On failure the page list is gone again; the umem is the
+ * caller's to release.
+ */
+static int wren_ib_mr_register(struct wren_ib_dev *dev, struct wren_ib_pd *pd,
+			       struct wren_ib_mr *mr, u64 length,
+			       u64 virt_addr, int access)
+{
+	struct wren_mr_params params = {};
+	u32 key;
+	int err;
+
+	err = wren_ib_mr_pages(dev, mr->umem, virt_addr, &mr->pbl, &params);
+	if (err)
+		return err;
 	params.length = length;
-	params.pbl = mr->pbl.l1_dma;
 	params.pdn = pd->pdn;
-	params.npages = npages;
-	params.page_shift = __ffs(pgsz);
 	params.access = wren_ib_mr_access(access);
 	params.key_tag = atomic_inc_return(&dev->mr_key_tag);
 	err = wren_cmd_reg_mr(dev->wdev, &params, &key);
@@ -191,9 +216,9 @@ static int wren_ib_mr_register(struct wren_ib_dev *dev, struct wren_ib_pd *pd,
 	}
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
-	mr->access = access;
-	ibdev_dbg(&dev->ibdev, "MR %#x: %llu bytes at %#llx, %zu pages of %lu bytes\n",
-		  key, length, virt_addr, npages, pgsz);
+	wren_ib_mr_set(mr, length, virt_addr, access);
+	ibdev_dbg(&dev->ibdev, "MR %#x: %llu bytes at %#llx, %u pages of %lu bytes\n",
+		  key, length, virt_addr, params.npages, 1UL << params.page_shift);
 	return 0;
 }
 
@@ -355,6 +380,58 @@ struct ib_mr *wren_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 }
 #endif
 
+/*
+ * Change @mr in place, keeping its key (REREG_MR): a new page list, of
+ * new memory with %IB_MR_REREG_TRANS, and the PD and rights asked for.
+ * What the device refuses leaves @mr as it was.
+ */
+static int wren_ib_mr_rereg(struct wren_ib_dev *dev, struct wren_ib_mr *mr,
+			    int flags, u64 start, u64 length, u64 virt_addr,
+			    int access, struct ib_pd *ibpd)
+{
+	struct wren_mr_params params = {};
+	struct ib_umem *umem = mr->umem;
+	struct wren_ib_pbl pbl = {};
+	int err;
+
+	if (flags & IB_MR_REREG_TRANS) {
+		umem = ib_umem_get(&dev->ibdev, start, length, access);
+		if (IS_ERR(umem)) {
+			ibdev_dbg(&dev->ibdev, "rereg_mr: pinning %llu bytes failed: %ld\n",
+				  length, PTR_ERR(umem));
+			return PTR_ERR(umem);
+		}
+	}
+	err = wren_ib_mr_pages(dev, umem, virt_addr, &pbl, &params);
+	if (err)
+		goto err_release;
+	params.length = length;
+	params.pdn = to_wren_ib_pd(ibpd)->pdn;
+	params.access = wren_ib_mr_access(access);
+	err = wren_cmd_rereg_mr(dev->wdev, mr->ibmr.lkey, &params);
+	if (err) {
+		ibdev_err_ratelimited(&dev->ibdev,
+				      "rereg MR %#x (flags %#x) failed: %d\n",
+				      mr->ibmr.lkey, flags, err);
+		wren_ib_pbl_free(dev, &pbl);
+		goto err_release;
+	}
+	/* The device reads the new list only: the old one is ours. */
+	wren_ib_pbl_free(dev, &mr->pbl);
+	mr->pbl = pbl;
+	if (umem != mr->umem) {
+		ib_umem_release(mr->umem);
+		mr->umem = umem;
+	}
+	wren_ib_mr_set(mr, length, virt_addr, access);
+	return 0;
+
+err_release:
+	if (umem != mr->umem)
+		ib_umem_release(umem);
+	return err;
+}
+
 /**
  * wren_ib_rereg_user_mr() - change a memory region
  * @ibmr: the MR
@@ -367,14 +444,16 @@ struct ib_mr *wren_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
  * @ibpd: the new PD, with %IB_MR_REREG_PD
  * @udata: carries no request
  *
- * The device cannot change a region in place: a new one is registered
- * with what changes and what stays, and ib_core then deregisters the old
- * one.  The new MR has a new key, so the old key no longer reaches the
- * memory, as after a deregistration.  A dma-buf region cannot change.
+ * A device with %WREN_CAP_REREG_MR changes the region in place and the MR
+ * keeps its key, as applications written for other devices expect.
+ * Otherwise a new region is registered with what changes and what stays,
+ * and ib_core then deregisters the old one: the new MR has a new key, and
+ * the old key no longer reaches the memory.  A dma-buf region cannot
+ * change.
  *
- * Return: the new MR, or an ERR_PTR() as wren_ib_reg_user_mr() returns,
- * or of -EOPNOTSUPP for a dma-buf region or an unknown flag; the old MR
- * is then unchanged.
+ * Return: NULL (changed in place), the new MR, or an ERR_PTR() as
+ * wren_ib_reg_user_mr() returns, or of -EOPNOTSUPP for a dma-buf region
+ * or an unknown flag; the old MR is then unchanged.
  */
 struct ib_mr *wren_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				    u64 length, u64 virt_addr, int access,
@@ -400,9 +479,18 @@ struct ib_mr *wren_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		length = mr->umem->length;
 		virt_addr = ibmr->iova;
 	}
-	return wren_ib_mr_new(dev, flags & IB_MR_REREG_PD ? ibpd : ibmr->pd,
-			      start, length, virt_addr,
-			      flags & IB_MR_REREG_ACCESS ? access : mr->access);
+	if (!(flags & IB_MR_REREG_PD))
+		ibpd = ibmr->pd;
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	if (!(dev->caps->caps & WREN_CAP_REREG_MR))
+		return wren_ib_mr_new(dev, ibpd, start, length, virt_addr,
+				      access);
+	err = wren_ib_mr_check(dev, length, access);
+	if (!err)
+		err = wren_ib_mr_rereg(dev, mr, flags, start, length,
+				       virt_addr, access, ibpd);
+	return err ? ERR_PTR(err) : NULL;
 }
 
 /**

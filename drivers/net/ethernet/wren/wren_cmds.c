@@ -548,6 +548,38 @@ int wren_cmd_reg_mr(struct wren_dev *wdev, const struct wren_mr_params *p,
 EXPORT_SYMBOL_NS_GPL(wren_cmd_reg_mr, WREN);
 
 /**
+ * wren_cmd_rereg_mr() - change a memory region in place, keeping its key
+ * @wdev: the device
+ * @key: the region's key
+ * @p: its new addresses, page list, protection domain and access rights,
+ *	as for wren_cmd_reg_mr(); @p->key_tag is not used
+ *
+ * The device takes every new value or none.  Once it returns 0 the
+ * device reads the new page list only: the old one is the caller's again.
+ *
+ * Return: 0, -EINVAL for a parameter the device refused, -ENOENT for an
+ * unknown or stale key, or another negative errno.
+ */
+int wren_cmd_rereg_mr(struct wren_dev *wdev, u32 key,
+		      const struct wren_mr_params *p)
+{
+	struct wren_cmd_rereg_mr cmd = {
+		.iova = cpu_to_le64(p->iova),
+		.length = cpu_to_le64(p->length),
+		.pbl_addr = cpu_to_le64(p->pbl),
+		.pdn = cpu_to_le32(p->pdn),
+		.npages = cpu_to_le32(p->npages),
+		.page_shift = p->page_shift,
+		.access = p->access,
+		.key = cpu_to_le32(key),
+	};
+
+	return wren_admin_exec(wdev, WREN_ADMIN_REREG_MR, &cmd, sizeof(cmd),
+			       NULL);
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_rereg_mr, WREN);
+
+/**
  * wren_cmd_dereg_mr() - deregister a memory region
  * @wdev: the device
  * @key: its key
