@@ -42,7 +42,14 @@ netsim_path = NETSIM
 OUT = os.path.join(TOP, "build", "bench")
 
 SCENARIOS = ["s1_p2p", "s2_loss", "s3_skew", "s4_failure", "s5_incast",
-             "s6_permutation", "s7_peers", "s8_blackhole"]
+             "s6_permutation", "s7_peers", "s8_blackhole", "s9_perm2m"]
+
+# S9's transports, each with control packets behind data (the switch
+# default) and ahead of it (sw.prio_ctrl): "run" is the permutation,
+# "single" its single-flow normaliser.
+S9 = [("wren", "wren", "single"), ("wren, prio", "wren_prio", "single_prio"),
+      ("gbn", "gbn", "single_gbn"),
+      ("gbn, prio", "gbn_prio", "single_gbn_prio")]
 
 # The smoke subset: (scenario, run, --set overrides), one seed, the runs
 # that carry targets at full length (S6 needs its milliseconds: its
@@ -87,7 +94,8 @@ RUN_TIMEOUT = 120
 # Rough cost in seconds, to start the long runs first.
 COST = {("s7_peers", "rate_64k"): 60, ("s7_peers", "rate_8k"): 10,
         ("s6_permutation", None): 8, ("s4_failure", None): 3,
-        ("s8_blackhole", None): 2}
+        ("s8_blackhole", None): 2, ("s9_perm2m", "wren"): 2,
+        ("s9_perm2m", "wren_prio"): 2}
 
 
 def run_names(scenario):
@@ -284,12 +292,30 @@ def evaluate(results, smoke):
                   slowest(results, BLACKHOLE, run), "<",
                   BLACKHOLE_BOUND_US, "us")
 
+    if not smoke:
+        # Judged as the field's switches run: control ahead of data.
+        own = s9_ratio(results, "wren_prio", "single_prio")
+        t.add("S9.p99", "s9_perm2m",
+              "2 MiB permutation p99 <= 1.10 x single flow (prio)",
+              own, "<=", 1.10)
+        t.add("S9.peers", "s9_perm2m",
+              "2 MiB permutation p99/single <= best peer's (prio)",
+              own, "<=", s9_ratio(results, "gbn_prio", "single_gbn_prio"))
+
     # Every run intact: data, duplicates, losses, completion.
     bad = [r for _, _, r in reps(results)
            if not (r["result"] and r["result"]["integrity"]["pass"])]
     t.add("integrity", "all", "every run intact and complete "
           "(allow_stall runs: intact)", len(bad), "==", 0, "runs failed")
     return t.items
+
+
+def s9_ratio(results, run, single, pct="p99"):
+    """S9: a percentile of message completion over the single-flow time,
+    medians over the seeds of each."""
+    v = get(results, "s9_perm2m", run, "messages", "latency_ns", pct)
+    one = get(results, "s9_perm2m", single, "messages", "latency_ns", "p50")
+    return v / one if v is not None and one else None
 
 
 def beside(results):
@@ -351,6 +377,14 @@ def beside(results):
     for r in run_names(BLACKHOLE):
         add("S8 %s slowest message, worst seed" % r,
             slowest(results, BLACKHOLE, r), "us")
+    for label, run, single in S9:
+        add("S9 %s single-flow time" % label,
+            g("s9_perm2m", single, "messages", "latency_ns", "p50") / 1e3
+            if g("s9_perm2m", single, "messages", "latency_ns", "p50")
+            else None, "us")
+        for pct in ("p50", "p99"):
+            add("S9 %s %s / single flow" % (label, pct),
+                s9_ratio(results, run, single, pct))
     return out
 
 
@@ -554,6 +588,27 @@ def plots(results):
     ax.set_title("S7: round robin over many peers")
     ax.legend()
     save(fig, "s7_peers.png")
+
+    # S9: completion-time CDF, both ways of queueing control packets.
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label, run, single in S9:
+        one = g("s9_perm2m", single, "messages", "latency_ns", "p50")
+        rs = [r["result"] for r in results.get("s9_perm2m", {}).get(run, [])
+              if r["result"]]
+        if not one or not rs:
+            continue
+        # The median seed by p99, whole: medians of CDFs are no CDF.
+        rs.sort(key=lambda x: x["messages"]["latency_ns"]["p99"])
+        lat = rs[len(rs) // 2]["messages"]["latency_ns"]
+        pts = [(lat[k] / one, q) for k, q in (("min", 0), ("p50", 0.5),
+                                               ("p99", 0.99), ("max", 1))]
+        ax.plot([x for x, _ in pts], [y for _, y in pts], "o-", label=label)
+    ax.axvline(1.10, ls=":", c="grey", label="target 1.10")
+    ax.set_xlabel("message completion / single-flow time")
+    ax.set_ylabel("quantile")
+    ax.set_title("S9: 2 MiB permutation, 128 hosts (median seed)")
+    ax.legend()
+    save(fig, "s9_perm2m.png")
     return made
 
 

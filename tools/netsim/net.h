@@ -61,10 +61,11 @@ struct port {
 	struct link link;
 	struct sim_ev txev;		/* the current frame leaves */
 	struct pkt *qh, *qt;		/* data, drop-tail */
-	struct pkt *hh, *ht;		/* trimmed headers, strict priority */
+	/* Strict priority: trimmed headers, control with sw.prio_ctrl. */
+	struct pkt *hh, *ht;
 	uint32_t qbytes, hbytes;
 	bool busy;
-	uint64_t drops, marks, trims, hdr_drops;
+	uint64_t drops, marks, trims, hdr_drops, ctrl_prio;
 	uint32_t max_q;
 };
 
@@ -78,6 +79,8 @@ struct sw {
 
 void sw_init(struct net *n, struct sw *s, uint32_t id, uint32_t nports);
 void sw_rx(void *node, struct pkt *p);
+/* Queue @p at @pt (drop, mark, trim or prioritise): the self-test's way in. */
+void port_enqueue(struct port *pt, struct pkt *p);
 
 /* ECMP: which of @n equal-cost ports this 5-tuple takes. */
 uint32_t ecmp_pick(uint64_t salt, uint32_t sip, uint32_t dip, uint16_t sport,

@@ -314,6 +314,7 @@ static const struct key keys[] = {
 	{ "sw.ecn", K_U32, C(sw_ecn), "0", NULL },
 	{ "sw.trim", K_BOOL, C(sw_trim), "0", NULL },
 	{ "sw.hdr_buffer", K_U32, C(sw_hdr_buffer), "64K", NULL },
+	{ "sw.prio_ctrl", K_BOOL, C(sw_prio_ctrl), "0", NULL },
 	{ "loss", K_PROB, I(loss), "0", NULL },
 	{ "p_gb", K_PROB, I(p_gb), "0", NULL },
 	{ "p_bg", K_PROB, I(p_bg), "0", NULL },

@@ -64,7 +64,8 @@ struct cfg {
 	uint32_t sw_buffer;		/* bytes per egress port */
 	uint32_t sw_ecn;		/* mark above this many bytes, 0: off */
 	bool sw_trim;
-	uint32_t sw_hdr_buffer;		/* trimmed headers queue, bytes */
+	uint32_t sw_hdr_buffer;		/* priority queue, bytes */
+	bool sw_prio_ctrl;		/* control packets ahead of data */
 
 	struct imp imp;			/* every link */
 	struct link_override *lo;

@@ -5,6 +5,12 @@
  * byte limit.  ECN marks at enqueue (the queue the packet joins), and a
  * trimming switch keeps the headers of a DATA packet it cannot queue, in a
  * small queue served first, so the receiver learns of the loss at once.
+ * With sw.prio_ctrl, control packets (ACK, NACK, GRANT, CONNECT and the
+ * rest: every packet that carries no payload of a message) join that same
+ * strict-priority queue, as the switches that serve receiver-driven and
+ * trimming transports are configured: a control packet then waits for at
+ * most the frame on the wire, never behind a full data queue, and is not
+ * dropped with it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +39,10 @@ static void port_txdone(struct sim_ev *ev)
 	port_start(pt);
 }
 
-/* Send the head of the header queue, else of the data queue. */
+/*
+ * Send the head of the priority queue (trimmed headers, control packets
+ * with sw.prio_ctrl), else of the data queue.
+ */
 static void port_start(struct port *pt)
 {
 	struct net *n = pt->link.net;
@@ -71,11 +80,45 @@ static void q_append(struct pkt **h, struct pkt **t, struct pkt *p)
 	*t = p;
 }
 
-static void port_enqueue(struct port *pt, struct pkt *p)
+/*
+ * A control packet of either transport: Wren's on its own port, the
+ * baseline's (the same headers) on RoCEv2's.  DATA and UD carry payload;
+ * a trimmed DATA is handled by the trimming path already.
+ */
+static bool pkt_is_ctrl(const struct pkt *p)
+{
+	const uint8_t *f = p->data;
+	uint16_t dport;
+	uint8_t type;
+
+	if (p->len < WREN_WIRE_HDR + sizeof(struct wren_wire_hdr) ||
+	    wren_wire_get16(f + WREN_WIRE_ETH_TYPE) != WREN_WIRE_ETH_P_IPV4 ||
+	    f[WREN_WIRE_IP_PROTO] != WREN_WIRE_IPPROTO_UDP)
+		return false;
+	dport = wren_wire_get16(f + WREN_WIRE_UDP + 2);
+	if (dport != WREN_WIRE_UDP_PORT && dport != GBN_UDP_PORT)
+		return false;
+	type = FIELD_GET(WREN_WIRE_VER_TYPE_TYPE, f[WREN_WIRE_HDR]);
+	return type != WREN_WIRE_DATA && type != WREN_WIRE_UD;
+}
+
+void port_enqueue(struct port *pt, struct pkt *p)
 {
 	struct net *n = pt->link.net;
 	const struct cfg *c = n->cfg;
 
+	if (c->sw_prio_ctrl && pkt_is_ctrl(p)) {
+		/* Bounded like trimmed headers: a flood cannot starve data. */
+		if (pt->hbytes + p->len > c->sw_hdr_buffer) {
+			pt->hdr_drops++;
+			pkt_free(n, p);
+			return;
+		}
+		pt->ctrl_prio++;
+		pt->hbytes += p->len;
+		q_append(&pt->hh, &pt->ht, p);
+		goto queued;
+	}
 	if (pt->qbytes + p->len > c->sw_buffer) {
 		size_t cut = c->sw_trim && pt->hbytes + WREN_WIRE_DATA_HDRS_LEN <=
 			     c->sw_hdr_buffer ? wren_wire_trim(p->data, p->len) :

@@ -177,6 +177,80 @@ static void test_impairments(void)
 	   (unsigned long long)l.blackholed);
 }
 
+static uint32_t order_seen, ack_pos;
+
+static void order_rx(void *node, struct pkt *p)
+{
+	struct net *n = node;
+
+	order_seen++;
+	if (FIELD_GET(WREN_WIRE_VER_TYPE_TYPE, p->data[WREN_WIRE_HDR]) ==
+	    WREN_WIRE_ACK)
+		ack_pos = order_seen;
+	pkt_free(n, p);
+}
+
+/*
+ * Ten full DATA frames, then one ACK, into one switch port at once: the
+ * position at which the ACK leaves (1-based).
+ */
+static uint32_t ack_position(bool prio, uint16_t dport)
+{
+	static const struct imp imp = { .down_ps = NO_TIME, .up_ps = NO_TIME };
+	struct cfg c = { .seed = 5, .sw_buffer = 1 << 20,
+			 .sw_hdr_buffer = 64 << 10, .sw_prio_ctrl = prio };
+	struct net n = { 0 };
+	struct sw s = { 0 };
+	uint32_t i;
+
+	sim_init(&n.sim);
+	n.cfg = &c;
+	n.pkt_cap = WREN_WIRE_DATA_HDRS_LEN + 4096;
+	rng_seed(&n.rng, c.seed, 0);
+	sw_init(&n, &s, 0, 1);
+	s.ports[0].link.rate_mbps = 100000;
+	s.ports[0].link.prop_ps = 1000;
+	s.ports[0].link.imp = &imp;
+	s.ports[0].link.rx = order_rx;
+	s.ports[0].link.node = &n;
+	order_seen = ack_pos = 0;
+	for (i = 0; i <= 10; i++) {
+		struct pkt *p = pkt_alloc(&n);
+		uint8_t type = i < 10 ? WREN_WIRE_DATA : WREN_WIRE_ACK;
+
+		p->len = i < 10 ? n.pkt_cap : WREN_WIRE_DATA_HDRS_LEN;
+		memset(p->data, 0, p->len);
+		frame_l2l4(p->data, p->len, host_ip(0), host_ip(1), 0xc001,
+			   dport, 0);
+		p->data[WREN_WIRE_HDR] =
+			FIELD_PREP(WREN_WIRE_VER_TYPE_VERSION,
+				   WREN_WIRE_VERSION) |
+			FIELD_PREP(WREN_WIRE_VER_TYPE_TYPE, type);
+		port_enqueue(&s.ports[0], p);
+	}
+	sim_run(&n.sim, UINT64_MAX);
+	free(s.ports);
+	pkt_free_all(&n);
+	sim_fini(&n.sim);
+	return order_seen == 11 ? ack_pos : 0;
+}
+
+/*
+ * sw.prio_ctrl: an ACK behind ten DATA frames leaves second (after the
+ * frame already on the wire), for Wren and for the baseline's port;
+ * without it, last.
+ */
+static void test_prio_ctrl(void)
+{
+	uint32_t on = ack_position(true, WREN_WIRE_UDP_PORT);
+	uint32_t rocev2 = ack_position(true, GBN_UDP_PORT);
+	uint32_t off = ack_position(false, WREN_WIRE_UDP_PORT);
+
+	ok(on == 2 && rocev2 == 2 && off == 11,
+	   "prio_ctrl: ACK behind 10 DATA leaves %u-th (RoCEv2 port %u-th), "
+	   "%u-th without (want 2, 2, 11)", on, rocev2, off);
+}
+
 static void test_scenario_errors(void)
 {
 	const char *bad_key[] = { "no_such_key", "1", "msgs", "1", NULL };
@@ -288,6 +362,7 @@ int main(int argc, char **argv)
 	test_timing();
 	test_ecmp();
 	test_impairments();
+	test_prio_ctrl();
 	test_scenario_errors();
 	test_determinism(argv[2]);
 	test_cli(argv[1], argv[2]);
