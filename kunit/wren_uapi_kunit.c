@@ -12,7 +12,7 @@
 #include "wren_ib.h"
 
 static const struct wren_caps wren_uapi_caps = {
-	.caps = WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_RC,
+	.caps = WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_RC | WREN_CAP_ATOMIC,
 	.max_cq_depth = 1000,
 	.max_qp_depth = 512,
 	.max_sge = 4,
@@ -412,9 +412,11 @@ static void wren_uapi_reg_mr(struct kunit *test)
 {
 	struct wren_ib_dev *dev = wren_uapi_dev(test, &wren_uapi_caps);
 	static const int refused[] = {
-		IB_ACCESS_REMOTE_ATOMIC, IB_ACCESS_MW_BIND, IB_ZERO_BASED,
-		IB_ACCESS_ON_DEMAND, IB_ACCESS_FLUSH_GLOBAL,
+		IB_ACCESS_MW_BIND, IB_ZERO_BASED, IB_ACCESS_ON_DEMAND,
+		IB_ACCESS_FLUSH_GLOBAL,
 	};
+	struct wren_caps no_atomics = wren_uapi_caps;
+	struct wren_ib_dev *plain = wren_uapi_dev(test, &no_atomics);
 	const int rw = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		       IB_ACCESS_REMOTE_READ;
 	unsigned int i;
@@ -428,6 +430,13 @@ static void wren_uapi_reg_mr(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, wren_ib_mr_check(dev, 4096,
 							   rw | refused[i]),
 				    -EOPNOTSUPP, "access %#x", refused[i]);
+	/* Remote atomic access where the device has atomics only. */
+	no_atomics.caps &= ~WREN_CAP_ATOMIC;
+	KUNIT_EXPECT_EQ(test, wren_ib_mr_check(dev, 4096,
+					       rw | IB_ACCESS_REMOTE_ATOMIC), 0);
+	KUNIT_EXPECT_EQ(test, wren_ib_mr_check(plain, 4096,
+					       rw | IB_ACCESS_REMOTE_ATOMIC),
+			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, wren_ib_mr_check(dev, 0, rw), -EINVAL);
 	KUNIT_EXPECT_EQ(test, wren_ib_mr_check(dev, 1ULL << 39, rw), 0);
 	KUNIT_EXPECT_EQ(test, wren_ib_mr_check(dev, (1ULL << 39) + 1, rw),

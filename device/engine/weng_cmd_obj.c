@@ -346,7 +346,8 @@ static int modify_values_ok(const struct wren_cmd_modify_qp *c, uint32_t mask,
 						  min_rnr_timer));
 	if (mask & WREN_QP_ATTR_ACCESS &&
 	    c->access & ~(WREN_MR_ACCESS_REMOTE_WRITE |
-			  WREN_MR_ACCESS_REMOTE_READ))
+			  WREN_MR_ACCESS_REMOTE_READ |
+			  WREN_MR_ACCESS_REMOTE_ATOMIC))
 		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
 						  access));
 	return 0;
@@ -543,7 +544,10 @@ static int mr_fields_ok(struct weng *e, const struct wren_cmd_reg_mr *c,
 	uint32_t npages = wren_le32(c->npages);
 	uint8_t access_all = WREN_MR_ACCESS_LOCAL_WRITE |
 			     WREN_MR_ACCESS_REMOTE_WRITE |
-			     WREN_MR_ACCESS_REMOTE_READ;
+			     WREN_MR_ACCESS_REMOTE_READ |
+			     WREN_MR_ACCESS_REMOTE_ATOMIC;
+	uint8_t needs_local = WREN_MR_ACCESS_REMOTE_WRITE |
+			      WREN_MR_ACCESS_REMOTE_ATOMIC;
 
 	if (!weng_pd_valid(e, wren_le32(c->pdn)))
 		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, pdn));
@@ -563,9 +567,9 @@ static int mr_fields_ok(struct weng *e, const struct wren_cmd_reg_mr *c,
 	if (!pbl || pbl % 8)
 		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr,
 						  pbl_addr));
-	/* Remote writes need local write access too, as in the verbs. */
+	/* Remote writes and atomics need local write too, as in the verbs. */
 	if (c->access & ~access_all ||
-	    (c->access & WREN_MR_ACCESS_REMOTE_WRITE &&
+	    (c->access & needs_local &&
 	     !(c->access & WREN_MR_ACCESS_LOCAL_WRITE)))
 		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr,
 						  access));

@@ -11,6 +11,7 @@
  *   objects      weng_pd.c weng_ah.c weng_mr.c weng_qp.c weng_resp.c
  *                weng_tc.c weng_rc.c
  *   operations   weng_send.c weng_read.c weng_recv.c weng_write.c
+ *                weng_atomic.c
  *   dispatch     weng_ulp.c weng_wire.c weng_doorbell.c weng_cmd_dev.c
  *                weng_cmd_obj.c weng_cmd.c weng_admin.c weng_engine.c
  *
@@ -25,6 +26,7 @@
 
 #include "wren_compat.h"
 #include "linux/wren/wren_if.h"
+#include "linux/wren/wren_wire.h"
 #include "wren_tp.h"
 #include "weng.h"
 
@@ -33,7 +35,7 @@
 				 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE | \
 				 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ | \
 				 WREN_CAP_RESIZE_CQ | WREN_CAP_RC | \
-				 WREN_CAP_REREG_MR)
+				 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC)
 #define WENG_FW_MAJOR		1
 #define WENG_FW_MINOR		0
 #define WENG_FW_PATCH		0
@@ -212,6 +214,8 @@ struct weng_resp {
 	uint8_t peer_mac[6];
 	uint32_t psn;		/* RC: the message's place in the stream */
 	uint32_t next;		/* free list, or the queue of answers */
+	/* An atomic's operands as they came; then the old value, answered. */
+	uint8_t atomic[WREN_WIRE_ATOMIC_LEN];
 };
 
 #define WENG_RESP_NONE	UINT32_MAX
@@ -291,6 +295,14 @@ struct weng {
 
 	struct weng_stats stats;
 };
+
+/* Send entries a READ_RESP answers: RDMA_READ and the atomics. */
+static inline bool weng_wqe_is_read(uint8_t wqe_opcode)
+{
+	return wqe_opcode == WREN_WQE_RDMA_READ ||
+	       wqe_opcode == WREN_WQE_ATOMIC_CMP_SWP ||
+	       wqe_opcode == WREN_WQE_ATOMIC_FETCH_ADD;
+}
 
 static inline uint64_t weng_min64(uint64_t a, uint64_t b)
 {
@@ -512,6 +524,11 @@ int weng_write_place(struct weng *e, struct weng_resp *r, uint32_t off,
 void weng_write_done(struct weng *e, struct weng_resp *r,
 		     enum wren_tp_status st);
 void weng_write_execute(struct weng *e, struct weng_resp *r);
+
+/* weng_atomic.c: atomics at the responder. */
+int weng_atomic_place(struct weng_resp *r, uint32_t off, const void *buf,
+		      uint32_t len);
+void weng_atomic_execute(struct weng *e, struct weng_resp *r);
 
 /* weng_ulp.c: the transport's upper layer. */
 extern const struct wren_tp_ulp_ops weng_ulp_ops;

@@ -98,12 +98,19 @@ static uint8_t send_cqe_op(const struct weng_swqe *sw)
 		return WREN_CQE_OP_RDMA_WRITE;
 	case WREN_WQE_RDMA_READ:
 		return WREN_CQE_OP_RDMA_READ;
+	case WREN_WQE_ATOMIC_CMP_SWP:
+		return WREN_CQE_OP_ATOMIC_CMP_SWP;
+	case WREN_WQE_ATOMIC_FETCH_ADD:
+		return WREN_CQE_OP_ATOMIC_FETCH_ADD;
 	default:
 		return WREN_CQE_OP_SEND;
 	}
 }
 
-/* A send entry's completion; a read's says how many bytes it brought. */
+/*
+ * A send entry's completion; a read's or an atomic's says how many bytes
+ * it brought.
+ */
 static void complete_send(struct weng *e, const struct weng_qp *qp,
 			  const struct weng_swqe *sw, uint32_t slot)
 {
@@ -112,7 +119,7 @@ static void complete_send(struct weng *e, const struct weng_qp *qp,
 		.wqe_index = slot,
 		.opcode = send_cqe_op(sw),
 		.status = sw->status,
-		.byte_len = sw->wqe.opcode == WREN_WQE_RDMA_READ &&
+		.byte_len = weng_wqe_is_read(sw->wqe.opcode) &&
 			    !sw->status ? sw->len : 0,
 	};
 
@@ -190,16 +197,18 @@ void weng_qp_flush(struct weng *e, struct weng_qp *qp)
 {
 	uint32_t sq_mask = weng_depth(qp->sq_log_depth) - 1;
 	uint32_t rq_mask = weng_depth(qp->rq_log_depth) - 1;
+	bool failed = false;
 
 	for (; qp->sq_ci != qp->sq_pi; qp->sq_ci++) {
 		struct weng_swqe *sw = &qp->sq_shadow[qp->sq_ci & sq_mask];
 
 		/*
-		 * A datagram QP's finished entries keep their own outcome, in
-		 * order; on RC everything after the first failure is flushed.
+		 * Finished entries keep their own outcome, in order; on RC
+		 * everything after the first failure is flushed.
 		 */
-		if (!sw->done || qp->type == WREN_QPT_RC)
+		if (!sw->done || (failed && qp->type == WREN_QPT_RC))
 			sw->status = WREN_CQE_WR_FLUSH_ERR;
+		failed |= sw->status != WREN_CQE_SUCCESS;
 		if (sw_completes(qp, sw))
 			complete_send(e, qp, sw, qp->sq_ci & sq_mask);
 	}

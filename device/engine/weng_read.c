@@ -75,7 +75,8 @@ void weng_read_post(struct weng_qp *qp, uint32_t slot, uint32_t dst_ipv4,
 		sw->tag = (uint32_t)qp->gen << 16 | qp->sq_fetch;
 	sw->dst_ipv4 = dst_ipv4;
 	sw->dst_qpn = m->dst_qpn;
-	m->len = 0;
+	/* An atomic's payload is its operands (weng_send_tx_read()). */
+	m->len = sw->wqe.opcode == WREN_WQE_RDMA_READ ? 0 : WREN_WIRE_ATOMIC_LEN;
 	m->imm = sw->tag;
 	m->rlen = sw->len;
 }
@@ -134,7 +135,7 @@ static void read_timer_expired(void *arg)
 		for (uint16_t k = qp->sq_ci; k != qp->sq_fetch; k++) {
 			struct weng_swqe *sw = &qp->sq_shadow[k & mask];
 
-			if (sw->wqe.opcode != WREN_WQE_RDMA_READ || sw->done ||
+			if (!weng_wqe_is_read(sw->wqe.opcode) || sw->done ||
 			    !sw->req_done || sw->resp_done)
 				continue;
 			if (sw->deadline > now) {
@@ -174,7 +175,7 @@ enum wren_tp_status weng_read_resp_begin(struct weng *e,
 	slot = m->imm & (weng_depth(qp->sq_log_depth) - 1);
 	sw = &qp->sq_shadow[slot];
 	if (!sw->posted || sw->done || sw->resp_done ||
-	    sw->wqe.opcode != WREN_WQE_RDMA_READ || sw->tag != m->imm ||
+	    !weng_wqe_is_read(sw->wqe.opcode) || sw->tag != m->imm ||
 	    sw->dst_ipv4 != peer->ipv4 || m->src_qpn != sw->dst_qpn ||
 	    m->len != (m->flags & WREN_TP_MSG_FAILED ? 0 : sw->len))
 		return WREN_TP_BAD_DEST_QP;
@@ -197,6 +198,22 @@ int weng_read_resp_write(struct weng *e, uint64_t cookie, uint32_t off,
 	sw = &qp->sq_shadow[slot];
 	/* Progress: the responder is alive. */
 	sw->deadline = weng_now(e) + e->read_timeout_ns;
+	if (sw->wqe.opcode != WREN_WQE_RDMA_READ) {
+		__le64 old;
+
+		/* An atomic's old value: big-endian, whole, in one packet. */
+		if (off || len != sizeof(old)) {
+			sw->resp_failed = true;
+			return -1;
+		}
+		old = wren_to_le64(wren_wire_get64(buf));
+		buf = &old;
+		if (!sw->resp_failed &&
+		    weng_sgl_copy(e, qp->pdn, sw->wqe.sge, 1, 0,
+				  (uint8_t *)buf, len, true))
+			sw->resp_failed = true;
+		return sw->resp_failed ? -1 : 0;
+	}
 	if (!sw->resp_failed &&
 	    weng_sgl_copy(e, qp->pdn, sw->wqe.sge, sw->wqe.num_sge, off,
 			  (uint8_t *)buf, len, true))
@@ -313,6 +330,14 @@ int weng_read_answer_tx_read(struct weng *e, uint64_t cookie, uint32_t off,
 	struct weng_resp *r = weng_resp_of_cookie(e, cookie);
 	struct weng_qp *qp = r ? weng_resp_qp(e, r) : NULL;
 
+	/* An atomic answers with the old value it kept. */
+	if (qp && r->opcode != WREN_WIRE_OP_READ_REQ) {
+		if (off > WREN_WIRE_ATOMIC_RESP_LEN ||
+		    len > WREN_WIRE_ATOMIC_RESP_LEN - off)
+			return -1;
+		memcpy(buf, r->atomic + off, len);
+		return 0;
+	}
 	if (!qp || weng_mr_read(e, qp->pdn, r->rkey, r->raddr + off, buf, len,
 				WREN_MR_ACCESS_REMOTE_READ)) {
 		if (r)

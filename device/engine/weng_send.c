@@ -45,33 +45,54 @@ void weng_send_reset(struct weng *e)
 	e->rnr_timer_at = 0;
 }
 
+/* Operations on the peer's memory: they name an address and a key. */
 static bool is_rdma(uint8_t wqe_opcode)
 {
 	return wqe_opcode == WREN_WQE_RDMA_WRITE ||
 	       wqe_opcode == WREN_WQE_RDMA_WRITE_IMM ||
-	       wqe_opcode == WREN_WQE_RDMA_READ;
+	       weng_wqe_is_read(wqe_opcode);
+}
+
+static bool is_atomic(uint8_t wqe_opcode)
+{
+	return wqe_opcode == WREN_WQE_ATOMIC_CMP_SWP ||
+	       wqe_opcode == WREN_WQE_ATOMIC_FETCH_ADD;
+}
+
+/* Which QP types may post @opcode at all. */
+static bool sq_opcode_ok(const struct weng_qp *qp, uint8_t opcode)
+{
+	if (opcode < WREN_WQE_SEND || opcode > WREN_WQE_ATOMIC_FETCH_ADD)
+		return false;
+	if (is_atomic(opcode))
+		return qp->type == WREN_QPT_RC;
+	return !is_rdma(opcode) || qp->type != WREN_QPT_UD;
 }
 
 /*
- * Check a send entry; its payload length in @len.  0, or the completion
- * status it fails with.
+ * Check a send entry; its payload length in @len (a read's or an
+ * atomic's: the bytes that come back).  0, or the completion status it
+ * fails with.
  */
 static uint8_t sq_check(struct weng *e, const struct weng_qp *qp,
 			const struct wren_sq_wqe *w, uint32_t *len)
 {
-	bool read = w->opcode == WREN_WQE_RDMA_READ;
+	bool read = weng_wqe_is_read(w->opcode);
+	bool rc = qp->type == WREN_QPT_RC;
 	uint64_t total = 0;
 
-	bool rc = qp->type == WREN_QPT_RC;
-
-	if (w->opcode < WREN_WQE_SEND || w->opcode > WREN_WQE_RDMA_READ ||
-	    (is_rdma(w->opcode) && qp->type == WREN_QPT_UD) ||
+	if (!sq_opcode_ok(qp, w->opcode) ||
 	    (!is_rdma(w->opcode) && (w->remote_addr || w->rkey)) ||
 	    (read && w->flags & WREN_WQE_F_INLINE) ||
 	    w->flags & ~(WREN_WQE_F_SIGNALED | WREN_WQE_F_SOLICITED |
 			 WREN_WQE_F_INLINE) ||
 	    w->rsvd0 || w->rsvd1 || w->rsvd2 || w->rsvd3 ||
 	    wren_le32(w->remote_qpn) > WREN_WIRE_QPN_MASK)
+		return WREN_CQE_LOC_QP_OP_ERR;
+	/* An atomic: one 8-byte SGE, an aligned remote address. */
+	if (is_atomic(w->opcode) &&
+	    (w->num_sge != 1 || wren_le32(w->atomic.sge.length) != 8 ||
+	     wren_le64(w->remote_addr) % 8))
 		return WREN_CQE_LOC_QP_OP_ERR;
 	/* An RC QP's destination is its peer; a datagram QP's, its own. */
 	if (rc ? w->ah || w->remote_qpn || w->remote_qkey :
@@ -89,7 +110,7 @@ static uint8_t sq_check(struct weng *e, const struct weng_qp *qp,
 			uint32_t n = wren_le32(s->length);
 
 			total += n;
-			/* A read's data lands in local memory. */
+			/* What comes back lands in local memory. */
 			if (weng_mr_walk(e, qp->pdn, wren_le32(s->lkey),
 					 wren_le64(s->addr), n,
 					 read ? WREN_MR_ACCESS_LOCAL_WRITE : 0,
@@ -113,6 +134,8 @@ static uint8_t wire_op(uint8_t wqe_opcode)
 		[WREN_WQE_RDMA_WRITE] = WREN_WIRE_OP_WRITE,
 		[WREN_WQE_RDMA_WRITE_IMM] = WREN_WIRE_OP_WRITE_IMM,
 		[WREN_WQE_RDMA_READ] = WREN_WIRE_OP_READ_REQ,
+		[WREN_WQE_ATOMIC_CMP_SWP] = WREN_WIRE_OP_CMP_SWP,
+		[WREN_WQE_ATOMIC_FETCH_ADD] = WREN_WIRE_OP_FETCH_ADD,
 	};
 
 	return map[wqe_opcode];
@@ -180,7 +203,7 @@ static int sq_post(struct weng *e, struct weng_qp *qp, uint32_t slot)
 		m.raddr = wren_le64(sw->wqe.remote_addr);
 		m.rkey = wren_le32(sw->wqe.rkey);
 	}
-	if (sw->wqe.opcode == WREN_WQE_RDMA_READ)
+	if (weng_wqe_is_read(sw->wqe.opcode))
 		weng_read_post(qp, slot, d.ipv4, &m);
 	return qp->type == WREN_QPT_UD ? wren_tp_send_ud(e->tp, &d, &m, cookie) :
 					 wren_tp_send(e->tp, &d, &m, cookie);
@@ -260,7 +283,7 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 			sq_fail(e, qp, status);
 			return;
 		}
-		if (sw->wqe.opcode == WREN_WQE_RDMA_READ &&
+		if (weng_wqe_is_read(sw->wqe.opcode) &&
 		    !weng_read_may_post(e, qp)) {
 			/* Resumed when one of the QP's reads is done. */
 			qp->sq_blocked = true;
@@ -283,7 +306,7 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 		sw->posted = true;
 		if (qp->rc)
 			rc_place(qp, sw, true);
-		if (sw->wqe.opcode == WREN_WQE_RDMA_READ)
+		if (weng_wqe_is_read(sw->wqe.opcode))
 			qp->reads_out++;
 		qp->sq_fetch++;
 	}
@@ -314,6 +337,18 @@ int weng_send_tx_read(struct weng *e, uint64_t cookie, uint32_t off,
 	if (!qp)
 		return -1;
 	w = &qp->sq_shadow[slot].wqe;
+	if (is_atomic(w->opcode)) {
+		uint8_t ops[WREN_WIRE_ATOMIC_LEN];
+
+		/* Its payload: the operands, big-endian (wren_wire.h). */
+		if (off > sizeof(ops) || len > sizeof(ops) - off)
+			return -1;
+		wren_wire_put64(ops, wren_le64(w->atomic.compare_add));
+		wren_wire_put64(ops + 8, w->opcode == WREN_WQE_ATOMIC_CMP_SWP ?
+					 wren_le64(w->atomic.swap) : 0);
+		memcpy(buf, ops + off, len);
+		return 0;
+	}
 	if (w->flags & WREN_WQE_F_INLINE) {
 		memcpy(buf, w->inline_data + off, len);
 		return 0;
@@ -447,7 +482,7 @@ void weng_send_tx_done(struct weng *e, uint64_t cookie,
 	if (st == WREN_TP_RNR && qp->rc && rnr_wait(e, qp, sw))
 		return;
 	sw->status = cqe_status(st);
-	if (sw->wqe.opcode == WREN_WQE_RDMA_READ) {
+	if (weng_wqe_is_read(sw->wqe.opcode)) {
 		weng_read_req_done(e, qp, sw, st);
 	} else {
 		sw->done = true;

@@ -49,6 +49,15 @@ static enum wren_tp_status rx_begin_op(struct weng *e, struct weng_qp *qp,
 	case WREN_WIRE_OP_READ_REQ:
 		return weng_resp_begin(e, qp, peer, m, m->rlen,
 				       WREN_MR_ACCESS_REMOTE_READ, cookie);
+	case WREN_WIRE_OP_CMP_SWP:
+	case WREN_WIRE_OP_FETCH_ADD:
+		/* RC only; 8 bytes, aligned, as the verbs define them. */
+		if (qp->type != WREN_QPT_RC)
+			return WREN_TP_BAD_DEST_QP;
+		if (m->raddr % 8)
+			return WREN_TP_REMOTE_OP_ERROR;
+		return weng_resp_begin(e, qp, peer, m, m->rlen,
+				       WREN_MR_ACCESS_REMOTE_ATOMIC, cookie);
 	default:
 		return weng_resp_begin(e, qp, peer, m, m->len,
 				       WREN_MR_ACCESS_REMOTE_WRITE, cookie);
@@ -74,6 +83,8 @@ static void rc_execute(struct weng *e, struct weng_qp *qp)
 		case WENG_RC_RESP:
 			if (e->resps[i].opcode == WREN_WIRE_OP_READ_REQ)
 				weng_read_execute(e, &e->resps[i]);
+			else if (wren_wire_op_is_read(e->resps[i].opcode))
+				weng_atomic_execute(e, &e->resps[i]);
 			else
 				weng_write_execute(e, &e->resps[i]);
 			break;
@@ -145,7 +156,11 @@ static int rx_write(void *ulp, uint64_t cookie, uint32_t off, const void *buf,
 	switch (WENG_COOKIE_KIND(cookie)) {
 	case WENG_COOKIE_RESP:
 		r = weng_resp_of_cookie(e, cookie);
-		return r ? weng_write_place(e, r, off, buf, len) : -1;
+		if (!r)
+			return -1;
+		if (wren_wire_op_is_read(r->opcode))
+			return weng_atomic_place(r, off, buf, len);
+		return weng_write_place(e, r, off, buf, len);
 	case WENG_COOKIE_READ:
 		return weng_read_resp_write(e, cookie, off, buf, len);
 	default:
@@ -166,7 +181,7 @@ static void rx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 		if (!r)
 			return;
 		qp = weng_resp_qp(e, r);
-		if (r->opcode == WREN_WIRE_OP_READ_REQ)
+		if (wren_wire_op_is_read(r->opcode))
 			weng_read_req_arrived(e, r, st);
 		else
 			weng_write_done(e, r, st);

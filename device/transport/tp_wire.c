@@ -71,7 +71,7 @@ void tp_put_data(uint8_t *x, const struct wren_tp_msg *m, uint32_t msn,
 /* The opcodes this transport knows, and what their fields may hold. */
 bool tp_msg_valid(const struct wren_tp_msg *m)
 {
-	if (m->opcode < WREN_WIRE_OP_SEND || m->opcode > WREN_WIRE_OP_READ_RESP ||
+	if (m->opcode < WREN_WIRE_OP_SEND || m->opcode > WREN_WIRE_OP_FETCH_ADD ||
 	    m->len > WREN_WIRE_MAX_MSG_LEN || m->dst_qpn > WREN_WIRE_QPN_MASK ||
 	    m->src_qpn > WREN_WIRE_QPN_MASK)
 		return false;
@@ -80,6 +80,10 @@ bool tp_msg_valid(const struct wren_tp_msg *m)
 		return false;
 	if (m->opcode == WREN_WIRE_OP_READ_REQ)
 		return !m->len && m->rlen <= WREN_WIRE_MAX_MSG_LEN;
+	/* An atomic carries its operands and asks for the old value. */
+	if (wren_wire_op_is_read(m->opcode))
+		return m->len == WREN_WIRE_ATOMIC_LEN &&
+		       m->rlen == WREN_WIRE_ATOMIC_RESP_LEN;
 	if (m->rlen)
 		return false;
 	if (m->rsn && !(m->flags & WREN_TP_MSG_CONNECTED))

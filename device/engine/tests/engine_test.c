@@ -211,7 +211,7 @@ static void test_reset_handshake(void)
 		 WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | WREN_CAP_UD |
 		 WREN_CAP_RD | WREN_CAP_TC_TABLE | WREN_CAP_RDMA_WRITE |
 		 WREN_CAP_RDMA_READ | WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
-		 WREN_CAP_REREG_MR);
+		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
 
 	CHECK_EQ(h_enable(&h, 3, 3),
@@ -323,7 +323,7 @@ static void test_get_attr(void)
 		 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE |
 		 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ |
 		 WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
-		 WREN_CAP_REREG_MR);
+		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC);
 	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
 	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
 	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);
@@ -2539,6 +2539,125 @@ static void test_rc_between_adapters(void)
 	free(b);
 }
 
+/* Post an atomic @opcode on @a's RC QP: the old value lands at @off. */
+static void post_atomic(struct adapter *a, uint8_t opcode, uint32_t off,
+			uint64_t raddr, uint32_t rkey, uint64_t compare_add,
+			uint64_t swap)
+{
+	struct wren_sq_wqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.opcode = opcode;
+	w.flags = WREN_WQE_F_SIGNALED;
+	w.num_sge = 1;
+	w.remote_addr = wren_to_le64(raddr);
+	w.rkey = wren_to_le32(rkey);
+	w.atomic.sge.addr = wren_to_le64(DATA_IOVA + off);
+	w.atomic.sge.length = wren_to_le32(8);
+	w.atomic.sge.lkey = wren_to_le32(a->key);
+	w.atomic.compare_add = wren_to_le64(compare_add);
+	w.atomic.swap = wren_to_le64(swap);
+	memcpy(fake_env_ptr(&a->h.env, a->sq_ring + (a->sq_pi & 31) * sizeof(w),
+			    sizeof(w)), &w, sizeof(w));
+	a->sq_pi++;
+	weng_db_write(a->h.e, a->sq_db, a->sq_pi, 4);
+}
+
+static uint64_t mem64(struct adapter *a, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, fake_env_ptr(&a->h.env, DATA + off, 8), 8);
+	return le64toh(v);
+}
+
+/*
+ * RC atomics: compare-and-swap that holds and one that does not,
+ * fetch-and-add, each returning the old value; after a WRITE in the same
+ * stream, the atomic sees the written value; without the remote atomic
+ * right, a remote access error.
+ */
+static void test_rc_atomics(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	const uint8_t all = WREN_MR_ACCESS_REMOTE_WRITE |
+			    WREN_MR_ACCESS_REMOTE_READ |
+			    WREN_MR_ACCESS_REMOTE_ATOMIC;
+	uint32_t rkey, ro_key;
+	uint64_t v = htole64(100);
+	struct wren_cqe c;
+
+	adapter_up(a, 0, WREN_QPT_RC);
+	adapter_up(b, 1, WREN_QPT_RC);
+	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+			 WREN_MR_ACCESS_LOCAL_WRITE | all);
+	ro_key = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+			   WREN_MR_ACCESS_REMOTE_READ);
+	rc_connect(a, b, 10, 20, all, 1, 7);
+	rc_connect(b, a, 20, 10, all, 1, 7);
+	memcpy(fake_env_ptr(&b->h.env, DATA + 64, 8), &v, 8);
+
+	post_atomic(a, WREN_WQE_ATOMIC_CMP_SWP, 0, DATA_IOVA + 64, rkey, 100,
+		    7);
+	post_atomic(a, WREN_WQE_ATOMIC_CMP_SWP, 8, DATA_IOVA + 64, rkey, 100,
+		    9);
+	post_atomic(a, WREN_WQE_ATOMIC_FETCH_ADD, 16, DATA_IOVA + 64, rkey, 5,
+		    0);
+	pump_reversed(a, b);
+	for (int i = 0; i < 3; i++) {
+		CHECK(poll_cq(a, &c));
+		CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+		CHECK_EQ(c.opcode, i < 2 ? WREN_CQE_OP_ATOMIC_CMP_SWP :
+					   WREN_CQE_OP_ATOMIC_FETCH_ADD);
+		CHECK_EQ(wren_le32(c.byte_len), 8);
+	}
+	CHECK_EQ(mem64(a, 0), 100);	/* held: 100 became 7 */
+	CHECK_EQ(mem64(a, 8), 7);	/* did not hold */
+	CHECK_EQ(mem64(a, 16), 7);
+	CHECK_EQ(mem64(b, 64), 12);
+
+	/* A WRITE, then an atomic on what it wrote. */
+	v = htole64(1000);
+	memcpy(fake_env_ptr(&a->h.env, DATA + 100, 8), &v, 8);
+	post_rdma(a, WREN_WQE_RDMA_WRITE, 0, 100, 8, DATA_IOVA + 64, rkey);
+	post_atomic(a, WREN_WQE_ATOMIC_FETCH_ADD, 24, DATA_IOVA + 64, rkey, 1,
+		    0);
+	pump_reversed(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(mem64(a, 24), 1000);
+	CHECK_EQ(mem64(b, 64), 1001);
+
+	/* Misaligned: refused before it is sent. */
+	post_atomic(a, WREN_WQE_ATOMIC_FETCH_ADD, 0, DATA_IOVA + 65, rkey, 1,
+		    0);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_LOC_QP_OP_ERR);
+	CHECK_EQ(mem64(b, 64), 1001);
+	CHECK_EQ(qp_state(&a->h, a->qpn), WREN_QPS_ERR);
+
+	/* A key without the atomic right. */
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RESET, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&b->h, b->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RESET, 0),
+		 WREN_STATUS_SUCCESS);
+	a->sq_pi = a->rq_pi = b->sq_pi = b->rq_pi = 0;
+	rc_connect(a, b, 10, 20, all, 1, 7);
+	rc_connect(b, a, 20, 10, all, 1, 7);
+	post_atomic(a, WREN_WQE_ATOMIC_FETCH_ADD, 0, DATA_IOVA + 64, ro_key, 1,
+		    0);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_REM_ACCESS_ERR);
+	CHECK_EQ(mem64(b, 64), 1001);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
 /*
  * RNR on RC: a SEND that finds no receive waits min_rnr_timer and goes
  * again, and meanwhile another QP to the same adapter goes on unhindered;
@@ -2792,6 +2911,7 @@ static const struct tap_test tests[] = {
 	  test_rc_between_adapters },
 	{ "RC: RNR waits and retries, no head-of-line blocking, exhaustion",
 	  test_rc_rnr },
+	{ "RC: atomics, in stream order, and their errors", test_rc_atomics },
 };
 
 int main(void)

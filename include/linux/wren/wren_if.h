@@ -74,6 +74,7 @@
 #define WREN_CAP_RESIZE_CQ		BIT_ULL(7)	/* RESIZE_CQ */
 #define WREN_CAP_RC			BIT_ULL(8)	/* WREN_QPT_RC */
 #define WREN_CAP_REREG_MR		BIT_ULL(9)	/* REREG_MR */
+#define WREN_CAP_ATOMIC			BIT_ULL(10)	/* RC: 8-byte atomics */
 
 /* ------------------------------------------------------------------ */
 /* BAR0 register map (32-bit registers, 32-bit accesses only)          */
@@ -685,8 +686,9 @@ enum wren_qp_state {
  *	again after the peer refused it for want of a receive, 0 to 7;
  *	WREN_QP_RNR_RETRY_FOREVER without end
  * @access: WREN_QP_ATTR_ACCESS: the WREN_MR_ACCESS_REMOTE_* rights the
- *	peer's WRITEs and READs need on this QP as well as on the memory
- *	key.  An RC QP starts with none; a datagram QP has both.
+ *	peer's WRITEs, READs and atomics need on this QP as well as on the
+ *	memory key.  An RC QP starts with none; a datagram QP has write and
+ *	read.
  * @qkey: the Q_Key incoming messages must carry (UD, RD)
  * @dest_qpn: WREN_QP_ATTR_DEST: the peer QP, the only one this RC QP
  *	sends to and accepts messages from
@@ -750,6 +752,7 @@ struct wren_cmd_create_ah {
 #define WREN_MR_ACCESS_LOCAL_WRITE	BIT(0)
 #define WREN_MR_ACCESS_REMOTE_WRITE	BIT(1)
 #define WREN_MR_ACCESS_REMOTE_READ	BIT(2)
+#define WREN_MR_ACCESS_REMOTE_ATOMIC	BIT(3)	/* with WREN_CAP_ATOMIC */
 
 /* Page list entries per 4 KiB page of the list. */
 #define WREN_PBL_PER_PAGE		512
@@ -854,6 +857,8 @@ enum wren_wqe_opcode {
 	WREN_WQE_RDMA_WRITE		= 3,	/* RD and RC */
 	WREN_WQE_RDMA_WRITE_IMM		= 4,	/* RD and RC */
 	WREN_WQE_RDMA_READ		= 5,	/* RD and RC; no inline */
+	WREN_WQE_ATOMIC_CMP_SWP		= 6,	/* RC, WREN_CAP_ATOMIC */
+	WREN_WQE_ATOMIC_FETCH_ADD	= 7,	/* RC, WREN_CAP_ATOMIC */
 };
 
 /* wren_sq_wqe.flags */
@@ -883,6 +888,11 @@ enum wren_wqe_opcode {
  * @sge: the payload's scatter/gather list (RDMA_READ: where the data read
  *	goes, which needs local write access)
  * @inline_data: the payload itself
+ * @atomic: an atomic's one SGE of 8 bytes (@num_sge 1), where the remote
+ *	value before the operation goes, then its operands: @compare_add, the
+ *	value compared (CMP_SWP) or added (FETCH_ADD), and @swap, the value
+ *	written if the comparison holds.  The remote address is 8-byte
+ *	aligned; the remote value is a little-endian 64-bit integer.
  */
 struct wren_sq_wqe {
 	__u8 opcode;
@@ -902,6 +912,11 @@ struct wren_sq_wqe {
 	union {
 		struct wren_sge sge[WREN_SQ_MAX_SGE];
 		__u8 inline_data[WREN_SQ_MAX_INLINE];
+		struct {
+			struct wren_sge sge;
+			__le64 compare_add;
+			__le64 swap;
+		} atomic;
 	};
 };
 
@@ -940,6 +955,8 @@ enum wren_cqe_opcode {
 	WREN_CQE_OP_RDMA_WRITE		= 3,	/* WRITE and WRITE_IMM sent */
 	WREN_CQE_OP_RDMA_READ		= 4,
 	WREN_CQE_OP_RECV_RDMA_IMM	= 5,	/* a WRITE_IMM arrived */
+	WREN_CQE_OP_ATOMIC_CMP_SWP	= 6,
+	WREN_CQE_OP_ATOMIC_FETCH_ADD	= 7,
 };
 
 /*

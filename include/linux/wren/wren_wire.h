@@ -112,6 +112,8 @@ enum wren_wire_opcode {
 	WREN_WIRE_OP_WRITE_IMM		= 4,	/* ... and a completion there */
 	WREN_WIRE_OP_READ_REQ		= 5,	/* asks for READ_RESP, no payload */
 	WREN_WIRE_OP_READ_RESP		= 6,	/* the data a READ_REQ asked for */
+	WREN_WIRE_OP_CMP_SWP		= 7,	/* atomic; answered by READ_RESP */
+	WREN_WIRE_OP_FETCH_ADD		= 8,	/* atomic; answered by READ_RESP */
 };
 
 /* Opcodes whose DATA packets carry a &struct wren_wire_rdma. */
@@ -119,8 +121,27 @@ static inline int wren_wire_op_has_rdma(__u8 opcode)
 {
 	return opcode == WREN_WIRE_OP_WRITE ||
 	       opcode == WREN_WIRE_OP_WRITE_IMM ||
-	       opcode == WREN_WIRE_OP_READ_REQ;
+	       opcode == WREN_WIRE_OP_READ_REQ ||
+	       opcode == WREN_WIRE_OP_CMP_SWP ||
+	       opcode == WREN_WIRE_OP_FETCH_ADD;
 }
+
+/* Opcodes a READ_RESP answers, with @length bytes. */
+static inline int wren_wire_op_is_read(__u8 opcode)
+{
+	return opcode == WREN_WIRE_OP_READ_REQ ||
+	       opcode == WREN_WIRE_OP_CMP_SWP ||
+	       opcode == WREN_WIRE_OP_FETCH_ADD;
+}
+
+/*
+ * An atomic's payload: the operand compared (CMP_SWP) or added
+ * (FETCH_ADD), then the one written if the comparison holds (zero for
+ * FETCH_ADD), big-endian; its READ_RESP carries the 8-byte value before
+ * the operation, big-endian too.
+ */
+#define WREN_WIRE_ATOMIC_LEN		16
+#define WREN_WIRE_ATOMIC_RESP_LEN	8
 
 /* wren_wire_data.msg_flags */
 #define WREN_WIRE_MSG_ORDERED		BIT(0)	/* deliver in MSN order */
@@ -174,11 +195,11 @@ struct wren_wire_data {
 
 /**
  * struct wren_wire_rdma - follows &struct wren_wire_data in every DATA
- *	packet of a WRITE, WRITE_IMM or READ_REQ message
+ *	packet of a WRITE, WRITE_IMM, READ_REQ, CMP_SWP or FETCH_ADD message
  * @addr: the target's virtual address of the message's byte 0 (WRITE), or
  *	of the first byte to read (READ_REQ)
  * @rkey: the target's memory key
- * @length: READ_REQ: the bytes to read; else zero
+ * @length: READ_REQ: the bytes to read; CMP_SWP, FETCH_ADD: 8; else zero
  *
  * The READ_RESP that answers a READ_REQ is a message of its own from the
  * target back to the initiator, on the target's transport context to it,

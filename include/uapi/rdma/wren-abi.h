@@ -65,6 +65,7 @@ enum {
 	WREN_IB_DEVICE_CAP_RDMA_WRITE = 1 << 3,	/* RD, RC: WRITE, WRITE_IMM */
 	WREN_IB_DEVICE_CAP_RDMA_READ = 1 << 4,	/* RD, RC: READ */
 	WREN_IB_DEVICE_CAP_RC = 1 << 5,		/* RC queue pairs */
+	WREN_IB_DEVICE_CAP_ATOMIC = 1 << 6,	/* RC: CMP_SWP, FETCH_ADD */
 };
 
 /**

@@ -173,6 +173,8 @@ static int wren_cq_next(struct wren_cq *cq)
 		case WREN_CQE_OP_SEND:
 		case WREN_CQE_OP_RDMA_WRITE:
 		case WREN_CQE_OP_RDMA_READ:
+		case WREN_CQE_OP_ATOMIC_CMP_SWP:
+		case WREN_CQE_OP_ATOMIC_FETCH_ADD:
 			placed = wren_sq_retire(qp, cqe, &cq->cur_wr_id);
 			break;
 		case WREN_CQE_OP_RECV:
@@ -239,6 +241,10 @@ static enum ibv_wc_opcode wren_cqe_wc_opcode(const struct wren_cqe *cqe)
 		return IBV_WC_RDMA_WRITE;
 	case WREN_CQE_OP_RDMA_READ:
 		return IBV_WC_RDMA_READ;
+	case WREN_CQE_OP_ATOMIC_CMP_SWP:
+		return IBV_WC_COMP_SWAP;
+	case WREN_CQE_OP_ATOMIC_FETCH_ADD:
+		return IBV_WC_FETCH_ADD;
 	case WREN_CQE_OP_RECV:
 		return IBV_WC_RECV;
 	case WREN_CQE_OP_RECV_RDMA_IMM:

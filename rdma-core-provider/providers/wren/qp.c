@@ -33,17 +33,22 @@ static_assert((int)WRENDV_QP_FLAGS_HANDSHAKE ==
 #define WREN_QP_WRITE_OPS	(IBV_QP_EX_WITH_RDMA_WRITE | \
 				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define WREN_QP_READ_OPS	IBV_QP_EX_WITH_RDMA_READ
+#define WREN_QP_ATOMIC_OPS	(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
+				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
 /* The operations a QP of this type may ask for on this device. */
 static uint64_t wren_qp_send_ops(const struct wren_context *ctx,
-				 bool reliable)
+				 enum ibv_qp_type type)
 {
+	bool reliable = type != IBV_QPT_UD;
 	uint64_t ops = WREN_QP_SEND_OPS;
 
 	if (reliable && ctx->device_caps & WREN_IB_DEVICE_CAP_RDMA_WRITE)
 		ops |= WREN_QP_WRITE_OPS;
 	if (reliable && ctx->device_caps & WREN_IB_DEVICE_CAP_RDMA_READ)
 		ops |= WREN_QP_READ_OPS;
+	if (type == IBV_QPT_RC && ctx->device_caps & WREN_IB_DEVICE_CAP_ATOMIC)
+		ops |= WREN_QP_ATOMIC_OPS;
 	return ops;
 }
 
@@ -112,7 +117,7 @@ static int wren_check_qp_attr(struct wren_context *ctx,
 	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS &&
 	    !check_comp_mask(attr->send_ops_flags,
-			     wren_qp_send_ops(ctx, attr->qp_type != IBV_QPT_UD))) {
+			     wren_qp_send_ops(ctx, attr->qp_type))) {
 		verbs_debug(&ctx->ibvctx, "create_qp: send_ops_flags %#llx unsupported\n",
 			    (unsigned long long)attr->send_ops_flags);
 		return EOPNOTSUPP;

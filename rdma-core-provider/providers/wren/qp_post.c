@@ -84,6 +84,16 @@ static void wren_wqe_set_rdma(struct wren_sq_wqe *wqe, uint32_t rkey,
 	wqe->rkey = htole32(rkey);
 }
 
+/* An atomic's remote word and operands (the SGE comes on its own). */
+static void wren_wqe_set_atomic(struct wren_sq_wqe *wqe, uint32_t rkey,
+				uint64_t remote_addr, uint64_t compare_add,
+				uint64_t swap)
+{
+	wren_wqe_set_rdma(wqe, rkey, remote_addr);
+	wqe->atomic.compare_add = htole64(compare_add);
+	wqe->atomic.swap = htole64(swap);
+}
+
 /* UD and RD alike: every send names its destination. */
 static void wren_wqe_set_dest(struct wren_sq_wqe *wqe, struct ibv_ah *ibvah,
 			      uint32_t remote_qpn, uint32_t remote_qkey)
@@ -157,6 +167,8 @@ static uint8_t wren_wqe_opcode(const struct wren_qp *qp,
 			       enum ibv_wr_opcode opcode)
 {
 	bool rc = qp->vqp.qp.qp_type == IBV_QPT_RC;
+	bool atomic = rc && to_wren_context(qp->vqp.qp.context)->device_caps &
+			    WREN_IB_DEVICE_CAP_ATOMIC;
 
 	switch (opcode) {
 	case IBV_WR_SEND:
@@ -170,9 +182,25 @@ static uint8_t wren_wqe_opcode(const struct wren_qp *qp,
 		return rc ? WREN_WQE_RDMA_WRITE_IMM : 0;
 	case IBV_WR_RDMA_READ:
 		return rc ? WREN_WQE_RDMA_READ : 0;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return atomic ? WREN_WQE_ATOMIC_CMP_SWP : 0;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return atomic ? WREN_WQE_ATOMIC_FETCH_ADD : 0;
 	default:
 		return 0;
 	}
+}
+
+static bool wren_wqe_is_atomic(uint8_t opcode)
+{
+	return opcode == WREN_WQE_ATOMIC_CMP_SWP ||
+	       opcode == WREN_WQE_ATOMIC_FETCH_ADD;
+}
+
+/* An atomic's one SGE: the 8 bytes the old value goes to. */
+static bool wren_atomic_sgl_ok(const struct ibv_sge *sgl, size_t nr_sge)
+{
+	return nr_sge == 1 && sgl[0].length == sizeof(uint64_t);
 }
 
 static int wren_check_send_wr(struct wren_qp *qp, const struct ibv_send_wr *wr)
@@ -190,10 +218,13 @@ static int wren_check_send_wr(struct wren_qp *qp, const struct ibv_send_wr *wr)
 		goto err_inval;
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		if (unlikely(opcode == WREN_WQE_RDMA_READ ||
+			     wren_wqe_is_atomic(opcode) ||
 			     wren_inline_len(wr->sg_list, wr->num_sge,
 					     sq->max_inline) == SIZE_MAX))
 			goto err_inval;
-	} else if (unlikely((unsigned int)wr->num_sge > sq->max_sge)) {
+	} else if (unlikely((unsigned int)wr->num_sge > sq->max_sge ||
+			    (wren_wqe_is_atomic(opcode) &&
+			     !wren_atomic_sgl_ok(wr->sg_list, wr->num_sge)))) {
 		goto err_inval;
 	}
 	if (unlikely(wren_sq_full(sq))) {
@@ -225,6 +256,11 @@ static void wren_build_send_wr(struct wren_qp *qp,
 	if (qp->vqp.qp.qp_type != IBV_QPT_RC)
 		wren_wqe_set_dest(wqe, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 				  wr->wr.ud.remote_qkey);
+	else if (wren_wqe_is_atomic(opcode))
+		wren_wqe_set_atomic(wqe, wr->wr.atomic.rkey,
+				    wr->wr.atomic.remote_addr,
+				    wr->wr.atomic.compare_add,
+				    wr->wr.atomic.swap);
 	else if (opcode != WREN_WQE_SEND && opcode != WREN_WQE_SEND_IMM)
 		wren_wqe_set_rdma(wqe, wr->wr.rdma.rkey,
 				  wr->wr.rdma.remote_addr);
@@ -484,6 +520,26 @@ static void wren_wr_rdma_read(struct ibv_qp_ex *ibvqpx, uint32_t rkey,
 	wren_wr_begin_rdma(ibvqpx, WREN_WQE_RDMA_READ, rkey, remote_addr);
 }
 
+static void wren_wr_atomic_cmp_swp(struct ibv_qp_ex *ibvqpx, uint32_t rkey,
+				   uint64_t remote_addr, uint64_t compare,
+				   uint64_t swap)
+{
+	struct wren_sq_wqe *wqe = wren_wr_begin(ibvqpx, WREN_WQE_ATOMIC_CMP_SWP);
+
+	if (wqe)
+		wren_wqe_set_atomic(wqe, rkey, remote_addr, compare, swap);
+}
+
+static void wren_wr_atomic_fetch_add(struct ibv_qp_ex *ibvqpx, uint32_t rkey,
+				     uint64_t remote_addr, uint64_t add)
+{
+	struct wren_sq_wqe *wqe = wren_wr_begin(ibvqpx,
+						WREN_WQE_ATOMIC_FETCH_ADD);
+
+	if (wqe)
+		wren_wqe_set_atomic(wqe, rkey, remote_addr, add, 0);
+}
+
 /* The entry a wr_set_* call fills in; NULL if there is none to fill. */
 static struct wren_sq_wqe *wren_wr_cur(struct wren_sq *sq)
 {
@@ -522,7 +578,8 @@ static void wren_wr_set_sge(struct ibv_qp_ex *ibvqpx, uint32_t lkey,
 
 	if (!wqe)
 		return;
-	if (unlikely(!sq->max_sge)) {
+	if (unlikely(!sq->max_sge || (wren_wqe_is_atomic(wqe->opcode) &&
+				      !wren_atomic_sgl_ok(&sge, 1)))) {
 		wren_wr_fail(sq, EINVAL);
 		return;
 	}
@@ -537,7 +594,9 @@ static void wren_wr_set_sge_list(struct ibv_qp_ex *ibvqpx, size_t nr_sge,
 
 	if (!wqe)
 		return;
-	if (unlikely(nr_sge > sq->max_sge)) {
+	if (unlikely(nr_sge > sq->max_sge ||
+		     (wren_wqe_is_atomic(wqe->opcode) &&
+		      !wren_atomic_sgl_ok(sgl, nr_sge)))) {
 		wren_wr_fail(sq, EINVAL);
 		return;
 	}
@@ -554,7 +613,8 @@ static void wren_wr_set_inline_data(struct ibv_qp_ex *ibvqpx, void *addr,
 		return;
 	/* A read's data comes back: there is no inline destination. */
 	if (unlikely(length > sq->max_inline ||
-		     wqe->opcode == WREN_WQE_RDMA_READ)) {
+		     wqe->opcode == WREN_WQE_RDMA_READ ||
+		     wren_wqe_is_atomic(wqe->opcode))) {
 		wren_wr_fail(sq, EINVAL);
 		return;
 	}
@@ -572,7 +632,8 @@ static void wren_wr_set_inline_data_list(struct ibv_qp_ex *ibvqpx,
 
 	if (!wqe)
 		return;
-	if (unlikely(wqe->opcode == WREN_WQE_RDMA_READ)) {
+	if (unlikely(wqe->opcode == WREN_WQE_RDMA_READ ||
+		     wren_wqe_is_atomic(wqe->opcode))) {
 		wren_wr_fail(sq, EINVAL);
 		return;
 	}
@@ -607,6 +668,10 @@ void wren_qp_set_wr_ops(struct wren_qp *qp, uint64_t send_ops_flags)
 		ibvqpx->wr_rdma_write_imm = wren_wr_rdma_write_imm;
 	if (send_ops_flags & IBV_QP_EX_WITH_RDMA_READ)
 		ibvqpx->wr_rdma_read = wren_wr_rdma_read;
+	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
+		ibvqpx->wr_atomic_cmp_swp = wren_wr_atomic_cmp_swp;
+	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		ibvqpx->wr_atomic_fetch_add = wren_wr_atomic_fetch_add;
 	ibvqpx->wr_set_ud_addr = wren_wr_set_ud_addr;
 	ibvqpx->wr_set_sge = wren_wr_set_sge;
 	ibvqpx->wr_set_sge_list = wren_wr_set_sge_list;

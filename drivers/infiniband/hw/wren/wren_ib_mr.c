@@ -32,6 +32,8 @@ static u8 wren_ib_mr_access(int access)
 		wren_access |= WREN_MR_ACCESS_REMOTE_WRITE;
 	if (access & IB_ACCESS_REMOTE_READ)
 		wren_access |= WREN_MR_ACCESS_REMOTE_READ;
+	if (access & IB_ACCESS_REMOTE_ATOMIC)
+		wren_access |= WREN_MR_ACCESS_REMOTE_ATOMIC;
 	return wren_access;
 }
 
@@ -127,9 +129,13 @@ static int wren_ib_pbl_alloc(struct wren_ib_dev *dev, struct wren_ib_pbl *pbl,
 VISIBLE_IF_KUNIT int wren_ib_mr_check(struct wren_ib_dev *dev, u64 length,
 				      int access)
 {
-	if (access & ~(WREN_IB_MR_ACCESS | WREN_IB_MR_IGNORED)) {
+	int allowed = WREN_IB_MR_ACCESS | WREN_IB_MR_IGNORED;
+
+	if (dev->caps->caps & WREN_CAP_ATOMIC)
+		allowed |= IB_ACCESS_REMOTE_ATOMIC;
+	if (access & ~allowed) {
 		ibdev_dbg(&dev->ibdev, "reg_mr: access %#x unsupported\n",
-			  access & ~(WREN_IB_MR_ACCESS | WREN_IB_MR_IGNORED));
+			  access & ~allowed);
 		return -EOPNOTSUPP;
 	}
 	if (!length || length > dev->caps->max_mr_size) {
@@ -276,15 +282,15 @@ static struct ib_mr *wren_ib_mr_new(struct wren_ib_dev *dev,
  * @length: its bytes, at most the device's max_mr_size
  * @virt_addr: the address of its first byte in work requests (the IOVA)
  * @access: %IB_ACCESS_LOCAL_WRITE, %IB_ACCESS_REMOTE_WRITE,
- *	%IB_ACCESS_REMOTE_READ; optional access flags and %IB_ACCESS_HUGETLB
- *	are ignored
+ *	%IB_ACCESS_REMOTE_READ, %IB_ACCESS_REMOTE_ATOMIC on a device with
+ *	atomics; optional access flags and %IB_ACCESS_HUGETLB are ignored
  * @udata: carries no request and gets no response
  *
  * The key is both the lkey and the rkey.  Huge pages are described as
  * such when the IOVA allows it.
  *
  * Return: the MR, or ERR_PTR() of -EOPNOTSUPP for another access flag
- * (atomics, memory window binding, zero-based, on-demand paging) or a
+ * (memory window binding, zero-based, on-demand paging) or a
  * request in @udata, -EINVAL for a length of 0 or beyond the device's or
  * memory no page size of the device fits, -ENOMEM, or another negative
  * errno.

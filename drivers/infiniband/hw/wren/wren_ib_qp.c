@@ -403,11 +403,24 @@ VISIBLE_IF_KUNIT int wren_ib_modify_qp_check(struct wren_ib_dev *dev,
 }
 EXPORT_SYMBOL_IF_KUNIT(wren_ib_modify_qp_check);
 
-/* The device's access rights of an RC QP for the verbs' ones. */
-static u8 wren_ib_qp_access(int flags)
+/*
+ * The device's access rights of an RC QP for the verbs' ones.  Remote
+ * atomic is a right like the others where the device has atomics; where
+ * it has none, no atomic can come, and the flag, which programs set
+ * whatever the device, changes nothing.
+ */
+static u8 wren_ib_qp_access(struct wren_ib_dev *dev, int flags)
 {
-	return (flags & IB_ACCESS_REMOTE_WRITE ? WREN_MR_ACCESS_REMOTE_WRITE : 0) |
-	       (flags & IB_ACCESS_REMOTE_READ ? WREN_MR_ACCESS_REMOTE_READ : 0);
+	u8 access = 0;
+
+	if (flags & IB_ACCESS_REMOTE_WRITE)
+		access |= WREN_MR_ACCESS_REMOTE_WRITE;
+	if (flags & IB_ACCESS_REMOTE_READ)
+		access |= WREN_MR_ACCESS_REMOTE_READ;
+	if (flags & IB_ACCESS_REMOTE_ATOMIC &&
+	    dev->caps->caps & WREN_CAP_ATOMIC)
+		access |= WREN_MR_ACCESS_REMOTE_ATOMIC;
+	return access;
 }
 
 /*
@@ -456,7 +469,7 @@ static int wren_ib_modify_attrs(struct wren_ib_dev *dev, struct wren_ib_qp *qp,
 	}
 	if (attr_mask & IB_QP_ACCESS_FLAGS) {
 		wa->attr_mask |= WREN_QP_ATTR_ACCESS;
-		wa->access = wren_ib_qp_access(attr->qp_access_flags);
+		wa->access = wren_ib_qp_access(dev, attr->qp_access_flags);
 	}
 	return 0;
 }
@@ -505,7 +518,7 @@ static void wren_ib_modify_keep(struct wren_ib_qp *qp,
  *	(1); a datagram QP's %IB_QP_QKEY and %IB_QP_SQ_PSN (kept for
  *	query_qp only); an RC QP's path (%IB_QP_AV: a GRH with the peer's
  *	IPv4-mapped GID), %IB_QP_DEST_QPN, both PSNs, %IB_QP_MIN_RNR_TIMER,
- *	%IB_QP_RNR_RETRY, %IB_QP_ACCESS_FLAGS (remote write and read), and
+ *	%IB_QP_RNR_RETRY, %IB_QP_ACCESS_FLAGS (remote write, read, atomic), and
  *	%IB_QP_PATH_MTU, %IB_QP_TIMEOUT, %IB_QP_RETRY_CNT and the read
  *	limits, which are checked and kept (the transport segments and
  *	retransmits by its own rules)

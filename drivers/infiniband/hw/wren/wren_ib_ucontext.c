@@ -190,6 +190,8 @@ int wren_ib_alloc_ucontext(struct ib_ucontext *ibucontext,
 				   WREN_IB_DEVICE_CAP_RD_HANDSHAKE;
 	if (c->caps & WREN_CAP_RC)
 		resp.device_caps |= WREN_IB_DEVICE_CAP_RC;
+	if (c->caps & WREN_CAP_RC && c->caps & WREN_CAP_ATOMIC)
+		resp.device_caps |= WREN_IB_DEVICE_CAP_ATOMIC;
 	/* One-sided operations on whichever reliable QPs there are. */
 	if (c->caps & WREN_CAP_RDMA_WRITE)
 		resp.device_caps |= WREN_IB_DEVICE_CAP_RDMA_WRITE;
