@@ -5,7 +5,21 @@
  * space per flow; the receiver takes only the next expected PSN and NAKs
  * the first gap once; the sender goes back to the NAKed PSN and resends
  * everything from there, or from the oldest unacknowledged PSN when
- * nothing moves for an RTO.  ECN echoes drive a simple AIMD window.
+ * nothing moves for an RTO.  Congestion control is one of two:
+ *
+ *  - aimd: ECN echoes in the ACKs drive a simple AIMD window (the
+ *    project's first baseline);
+ *  - dcqcn: RoCEv2's DCQCN (Zhu et al., SIGCOMM 2015, section 3): the
+ *    receiver (the NP) answers CE-marked packets with at most one CNP a
+ *    flow per gbn.cnp_interval; the sender (the RP) paces each flow at
+ *    a rate Rc that a CNP cuts to Rc (1 - alpha / 2), with alpha an EWMA
+ *    of CNPs (gain g) that decays every gbn.alpha_timer without one, and
+ *    that a timer and a byte counter raise: fast recovery towards the
+ *    target Rt for F steps, then additive (R_AI), then hyper (R_HAI)
+ *    increase.  The window is then a fixed bound on bytes in flight, as
+ *    a NIC's outstanding-request limit is.  The switches' side (the CP)
+ *    is sw.kmin/sw.kmax/sw.pmax.  Parameters and their sources:
+ *    README.rst, "Peers".
  *
  * It speaks the Wren wire structures on UDP port 4791, so switches never
  * trim it and the same frame helpers apply.  It sits on the same host
@@ -25,6 +39,12 @@
 #define GBN_HDRS	WREN_WIRE_DATA_HDRS_LEN
 #define GBN_ACK_LEN	(WREN_WIRE_L2L4_LEN + sizeof(struct wren_wire_hdr) + \
 			 sizeof(struct wren_wire_ack))
+/*
+ * A CNP travels as a GRANT-typed frame on the RoCEv2 port (the baseline
+ * grants nothing): a control packet to the switches, counted in
+ * tx_grants and rx_grants.
+ */
+#define GBN_CNP		WREN_WIRE_GRANT
 
 struct gbn_msg {
 	struct gbn_msg *next;
@@ -52,13 +72,22 @@ struct gbn_tx {
 	uint32_t recover;		/* no new decrease below this PSN */
 	uint8_t cause;			/* of the resends after a go-back */
 	void *rto;
+	/* DCQCN's reaction point; rates in Mb/s. */
+	double rc, rt, alpha;
+	uint64_t next_ps;		/* pacing: the next packet may leave */
+	uint32_t t_cnt, bc_cnt;		/* increase events since a CNP */
+	uint64_t bc_bytes;		/* towards the next byte-counter event */
+	bool cnp_seen;			/* in this alpha period */
+	void *pace, *alpha_tm, *rate_tm;
 };
 
 /* Target side of a flow: one per (source, source context). */
 struct gbn_rx {
 	struct gbn_rx *hnext;
 	struct gbn_rx *cnext;		/* has an ACK or NAK to send */
-	bool queued, ack, nak, in_msg;
+	bool queued, ack, nak, cnp, in_msg;
+	bool cnp_ever;
+	uint64_t last_cnp_ns;
 	uint32_t src_ip;
 	uint32_t src_ctx;
 	uint16_t sport;
@@ -128,9 +157,27 @@ static bool tx_can_send(const struct gbn_tx *t)
 	return t->nxt != t->end && t->inflight < t->cwnd;
 }
 
+static bool dcqcn(const struct gbn *g)
+{
+	return g->c->cc == GBN_CC_DCQCN;
+}
+
+/* DCQCN: not yet @t's time on the wire; the pace timer calls back. */
+static bool tx_paced(struct gbn *g, struct gbn_tx *t)
+{
+	uint64_t now = g->net->sim.now;
+
+	if (!dcqcn(g) || t->next_ps <= now)
+		return false;
+	if (!sim_queued(&((struct sim_timer *)t->pace)->ev))
+		host_env_ops.timer_arm(t->pace, (t->next_ps + PS_PER_NS - 1) /
+					       PS_PER_NS);
+	return true;
+}
+
 static void tx_make_ready(struct gbn *g, struct gbn_tx *t)
 {
-	if (t->ready || !tx_can_send(t))
+	if (t->ready || !tx_can_send(t) || tx_paced(g, t))
 		return;
 	t->ready = true;
 	t->rnext = NULL;
@@ -191,10 +238,91 @@ static void tx_rto(void *arg)
 	if (t->una == t->high)
 		return;
 	tx_go_back(g, t, t->una, WREN_TP_RETX_TIMEOUT);
-	t->cwnd = g->c->min_window;
+	if (!dcqcn(g))
+		t->cwnd = g->c->min_window;
 	t->recover = t->high;
 	tx_arm(g, t);
 	tx_make_ready(g, t);
+}
+
+static void tx_pace(void *arg)
+{
+	struct gbn_tx *t = arg;
+
+	tx_make_ready(t->g, t);
+}
+
+static void dcqcn_arm(struct gbn *g, void *timer, uint64_t after_ns)
+{
+	host_env_ops.timer_arm(timer, host_env_ops.now_ns(g->host) + after_ns);
+}
+
+/*
+ * One rate-increase event (timer or byte counter): fast recovery halves
+ * the gap to the target for the first F events after a CNP; after that
+ * the target itself rises, by R_AI while only one counter has passed F,
+ * by i x R_HAI once both have (i: events past F).
+ */
+static void dcqcn_increase(struct gbn *g, struct gbn_tx *t)
+{
+	const struct gbn_config *c = g->c;
+	uint32_t lo = t->t_cnt < t->bc_cnt ? t->t_cnt : t->bc_cnt;
+	uint32_t hi = t->t_cnt < t->bc_cnt ? t->bc_cnt : t->t_cnt;
+	double line = g->net->cfg->rate_mbps;
+
+	if (lo > c->fast_recovery)
+		t->rt += (double)(lo - c->fast_recovery) * c->rhai_mbps;
+	else if (hi > c->fast_recovery)
+		t->rt += c->rai_mbps;
+	if (t->rt > line)
+		t->rt = line;
+	t->rc = (t->rt + t->rc) / 2;
+	if (t->rc > line)
+		t->rc = line;
+}
+
+static void tx_rate_timer(void *arg)
+{
+	struct gbn_tx *t = arg;
+	struct gbn *g = t->g;
+
+	t->t_cnt++;
+	dcqcn_increase(g, t);
+	if (t->rc < g->net->cfg->rate_mbps)
+		dcqcn_arm(g, t->rate_tm, g->c->rate_ns);
+}
+
+/* alpha decays by (1 - g) each period without a CNP. */
+static void tx_alpha_timer(void *arg)
+{
+	struct gbn_tx *t = arg;
+	struct gbn *g = t->g;
+
+	if (!t->cnp_seen)
+		t->alpha *= 1 - g->c->g;
+	t->cnp_seen = false;
+	/* Idle at line rate with alpha near 0: nothing left to decay. */
+	if (t->rc < g->net->cfg->rate_mbps || t->alpha > 1.0 / 1024)
+		dcqcn_arm(g, t->alpha_tm, g->c->alpha_ns);
+}
+
+/* A CNP: cut the rate, raise alpha, start counting increases afresh. */
+static void dcqcn_cnp(struct gbn *g, struct gbn_tx *t)
+{
+	const struct gbn_config *c = g->c;
+
+	t->rt = t->rc;
+	t->rc *= 1 - t->alpha / 2;
+	if (t->rc < c->min_rate_mbps)
+		t->rc = c->min_rate_mbps;
+	t->alpha = (1 - c->g) * t->alpha + c->g;
+	t->cnp_seen = true;
+	t->t_cnt = t->bc_cnt = 0;
+	t->bc_bytes = 0;
+	dcqcn_arm(g, t->rate_tm, c->rate_ns);
+	if (!sim_queued(&((struct sim_timer *)t->alpha_tm)->ev))
+		dcqcn_arm(g, t->alpha_tm, c->alpha_ns);
+	g->st.cc_decreases++;
 }
 
 static struct gbn_tx *tx_lookup(struct gbn *g, uint32_t ip, uint32_t cls,
@@ -242,6 +370,12 @@ static struct gbn_tx *tx_lookup(struct gbn *g, uint32_t ip, uint32_t cls,
 			  (uint64_t)cls << 20) & WREN_WIRE_ENTROPY_MASK);
 	t->cwnd = g->c->window;
 	t->rto = host_env_ops.timer_new(g->host, tx_rto, t);
+	/* DCQCN starts at line rate with alpha = 1. */
+	t->rc = t->rt = g->net->cfg->rate_mbps;
+	t->alpha = 1;
+	t->pace = host_env_ops.timer_new(g->host, tx_pace, t);
+	t->alpha_tm = host_env_ops.timer_new(g->host, tx_alpha_timer, t);
+	t->rate_tm = host_env_ops.timer_new(g->host, tx_rate_timer, t);
 	t->hnext = g->txh[b];
 	g->txh[b] = t;
 	g->txv[g->ntx++] = t;
@@ -319,6 +453,9 @@ static void gbn_destroy(void *tp)
 			free(m);
 		}
 		host_env_ops.timer_free(t->rto);
+		host_env_ops.timer_free(t->pace);
+		host_env_ops.timer_free(t->alpha_tm);
+		host_env_ops.timer_free(t->rate_tm);
 		free(t);
 	}
 	for (i = 0; i < g->rxhsize; i++) {
@@ -389,6 +526,21 @@ static size_t pull_ctrl(struct gbn *g, uint8_t *f)
 	if (!g->chead)
 		g->ctail = NULL;
 	r->queued = false;
+	if (r->cnp) {
+		/* The CNP first; an ACK or NAK due waits its next turn. */
+		r->cnp = false;
+		if (r->ack || r->nak)
+			rx_queue_ctrl(g, r);
+		hdr_fill(wh, GBN_CNP, 0, 0, r->src_ctx, r->expected,
+			 r->expected, 0);
+		memset(ack, 0, sizeof(*ack));
+		frame_l2l4(f, GBN_ACK_LEN, g->host->ipv4, r->src_ip, r->sport,
+			   GBN_UDP_PORT, 0);
+		g->st.tx_grants++;
+		g->st.tx_pkts++;
+		g->st.tx_bytes += GBN_ACK_LEN;
+		return GBN_ACK_LEN;
+	}
 	r->ack = r->nak = false;
 	r->unacked = 0;
 	hdr_fill(wh, nak ? WREN_WIRE_NACK : WREN_WIRE_ACK, 0, 0, r->src_ctx,
@@ -454,6 +606,20 @@ static size_t pull_data(struct gbn *g, struct gbn_tx *t, uint8_t *f)
 		   WREN_WIRE_ECN_ECT0);
 	if (!sim_queued(&((struct sim_timer *)t->rto)->ev))
 		tx_arm(g, t);
+	if (dcqcn(g)) {
+		uint64_t now = g->net->sim.now;
+		double bits = (double)(flen + WREN_WIRE_ETH_OVERHEAD) * 8;
+
+		/* Mb/s: a bit takes 1e6 / rate picoseconds. */
+		t->next_ps = (t->next_ps > now ? t->next_ps : now) +
+			     (uint64_t)(bits * 1e6 / t->rc);
+		t->bc_bytes += flen;
+		if (t->bc_bytes >= g->c->byte_counter) {
+			t->bc_bytes -= g->c->byte_counter;
+			t->bc_cnt++;
+			dcqcn_increase(g, t);
+		}
+	}
 	g->st.tx_pkts++;
 	g->st.tx_bytes += flen;
 	g->st.tx_data_pkts++;
@@ -476,7 +642,7 @@ static size_t gbn_tx_pull(void *tp, void *frame, size_t cap)
 		if (!g->rhead)
 			g->rtail = NULL;
 		t->ready = false;
-		if (!tx_can_send(t))
+		if (!tx_can_send(t) || tx_paced(g, t))
 			continue;
 		len = pull_data(g, t, frame);
 		/* Round robin between flows, a packet each. */
@@ -503,7 +669,9 @@ static void tx_acked(struct gbn *g, struct gbn_tx *t, uint32_t cum,
 		t->nxt = cum;
 		t->cur = msg_of(t, cum);
 	}
-	if (!ce && t->cwnd < g->c->window) {
+	if (dcqcn(g))
+		ce = 0;
+	if (!ce && !dcqcn(g) && t->cwnd < g->c->window) {
 		t->cwnd += (uint32_t)((uint64_t)g->c->ai * acked / t->cwnd);
 		if (t->cwnd > g->c->window)
 			t->cwnd = g->c->window;
@@ -571,9 +739,19 @@ static void rx_data(struct gbn *g, const uint8_t *f, size_t len)
 	g->st.rx_data_pkts++;
 	g->st.rx_data_bytes += plen;
 	if ((f[WREN_WIRE_IP_TOS] & WREN_WIRE_ECN_MASK) == WREN_WIRE_ECN_CE) {
+		uint64_t now = host_env_ops.now_ns(g->host);
+
 		g->st.rx_ecn_ce++;
 		if (r->ce < UINT16_MAX)
 			r->ce++;
+		/* DCQCN's NP: at most one CNP a flow per interval. */
+		if (dcqcn(g) && (!r->cnp_ever ||
+				 now - r->last_cnp_ns >= g->c->cnp_ns)) {
+			r->cnp_ever = true;
+			r->last_cnp_ns = now;
+			r->cnp = true;
+			rx_queue_ctrl(g, r);
+		}
 	}
 	if (psn != r->expected) {
 		if ((int32_t)(psn - r->expected) > 0) {
@@ -651,6 +829,11 @@ static void gbn_rx(void *tp, const void *frame, size_t len)
 		rx_data(g, f, len);
 	} else if (type == WREN_WIRE_ACK || type == WREN_WIRE_NACK) {
 		rx_ack(g, wh, len, type == WREN_WIRE_NACK);
+	} else if (type == GBN_CNP && len >= GBN_ACK_LEN &&
+		   ntohl(wh->dst_ctx) < g->ntx) {
+		g->st.rx_grants++;
+		if (dcqcn(g))
+			dcqcn_cnp(g, g->txv[ntohl(wh->dst_ctx)]);
 	} else {
 		g->st.rx_drop_malformed++;
 		g->st.rx_drops++;

@@ -90,6 +90,16 @@ int run_one(const char *name, const struct cfg *c,
 	out->first_rx_ps = a->first_rx_ps;
 	out->last_rx_ps = a->last_rx_ps;
 	out->rx_bytes = a->total_rx_bytes;
+	for (i = 0; i < n->nsw; i++) {
+		const struct sw *s = &n->sws[i];
+
+		for (uint32_t j = 0; j < s->nports; j++) {
+			out->sw_drops += s->ports[j].drops;
+			out->sw_marks += s->ports[j].marks;
+			if (s->ports[j].max_q > out->sw_max_q)
+				out->sw_max_q = s->ports[j].max_q;
+		}
+	}
 	out->ok = jw ? report_run(jw, n, name, merged) : report_pass(n);
 	if (csv)
 		report_csv_row(csv, n, name);

@@ -17,6 +17,9 @@ struct run_out {
 	uint64_t first_rx_ps;		/* first and last payload placed */
 	uint64_t last_rx_ps;
 	uint64_t rx_bytes;
+	/* Switch ports, summed: what the self-test checks queueing by. */
+	uint64_t sw_drops, sw_marks;
+	uint32_t sw_max_q;		/* deepest any port queue got */
 	bool ok;
 };
 

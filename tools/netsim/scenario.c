@@ -289,6 +289,7 @@ static const char *const app_names[] = {
 	"stream", "incast", "permutation", "roundrobin", "pingpong", NULL
 };
 static const char *const xport_names[] = { "wren", "gbn", NULL };
+static const char *const gbn_cc_names[] = { "aimd", "dcqcn", NULL };
 static const char *const mode_names[] = { "optimistic", "handshake", NULL };
 
 #define C(f) offsetof(struct cfg, f)
@@ -315,6 +316,9 @@ static const struct key keys[] = {
 	{ "sw.trim", K_BOOL, C(sw_trim), "0", NULL },
 	{ "sw.hdr_buffer", K_U32, C(sw_hdr_buffer), "64K", NULL },
 	{ "sw.prio_ctrl", K_BOOL, C(sw_prio_ctrl), "0", NULL },
+	{ "sw.kmin", K_U32, C(sw_kmin), "0", NULL },
+	{ "sw.kmax", K_U32, C(sw_kmax), "0", NULL },
+	{ "sw.pmax", K_PROB, C(sw_pmax), "0.01", NULL },
 	{ "loss", K_PROB, I(loss), "0", NULL },
 	{ "p_gb", K_PROB, I(p_gb), "0", NULL },
 	{ "p_bg", K_PROB, I(p_bg), "0", NULL },
@@ -347,12 +351,22 @@ static const struct key keys[] = {
 	{ "tp.grant_chunk", K_U32, T(grant_chunk), NULL, NULL },
 	{ "tp.idle_ns", K_NS, T(idle_ns), NULL, NULL },
 	{ "tp.mpl_ns", K_NS, T(mpl_ns), NULL, NULL },
+	{ "gbn.cc", K_ENUM, G(cc), "aimd", gbn_cc_names },
 	{ "gbn.window", K_U32, G(window), "256K", NULL },
 	{ "gbn.min_window", K_U32, G(min_window), "8K", NULL },
 	{ "gbn.ai", K_U32, G(ai), "4K", NULL },
 	{ "gbn.md", K_U32, G(md), "128", NULL },
 	{ "gbn.ack_every", K_U32, G(ack_every), "8", NULL },
 	{ "gbn.rto_ns", K_NS, G(rto_ns), "100us", NULL },
+	{ "gbn.g", K_DOUBLE, G(g), "0.00390625", NULL },
+	{ "gbn.cnp_interval", K_NS, G(cnp_ns), "50us", NULL },
+	{ "gbn.alpha_timer", K_NS, G(alpha_ns), "55us", NULL },
+	{ "gbn.rate_timer", K_NS, G(rate_ns), "55us", NULL },
+	{ "gbn.byte_counter", K_U64, G(byte_counter), "10000000", NULL },
+	{ "gbn.fast_recovery", K_U32, G(fast_recovery), "5", NULL },
+	{ "gbn.rai", K_RATE, G(rai_mbps), "0.04", NULL },
+	{ "gbn.rhai", K_RATE, G(rhai_mbps), "0.2", NULL },
+	{ "gbn.min_rate", K_RATE, G(min_rate_mbps), "0.1", NULL },
 	{ "app", K_ENUM, C(app), "stream", app_names },
 	{ "msg_size", K_U32, C(msg_size), "64K", NULL },
 	{ "outstanding", K_U32, C(outstanding), "0", NULL },
@@ -589,6 +603,8 @@ static int check(struct cfg *c)
 		why = "bin must be positive";
 	else if (c->sw_buffer < c->mtu + 200)
 		why = "sw.buffer must hold a packet";
+	else if (c->sw_kmax && c->sw_kmin >= c->sw_kmax)
+		why = "sw.kmin must be below sw.kmax";
 	if (why) {
 		fprintf(stderr, "netsim: %s\n", why);
 		return -1;

@@ -39,13 +39,26 @@ struct link_override {
 	const char *where;	/* file:line, for "no such link" */
 };
 
+enum gbn_cc { GBN_CC_AIMD, GBN_CC_DCQCN };
+
 struct gbn_config {
+	enum gbn_cc cc;		/* AIMD window or DCQCN rate */
 	uint32_t window;	/* bytes in flight at most */
 	uint32_t min_window;	/* AIMD floor */
 	uint32_t ai;		/* bytes per window acknowledged */
 	uint32_t md;		/* decrease on ECN, 1/256 of the window */
 	uint32_t ack_every;	/* packets per cumulative ack */
 	uint64_t rto_ns;	/* no progress for this long: go back */
+	/* DCQCN (gbn.cc = dcqcn): README.rst cites each value. */
+	double g;		/* alpha's gain */
+	uint64_t cnp_ns;	/* NP: at most one CNP a flow per this */
+	uint64_t alpha_ns;	/* RP: alpha decays after this without CNP */
+	uint64_t rate_ns;	/* RP: rate-increase timer */
+	uint64_t byte_counter;	/* RP: a rate increase per this many bytes */
+	uint32_t fast_recovery;	/* RP: F, steps of fast recovery */
+	uint32_t rai_mbps;	/* RP: additive increase */
+	uint32_t rhai_mbps;	/* RP: hyper increase */
+	uint32_t min_rate_mbps;	/* RP: floor of the rate */
 };
 
 struct cfg {
@@ -66,6 +79,10 @@ struct cfg {
 	bool sw_trim;
 	uint32_t sw_hdr_buffer;		/* priority queue, bytes */
 	bool sw_prio_ctrl;		/* control packets ahead of data */
+	/* RED-style ECN (DCQCN's CP) when sw_kmax: mark with probability
+	 * rising from 0 at kmin to pmax at kmax, always above. */
+	uint32_t sw_kmin, sw_kmax;
+	double sw_pmax;
 
 	struct imp imp;			/* every link */
 	struct link_override *lo;

@@ -102,6 +102,27 @@ static bool pkt_is_ctrl(const struct pkt *p)
 	return type != WREN_WIRE_DATA && type != WREN_WIRE_UD;
 }
 
+/*
+ * Does the packet joining @pt's data queue get CE?  A step at sw.ecn, or
+ * with sw.kmax the RED-style profile DCQCN's switches run (its CP): no
+ * mark up to kmin, then a chance rising linearly to pmax at kmax, always
+ * above kmax.  The network's stream draws, so runs stay deterministic.
+ */
+static bool port_marks(struct port *pt, const struct cfg *c)
+{
+	uint32_t q = pt->qbytes;
+
+	if (c->sw_kmax) {
+		if (q <= c->sw_kmin)
+			return false;
+		if (q >= c->sw_kmax)
+			return true;
+		return rng_chance(&pt->link.net->rng, c->sw_pmax *
+				  (q - c->sw_kmin) / (c->sw_kmax - c->sw_kmin));
+	}
+	return c->sw_ecn && q > c->sw_ecn;
+}
+
 void port_enqueue(struct port *pt, struct pkt *p)
 {
 	struct net *n = pt->link.net;
@@ -136,7 +157,7 @@ void port_enqueue(struct port *pt, struct pkt *p)
 		pkt_free(n, p);
 		return;
 	}
-	if (c->sw_ecn && pt->qbytes > c->sw_ecn && wren_wire_mark_ce(p->data))
+	if (port_marks(pt, c) && wren_wire_mark_ce(p->data))
 		pt->marks++;
 	pt->qbytes += p->len;
 	if (pt->qbytes > pt->max_q)

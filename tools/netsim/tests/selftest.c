@@ -251,6 +251,49 @@ static void test_prio_ctrl(void)
 	   "%u-th without (want 2, 2, 11)", on, rocev2, off);
 }
 
+/*
+ * DCQCN (gbn.cc = dcqcn) on the marking profile of its paper: two
+ * senders at line rate into one 100 Gb/s port with a 2 MiB buffer and
+ * 4 MiB each allowed in flight.  Without congestion control the queue
+ * overflows (the same run with gbn.cc = aimd and no ECN drops); with
+ * DCQCN the switch marks, the CNPs cut the senders' rates and hold the
+ * queue under the buffer, and no packet is dropped.
+ */
+static int dcqcn_run(const char *cc, const char *kmax, struct run_out *out)
+{
+	const char *kv[] = {
+		"topology", "star", "app", "incast", "senders", "2",
+		"transport", "gbn", "gbn.cc", cc, "gbn.window", "4M",
+		"msg_size", "1M", "outstanding", "4", "duration", "4ms",
+		"warmup", "1ms", "sw.buffer", "2M", "sw.kmin", "5K",
+		"sw.kmax", kmax, "sw.pmax", "0.01", "rate", "100", NULL,
+	};
+	struct kvlist merged = { 0 };
+	struct cfg c;
+	int ret;
+
+	*out = (struct run_out){ 0 };
+	ret = cfg_from(&c, &merged, kv) ||
+	      run_one("dcqcn", &c, &merged, NULL, NULL, NULL, out);
+	cfg_free(&c);
+	kv_free(&merged);
+	return ret;
+}
+
+static void test_dcqcn(void)
+{
+	struct run_out on, off;
+	int r1 = dcqcn_run("dcqcn", "200K", &on);
+	int r2 = dcqcn_run("aimd", "0", &off);
+
+	ok(!r1 && !r2 && on.ok && off.ok && on.sw_marks > 0 &&
+	   on.sw_drops == 0 && on.sw_max_q < 2 << 20 && off.sw_drops > 0,
+	   "dcqcn: 2:1 at line rate: %llu marks, %llu drops, queue peak "
+	   "%u B (want marks, no drop); without: %llu drops (want some)",
+	   (unsigned long long)on.sw_marks, (unsigned long long)on.sw_drops,
+	   on.sw_max_q, (unsigned long long)off.sw_drops);
+}
+
 static void test_scenario_errors(void)
 {
 	const char *bad_key[] = { "no_such_key", "1", "msgs", "1", NULL };
@@ -363,6 +406,7 @@ int main(int argc, char **argv)
 	test_ecmp();
 	test_impairments();
 	test_prio_ctrl();
+	test_dcqcn();
 	test_scenario_errors();
 	test_determinism(argv[2]);
 	test_cli(argv[1], argv[2]);
