@@ -42,6 +42,7 @@ struct weng_config {
 	uint32_t time_scale;		/* transport timers x this (>= 1) */
 	uint32_t tc_cache;		/* transport contexts held at once */
 	uint16_t max_rd_atom;		/* READs in flight per QP; more wait */
+	uint32_t max_srq;		/* shared receive queues */
 };
 
 struct weng;

@@ -29,6 +29,10 @@ static weng_cmd_fn *const handlers[] = {
 	[WREN_ADMIN_SET_TC_TABLE] = weng_cmd_set_tc_table,
 	[WREN_ADMIN_RESIZE_CQ] = weng_cmd_resize_cq,
 	[WREN_ADMIN_REREG_MR] = weng_cmd_rereg_mr,
+	[WREN_ADMIN_CREATE_SRQ] = weng_cmd_create_srq,
+	[WREN_ADMIN_MODIFY_SRQ] = weng_cmd_modify_srq,
+	[WREN_ADMIN_QUERY_SRQ] = weng_cmd_query_srq,
+	[WREN_ADMIN_DESTROY_SRQ] = weng_cmd_destroy_srq,
 };
 
 void weng_cmd_execute(struct weng *e, const struct wren_admin_cmd *cmd,

@@ -84,5 +84,9 @@ weng_cmd_fn weng_cmd_destroy_ah;
 weng_cmd_fn weng_cmd_reg_mr;
 weng_cmd_fn weng_cmd_dereg_mr;
 weng_cmd_fn weng_cmd_rereg_mr;
+weng_cmd_fn weng_cmd_create_srq;
+weng_cmd_fn weng_cmd_modify_srq;
+weng_cmd_fn weng_cmd_query_srq;
+weng_cmd_fn weng_cmd_destroy_srq;
 
 #endif /* WENG_CMD_H */

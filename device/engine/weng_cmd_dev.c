@@ -60,6 +60,7 @@ static void fill_attr(struct weng *e, struct wren_dev_attr *a)
 	a->max_tc_log = WENG_TC_MAX_LOG;
 	a->max_rd_atom = wren_to_le32(c->max_rd_atom);
 	a->max_res_rd_atom = wren_to_le32(e->resp_count);
+	a->max_srq = wren_to_le32(e->cfg.max_srq);
 }
 
 /*

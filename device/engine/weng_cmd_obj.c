@@ -165,7 +165,12 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	if (!base_ok(wren_le64(c->sq_base)))
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
 						  sq_base));
-	if (!base_ok(wren_le64(c->rq_base)))
+	/* A QP on an SRQ has no receive queue of its own. */
+	if (c->flags & WREN_QP_FLAG_SRQ ?
+	    c->rq_base || c->rq_log_depth ||
+	    !weng_srq_get(e, wren_le32(c->srqn)) ||
+	    e->srqs[wren_le32(c->srqn)].pdn != pdn :
+	    !base_ok(wren_le64(c->rq_base)) || c->srqn)
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
 						  rq_base));
 	if (!weng_pd_valid(e, pdn))
@@ -187,10 +192,12 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	if (!log_depth_ok(c->sq_log_depth, e->cfg.max_qp_depth))
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
 						  sq_log_depth));
-	if (!log_depth_ok(c->rq_log_depth, e->cfg.max_qp_depth))
+	if (!(c->flags & WREN_QP_FLAG_SRQ) &&
+	    !log_depth_ok(c->rq_log_depth, e->cfg.max_qp_depth))
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
 						  rq_log_depth));
-	if (c->flags & ~(rd_only | WREN_QP_FLAG_SQ_SIG_ALL) ||
+	if (c->flags & ~(rd_only | WREN_QP_FLAG_SQ_SIG_ALL |
+			 WREN_QP_FLAG_SRQ) ||
 	    (c->type != WREN_QPT_RD && c->flags & rd_only))
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
 						  flags));
@@ -237,6 +244,10 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	qp->send_cq = scq;
 	qp->recv_cq = rcq;
 	qp->db_page = page;
+	if (c->flags & WREN_QP_FLAG_SRQ) {
+		qp->srqn = wren_le32(c->srqn);
+		e->srqs[qp->srqn].refs++;
+	}
 	qp->sq_base = wren_le64(c->sq_base);
 	qp->rq_base = wren_le64(c->rq_base);
 	e->pd_refs[pdn]++;
@@ -248,8 +259,8 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	return 0;
 }
 
-/* The verbs' state diagram, as far as Wren's QPs use it. */
-static bool transition_ok(uint8_t from, uint8_t to)
+/* The verbs' state diagram, as far as Wren's QPs use it: SQD is RC's. */
+static bool transition_ok(uint8_t type, uint8_t from, uint8_t to)
 {
 	switch (to) {
 	case WREN_QPS_RESET:
@@ -260,7 +271,11 @@ static bool transition_ok(uint8_t from, uint8_t to)
 	case WREN_QPS_RTR:
 		return from == WREN_QPS_INIT;
 	case WREN_QPS_RTS:
-		return from == WREN_QPS_RTR || from == WREN_QPS_RTS;
+		return from == WREN_QPS_RTR || from == WREN_QPS_RTS ||
+		       from == WREN_QPS_SQD;
+	case WREN_QPS_SQD:
+		return type == WREN_QPT_RC &&
+		       (from == WREN_QPS_RTS || from == WREN_QPS_SQD);
 	default:
 		return false;
 	}
@@ -397,7 +412,7 @@ int weng_cmd_modify_qp(struct weng *e, const void *body,
 	if (modify_unnamed_zero(c, mask, st))
 		return -1;
 	to = mask & WREN_QP_ATTR_STATE ? c->state : qp->state;
-	if (mask & WREN_QP_ATTR_STATE && !transition_ok(qp->state, to))
+	if (mask & WREN_QP_ATTR_STATE && !transition_ok(qp->type, qp->state, to))
 		return reject_field(st, WENG_BODY(struct wren_cmd_modify_qp,
 						  state));
 	allowed = attrs_allowed(qp->type, qp->state, to, &required);
@@ -424,10 +439,19 @@ int weng_cmd_modify_qp(struct weng *e, const void *body,
 		}
 		qp->gen++;
 	}
+	if (to == WREN_QPS_ERR) {
+		weng_qp_error(e, qp);
+		return 0;
+	}
+	if (to == WREN_QPS_SQD && qp->state != WREN_QPS_SQD) {
+		/* Drained once nothing is in flight (weng_sq_retire()). */
+		qp->state = to;
+		qp->drained = false;
+		weng_sq_retire(e, qp);
+		return 0;
+	}
 	qp->state = to;
-	if (to == WREN_QPS_ERR)
-		weng_qp_flush(e, qp);
-	else if (to == WREN_QPS_RTS)
+	if (to == WREN_QPS_RTS)
 		weng_sq_kick(e, qp);
 	return 0;
 }
@@ -467,10 +491,131 @@ int weng_cmd_destroy_qp(struct weng *e, const void *body,
 	e->pd_refs[qp->pdn]--;
 	e->cqs[qp->send_cq].refs--;
 	e->cqs[qp->recv_cq].refs--;
+	if (qp->flags & WREN_QP_FLAG_SRQ) {
+		/* Receives it took are dropped without completions. */
+		struct weng_srq *srq = &e->srqs[qp->srqn];
+
+		for (uint32_t i = 0; i < weng_depth(srq->log_depth); i++)
+			if (srq->shadow[i].busy &&
+			    srq->shadow[i].qp == (uint32_t)(qp - e->qps))
+				srq->shadow[i].busy = false;
+		srq->refs--;
+	}
 	weng_qp_free_shadows(qp);
 	gen = qp->gen + 1;
 	memset(qp, 0, sizeof(*qp));
 	qp->gen = gen;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared receive queues                                                */
+/* ------------------------------------------------------------------ */
+
+int weng_cmd_create_srq(struct weng *e, const void *body,
+			struct weng_cmd_status *st)
+{
+	const struct wren_cmd_create_srq *c = body;
+	uint32_t pdn = wren_le32(c->pdn), page = wren_le32(c->db_page), n;
+	enum weng_db_kind kind = WENG_DB_SRQ;
+	struct weng_srq *srq;
+	uint16_t slot;
+
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_create_srq, rsvd0) ||
+	    !WENG_RSVD_OK(st, c, struct wren_cmd_create_srq, rsvd))
+		return -1;
+	if (!base_ok(wren_le64(c->base)))
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_srq,
+						  base));
+	if (!weng_pd_valid(e, pdn))
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_srq,
+						  pdn));
+	if (page >= e->cfg.db_page_count)
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_srq,
+						  db_page));
+	if (!log_depth_ok(c->log_depth, e->cfg.max_qp_depth))
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_srq,
+						  log_depth));
+	for (n = 0; n < e->cfg.max_srq && e->srqs[n].in_use; n++)
+		;
+	if (n == e->cfg.max_srq ||
+	    !weng_db_alloc(e, page, 1, &kind, n, &slot))
+		return reject_status(st, WREN_STATUS_NO_RESOURCES);
+	srq = &e->srqs[n];
+	memset(srq, 0, sizeof(*srq));
+	srq->shadow = calloc(1U << c->log_depth, sizeof(*srq->shadow));
+	if (!srq->shadow) {
+		weng_db_free(e, page, slot);
+		return reject_status(st, WREN_STATUS_NO_RESOURCES);
+	}
+	srq->in_use = true;
+	srq->log_depth = c->log_depth;
+	srq->db_slot = slot;
+	srq->db_page = page;
+	srq->pdn = pdn;
+	srq->base = wren_le64(c->base);
+	e->pd_refs[pdn]++;
+	st->result[0] = n;
+	st->result[1] = slot * 4;
+	return 0;
+}
+
+int weng_cmd_modify_srq(struct weng *e, const void *body,
+			struct weng_cmd_status *st)
+{
+	const struct wren_cmd_modify_srq *c = body;
+	struct weng_srq *srq;
+
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_modify_srq, rsvd))
+		return -1;
+	srq = weng_srq_get(e, wren_le32(c->srqn));
+	if (!srq)
+		return reject_status(st, WREN_STATUS_NOT_FOUND);
+	if (wren_le32(c->limit) >= weng_depth(srq->log_depth))
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_srq,
+						  limit));
+	srq->limit = wren_le32(c->limit);
+	/* Armed below what is posted already: it fires at once. */
+	if (srq->limit && (uint16_t)(srq->pi - srq->ci) < srq->limit) {
+		srq->limit = 0;
+		weng_aeq_post(e, WREN_AEQ_SRQ_LIMIT, srq - e->srqs, 0);
+	}
+	return 0;
+}
+
+int weng_cmd_query_srq(struct weng *e, const void *body,
+		       struct weng_cmd_status *st)
+{
+	const struct weng_srq *srq;
+	uint32_t srqn;
+
+	if (!weng_cmd_handle(body, st, &srqn))
+		return -1;
+	srq = weng_srq_get(e, srqn);
+	if (!srq)
+		return reject_status(st, WREN_STATUS_NOT_FOUND);
+	st->result[0] = srq->limit;
+	st->result[1] = srq->ci;
+	return 0;
+}
+
+int weng_cmd_destroy_srq(struct weng *e, const void *body,
+			 struct weng_cmd_status *st)
+{
+	struct weng_srq *srq;
+	uint32_t srqn;
+
+	if (!weng_cmd_handle(body, st, &srqn))
+		return -1;
+	srq = weng_srq_get(e, srqn);
+	if (!srq)
+		return reject_status(st, WREN_STATUS_NOT_FOUND);
+	if (srq->refs)
+		return reject_status(st, WREN_STATUS_BAD_STATE);
+	weng_db_free(e, srq->db_page, srq->db_slot);
+	e->pd_refs[srq->pdn]--;
+	free(srq->shadow);
+	memset(srq, 0, sizeof(*srq));
 	return 0;
 }
 

@@ -2,7 +2,7 @@
 /*
  * Wren engine: the doorbell BAR.  Pages of WREN_DB_SLOTS registers, each
  * page mapped into one user context by the driver; a register belongs to
- * the queue it was allocated for (a QP's SQ or RQ, or a CQ), in that page
+ * the queue it was allocated for (a QP's SQ or RQ, an SRQ, a CQ), in that page
  * only, and rings nothing else.  Writes are decoded here and handed to
  * the queue; reads are refused.
  */
@@ -113,6 +113,9 @@ void weng_db_write(struct weng *e, uint64_t offset, uint32_t value,
 		break;
 	case WENG_DB_CQ:
 		weng_cq_doorbell(e, offset, &e->cqs[s->obj], value);
+		break;
+	case WENG_DB_SRQ:
+		weng_srq_doorbell(e, offset, &e->srqs[s->obj], value);
 		break;
 	}
 }

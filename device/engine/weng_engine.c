@@ -38,6 +38,7 @@ void weng_config_defaults(struct weng_config *cfg)
 	cfg->time_scale = 1;
 	cfg->tc_cache = 1024;
 	cfg->max_rd_atom = 128;
+	cfg->max_srq = 1024;
 }
 
 /* Set up, reset and tear down every part, in this order. */
@@ -52,6 +53,7 @@ static const struct {
 	{ weng_pd_init, weng_pd_reset, weng_pd_fini },
 	{ weng_ah_init, weng_ah_reset, weng_ah_fini },
 	{ weng_mr_init, weng_mr_reset, weng_mr_fini },
+	{ weng_srq_init, weng_srq_reset, weng_srq_fini },
 	{ weng_qp_init, weng_qp_reset, weng_qp_fini },
 	{ weng_resp_init, weng_resp_reset, weng_resp_fini },
 	{ weng_send_init, weng_send_reset, weng_send_fini },

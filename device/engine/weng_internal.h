@@ -8,8 +8,8 @@
  *
  *   services     weng_base.c weng_ring.c
  *   events       weng_aeq.c weng_eq.c weng_cq.c
- *   objects      weng_pd.c weng_ah.c weng_mr.c weng_qp.c weng_resp.c
- *                weng_tc.c weng_rc.c
+ *   objects      weng_pd.c weng_ah.c weng_mr.c weng_srq.c weng_qp.c
+ *                weng_resp.c weng_tc.c weng_rc.c
  *   operations   weng_send.c weng_read.c weng_recv.c weng_write.c
  *                weng_atomic.c
  *   dispatch     weng_ulp.c weng_wire.c weng_doorbell.c weng_cmd_dev.c
@@ -35,7 +35,8 @@
 				 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE | \
 				 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ | \
 				 WREN_CAP_RESIZE_CQ | WREN_CAP_RC | \
-				 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC)
+				 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | \
+				 WREN_CAP_SRQ)
 #define WENG_FW_MAJOR		1
 #define WENG_FW_MINOR		0
 #define WENG_FW_PATCH		0
@@ -112,6 +113,22 @@ struct weng_rwqe {
 	bool busy;		/* a message is being placed into it */
 	bool failed;		/* a write into it was refused */
 	uint32_t psn;		/* RC: the message's place in the stream */
+	uint32_t qp;		/* SRQ: the QP that took it (index) ... */
+	uint16_t qp_gen;	/* ... and its generation then */
+};
+
+/* A shared receive queue (weng_srq.c). */
+struct weng_srq {
+	bool in_use;
+	uint8_t log_depth;
+	uint16_t db_slot;
+	uint32_t db_page;
+	uint32_t pdn;
+	uint64_t base;
+	uint16_t pi, ci;	/* producer from the doorbell, consumer */
+	uint32_t limit;		/* armed: the event fires below it; 0: not */
+	uint32_t refs;		/* QPs taking receives from it */
+	struct weng_rwqe *shadow;	/* per slot while a message is placed */
 };
 
 /*
@@ -125,7 +142,7 @@ struct weng_rwqe {
 enum weng_rc_kind {
 	WENG_RC_SEND = 1,	/* complete the receive in rq_shadow[index] */
 	WENG_RC_RESP = 2,	/* finish the responder entry resps[index] */
-	WENG_RC_FAIL = 3,	/* refused: the QP goes to ERR */
+	WENG_RC_FAIL = 3,	/* refused with wren_tp_status index: ERR */
 };
 
 #define WENG_RC_WHAT(kind, index)	((uint32_t)(kind) << 28 | (index))
@@ -138,6 +155,7 @@ struct weng_rc {
 	uint8_t dest_mac[6];
 	uint8_t min_rnr_timer;	/* the verbs' encoding */
 	uint8_t rnr_retry;	/* WREN_QP_RNR_RETRY_FOREVER: no end */
+	bool comm_est;		/* COMM_EST was posted */
 	/* Requester: the next new message, and the next new SEND. */
 	uint32_t sq_psn;
 	uint16_t sq_rsn;
@@ -169,6 +187,8 @@ struct weng_qp {
 	uint16_t rq_pi, rq_ci;
 	uint16_t sq_fetch;	/* next send entry to read */
 	bool sq_blocked;	/* the transport was full, or max_rd_atom reads */
+	bool drained;		/* SQD: SQ_DRAINED was posted */
+	uint32_t srqn;		/* WREN_QP_FLAG_SRQ: where receives come from */
 	uint16_t reads_out;	/* RDMA_READs posted and not done */
 	uint16_t gen;		/* tells stale transport callbacks apart */
 	uint8_t access;		/* WREN_MR_ACCESS_REMOTE_* peers may use */
@@ -226,6 +246,7 @@ enum weng_db_kind {
 	WENG_DB_SQ,
 	WENG_DB_RQ,
 	WENG_DB_CQ,
+	WENG_DB_SRQ,
 };
 
 struct weng_db_slot {
@@ -275,6 +296,7 @@ struct weng {
 	uint8_t *pd_used;
 	uint32_t *pd_refs;	/* QPs, AHs and MRs on each PD */
 	struct weng_cq *cqs;
+	struct weng_srq *srqs;
 	struct weng_qp *qps;
 	uint32_t qp_next;	/* where the search for a free QP starts */
 	struct weng_ah *ahs;
@@ -319,6 +341,13 @@ static inline bool weng_enabled(const struct weng *e)
 {
 	return (e->dev_sts & (WREN_DEV_STS_ENABLED | WREN_DEV_STS_FATAL)) ==
 	       WREN_DEV_STS_ENABLED;
+}
+
+/* States in which a QP takes messages: RTR, RTS and SQD. */
+static inline bool weng_qp_receives(const struct weng_qp *qp)
+{
+	return qp->state == WREN_QPS_RTR || qp->state == WREN_QPS_RTS ||
+	       qp->state == WREN_QPS_SQD;
 }
 
 static inline uint32_t weng_depth(uint8_t log_depth)
@@ -429,6 +458,16 @@ int weng_sgl_copy(struct weng *e, uint32_t pdn, const struct wren_sge *sge,
 		  unsigned int n, uint32_t off, uint8_t *buf, uint32_t len,
 		  bool to_sgl);
 
+/* weng_srq.c: shared receive queues. */
+int weng_srq_init(struct weng *e);
+void weng_srq_fini(struct weng *e);
+void weng_srq_reset(struct weng *e);
+struct weng_srq *weng_srq_get(struct weng *e, uint32_t srqn);
+void weng_srq_doorbell(struct weng *e, uint64_t offset, struct weng_srq *srq,
+		       uint32_t value);
+int weng_srq_take(struct weng *e, struct weng_srq *srq, uint32_t *slot,
+		  uint64_t *at);
+
 /* weng_qp.c: queue pairs, their slots, completions and flushing. */
 int weng_qp_init(struct weng *e);
 void weng_qp_fini(struct weng *e);
@@ -443,6 +482,9 @@ void weng_qp_free_shadows(struct weng_qp *qp);
 void weng_sq_retire(struct weng *e, struct weng_qp *qp);
 void weng_qp_flush(struct weng *e, struct weng_qp *qp);
 void weng_qp_error(struct weng *e, struct weng_qp *qp);
+void weng_qp_event(struct weng *e, const struct weng_qp *qp, uint8_t event);
+struct weng_rwqe *weng_qp_rwqe(struct weng *e, struct weng_qp *qp,
+			       uint32_t slot);
 
 /* weng_resp.c: responder entries of one-sided operations. */
 int weng_resp_init(struct weng *e);

@@ -160,6 +160,12 @@ void weng_sq_retire(struct weng *e, struct weng_qp *qp)
 			return;
 		}
 	}
+	/* SQD: once nothing is in flight, the send queue has drained. */
+	if (qp->state == WREN_QPS_SQD && !qp->drained &&
+	    qp->sq_ci == qp->sq_fetch) {
+		qp->drained = true;
+		weng_qp_event(e, qp, WREN_QP_EV_SQ_DRAINED);
+	}
 }
 
 /* A flushed receive: no message, WR_FLUSH_ERR. */
@@ -212,11 +218,26 @@ void weng_qp_flush(struct weng *e, struct weng_qp *qp)
 		if (sw_completes(qp, sw))
 			complete_send(e, qp, sw, qp->sq_ci & sq_mask);
 	}
+	if (qp->flags & WREN_QP_FLAG_SRQ) {
+		/* The receives it took; the untaken are the SRQ's. */
+		struct weng_srq *srq = &e->srqs[qp->srqn];
+
+		for (uint32_t i = 0; i < weng_depth(srq->log_depth); i++) {
+			struct weng_rwqe *rw = &srq->shadow[i];
+
+			if (!rw->busy || rw->qp != (uint32_t)(qp - e->qps) ||
+			    rw->qp_gen != qp->gen)
+				continue;
+			rw->busy = false;
+			complete_recv_flushed(e, qp, wren_le16(rw->wqe.req_id));
+		}
+	}
 	/*
 	 * Receives a message was being placed into, then the untaken.  An RC
 	 * QP's receives are all still in its ring, in order.
 	 */
-	for (uint32_t i = 0; i <= rq_mask && qp->type != WREN_QPT_RC; i++) {
+	for (uint32_t i = 0; i <= rq_mask && qp->type != WREN_QPT_RC &&
+	     !(qp->flags & WREN_QP_FLAG_SRQ); i++) {
 		const struct weng_rwqe *rw = &qp->rq_shadow[i];
 
 		if (rw->busy)
@@ -237,9 +258,31 @@ void weng_qp_flush(struct weng *e, struct weng_qp *qp)
 	qp->gen++;
 }
 
-/* A local error: the QP goes to ERR and everything in it is flushed. */
+/*
+ * The QP goes to ERR and everything in it is flushed.  A QP on an SRQ
+ * takes no receive from then on: LAST_WQE_REACHED says so.
+ */
 void weng_qp_error(struct weng *e, struct weng_qp *qp)
 {
+	bool was_err = qp->state == WREN_QPS_ERR;
+
 	qp->state = WREN_QPS_ERR;
 	weng_qp_flush(e, qp);
+	if (!was_err && qp->flags & WREN_QP_FLAG_SRQ)
+		weng_qp_event(e, qp, WREN_QP_EV_LAST_WQE);
+}
+
+/* An async event about @qp: WREN_QP_EV_*. */
+void weng_qp_event(struct weng *e, const struct weng_qp *qp, uint8_t event)
+{
+	weng_aeq_post(e, WREN_AEQ_QP_EVENT, weng_qpn(e, qp), event);
+}
+
+/* The receive entry of @qp's slot @slot: in its SRQ's shadow, or its own. */
+struct weng_rwqe *weng_qp_rwqe(struct weng *e, struct weng_qp *qp,
+			       uint32_t slot)
+{
+	if (qp->flags & WREN_QP_FLAG_SRQ)
+		return &e->srqs[qp->srqn].shadow[slot];
+	return &qp->rq_shadow[slot];
 }

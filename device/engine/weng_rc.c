@@ -104,7 +104,8 @@ void weng_rc_whole(struct weng_qp *qp, uint32_t psn, bool ok)
 		return;
 	rc->rx_whole |= 1ULL << off;
 	if (!ok)
-		rc->rx_what[psn % WENG_RC_WINDOW] = WENG_RC_WHAT(WENG_RC_FAIL, 0);
+		rc->rx_what[psn % WENG_RC_WINDOW] =
+			WENG_RC_WHAT(WENG_RC_FAIL, WREN_TP_REMOTE_OP_ERROR);
 }
 
 /*

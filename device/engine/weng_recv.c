@@ -5,7 +5,8 @@
  * QP (checked like a send entry), is written through that entry's SGEs
  * (behind a GRH on a UD QP) and becomes a receive completion.  On an RC
  * QP the entry is the one the message's RSN names, and the completion
- * waits for the QP's stream to reach the message (weng_rc.c).
+ * waits for the QP's stream to reach the message (weng_rc.c).  A QP on a
+ * shared receive queue takes the SRQ's next entry instead (weng_srq.c).
  */
 #include <string.h>
 
@@ -67,13 +68,19 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 				    uint64_t *cookie)
 {
 	bool ud = m->flags & WREN_TP_MSG_DATAGRAM, rc = qp->type == WREN_QPT_RC;
+	bool srq = qp->flags & WREN_QP_FLAG_SRQ;
 	uint32_t mask, slot, shadow, grh, k;
 	enum wren_tp_status st;
 	struct weng_rwqe *rw;
-	uint64_t at, room = 0;
+	uint64_t at = 0, room = 0;
 
 	mask = weng_depth(qp->rq_log_depth) - 1;
-	if (rc) {
+	if (qp->flags & WREN_QP_FLAG_SRQ) {
+		/* The SRQ's next receive, whoever the message is for. */
+		if (weng_srq_take(e, &e->srqs[qp->srqn], &shadow, &at))
+			return WREN_TP_RNR;
+		slot = shadow;
+	} else if (rc) {
 		/* Taken where its RSN says, completed in stream order. */
 		st = rc_slot(qp, m, &slot);
 		if (st != WREN_TP_OK)
@@ -97,15 +104,16 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 			return WREN_TP_RNR;
 		shadow = (slot + k) & mask;
 	}
-	rw = &qp->rq_shadow[shadow];
-	at = qp->rq_base + (uint64_t)slot * sizeof(rw->wqe);
+	rw = weng_qp_rwqe(e, qp, shadow);
+	if (!(qp->flags & WREN_QP_FLAG_SRQ))
+		at = qp->rq_base + (uint64_t)slot * sizeof(rw->wqe);
 	memset(rw, 0, sizeof(*rw));
 	/*
 	 * An unreadable or malformed entry fails the QP.  A datagram QP's
 	 * completes with the reason; an RC QP's is flushed in ring order.
 	 */
 	if (weng_dma_read(e, at, &rw->wqe, sizeof(rw->wqe))) {
-		if (!rc)
+		if (!rc && !srq)
 			complete_taken(e, qp, qp->rq_ci++ & mask,
 				       WREN_CQE_LOC_DMA_ERR);
 		weng_qp_error(e, qp);
@@ -114,7 +122,7 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 	if (!rw->wqe.num_sge || rw->wqe.num_sge > WREN_RQ_MAX_SGE ||
 	    rw->wqe.rsvd0 || rw->wqe.rsvd1 || rw->wqe.rsvd2) {
 		if (!rc) {
-			qp->rq_ci++;
+			qp->rq_ci += !srq;
 			complete_taken(e, qp, wren_le16(rw->wqe.req_id),
 				       WREN_CQE_LOC_QP_OP_ERR);
 		}
@@ -125,16 +133,19 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 		room += wren_le32(rw->wqe.sge[i].length);
 	grh = ud ? WREN_GRH_LEN : 0;
 	if (room < (uint64_t)m->len + grh) {
-		if (!ud)
+		if (!ud && !srq)
 			return WREN_TP_TOO_LONG;	/* the entry stays */
-		qp->rq_ci++;
+		/* An SRQ's entry was taken: it completes in error. */
+		qp->rq_ci += !srq;
 		complete_taken(e, qp, wren_le16(rw->wqe.req_id),
 			       WREN_CQE_LOC_LEN_ERR);
 		return WREN_TP_TOO_LONG;
 	}
-	if (!rc)
+	if (!rc && !srq)
 		qp->rq_ci++;
 	rw->busy = true;
+	rw->qp = qp - e->qps;
+	rw->qp_gen = qp->gen;
 	rw->len = m->len;
 	rw->src_qpn = m->src_qpn;
 	rw->src_ipv4 = peer->ipv4;
@@ -164,7 +175,7 @@ int weng_recv_write(struct weng *e, uint64_t cookie, uint32_t off,
 
 	if (!qp)
 		return -1;
-	rw = &qp->rq_shadow[slot];
+	rw = weng_qp_rwqe(e, qp, slot);
 	if (qp->type == WREN_QPT_UD)
 		off += WREN_GRH_LEN;
 	if (!rw->failed &&
@@ -210,7 +221,7 @@ void weng_recv_done(struct weng *e, uint64_t cookie, enum wren_tp_status st)
 
 	if (!qp)
 		return;
-	rw = &qp->rq_shadow[slot];
+	rw = weng_qp_rwqe(e, qp, slot);
 	if (qp->type != WREN_QPT_RC) {
 		recv_complete(e, qp, rw, st);
 		return;
@@ -227,11 +238,19 @@ void weng_recv_done(struct weng *e, uint64_t cookie, enum wren_tp_status st)
 bool weng_recv_execute(struct weng *e, struct weng_qp *qp, uint32_t slot)
 {
 	uint32_t mask = weng_depth(qp->rq_log_depth) - 1;
-	struct weng_rwqe *rw = &qp->rq_shadow[slot & mask];
+	struct weng_rwqe *rw;
 
-	if (slot != (qp->rq_ci & mask) || !rw->busy)
-		return false;
-	qp->rq_ci++;
+	if (qp->flags & WREN_QP_FLAG_SRQ) {
+		/* Any SRQ entry: the stream's order is the completions'. */
+		rw = weng_qp_rwqe(e, qp, slot);
+		if (!rw->busy)
+			return false;
+	} else {
+		rw = &qp->rq_shadow[slot & mask];
+		if (slot != (qp->rq_ci & mask) || !rw->busy)
+			return false;
+		qp->rq_ci++;
+	}
 	recv_complete(e, qp, rw, WREN_TP_OK);
 	return !rw->failed;
 }

@@ -124,8 +124,7 @@ struct weng_qp *weng_resp_qp(struct weng *e, const struct weng_resp *r)
 {
 	struct weng_qp *qp = &e->qps[r->qp];
 
-	if (!qp->in_use || qp->gen != r->qp_gen ||
-	    (qp->state != WREN_QPS_RTR && qp->state != WREN_QPS_RTS))
+	if (!qp->in_use || qp->gen != r->qp_gen || !weng_qp_receives(qp))
 		return NULL;
 	return qp;
 }

@@ -461,7 +461,7 @@ static void rnr_timer_expired(void *arg)
 		struct weng_qp *qp = &e->qps[i];
 
 		if (qp->in_use && qp->rc && qp->rc->rnr_waiting &&
-		    qp->state == WREN_QPS_RTS)
+		    (qp->state == WREN_QPS_RTS || qp->state == WREN_QPS_SQD))
 			rnr_resend(e, qp, now, &next);
 	}
 	if (next != UINT64_MAX)

@@ -89,6 +89,10 @@ static void rc_execute(struct weng *e, struct weng_qp *qp)
 				weng_write_execute(e, &e->resps[i]);
 			break;
 		default:
+			/* The refusal's event, then the QP fails. */
+			weng_qp_event(e, qp, i == WREN_TP_REMOTE_ACCESS ?
+					     WREN_QP_EV_ACCESS_ERR :
+					     WREN_QP_EV_REQ_ERR);
 			ok = false;
 		}
 		if (!ok)
@@ -110,6 +114,11 @@ static enum wren_tp_status rx_begin_rc(struct weng *e, struct weng_qp *qp,
 
 	if (st != WREN_TP_OK)
 		return st;
+	/* The first message of the peer establishes the connection. */
+	if (qp->state == WREN_QPS_RTR && !qp->rc->comm_est) {
+		qp->rc->comm_est = true;
+		weng_qp_event(e, qp, WREN_QP_EV_COMM_EST);
+	}
 	st = rx_begin_op(e, qp, peer, m, cookie);
 	if (st == WREN_TP_OK) {
 		weng_rc_take(qp, m->qkey,
@@ -119,7 +128,7 @@ static enum wren_tp_status rx_begin_rc(struct weng *e, struct weng_qp *qp,
 			     WENG_RC_WHAT(WENG_RC_SEND,
 					  WENG_COOKIE_SLOT(*cookie)));
 	} else if (st != WREN_TP_RNR && qp->state != WREN_QPS_ERR) {
-		weng_rc_take(qp, m->qkey, WENG_RC_WHAT(WENG_RC_FAIL, 0));
+		weng_rc_take(qp, m->qkey, WENG_RC_WHAT(WENG_RC_FAIL, st));
 		weng_rc_whole(qp, m->qkey, false);
 		rc_execute(e, qp);
 	}
@@ -137,7 +146,7 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 	if (m->opcode == WREN_WIRE_OP_READ_RESP)
 		return weng_read_resp_begin(e, peer, m, cookie);
 	qp = weng_qp_get(e, m->dst_qpn);
-	if (!qp || (qp->state != WREN_QPS_RTR && qp->state != WREN_QPS_RTS))
+	if (!qp || !weng_qp_receives(qp))
 		return WREN_TP_BAD_DEST_QP;
 	if (qp->type == WREN_QPT_RC && !ud)
 		return rx_begin_rc(e, qp, peer, m, cookie);

@@ -211,7 +211,7 @@ static void test_reset_handshake(void)
 		 WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | WREN_CAP_UD |
 		 WREN_CAP_RD | WREN_CAP_TC_TABLE | WREN_CAP_RDMA_WRITE |
 		 WREN_CAP_RDMA_READ | WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
-		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC);
+		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
 
 	CHECK_EQ(h_enable(&h, 3, 3),
@@ -323,7 +323,7 @@ static void test_get_attr(void)
 		 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE |
 		 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ |
 		 WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
-		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC);
+		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ);
 	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
 	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
 	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);
@@ -352,7 +352,8 @@ static void test_get_attr(void)
 	CHECK_EQ(a->rsvd0, 0);
 	CHECK_EQ(wren_le32(a->max_rd_atom), 128);
 	CHECK_EQ(wren_le32(a->max_res_rd_atom), 4 * 4096);
-	for (unsigned int i = 0; i < 19; i++)
+	CHECK_EQ(wren_le32(a->max_srq), 1024);
+	for (unsigned int i = 0; i < 18; i++)
 		CHECK_EQ(a->rsvd[i], 0);
 	/* Nothing past the structure was touched. */
 	CHECK_EQ(buf[sizeof(*a)], 0xa5);
@@ -2307,10 +2308,10 @@ static void test_ud_between_adapters(void)
 #define SQ_RING2	(FAKE_MEM_BASE + 0xf0000)
 #define RQ_RING2	(FAKE_MEM_BASE + 0xf1000)
 
-/* Take @a's current RC QP, in RESET or INIT, to RTS towards @b's. */
-static void rc_connect(struct adapter *a, const struct adapter *b,
-		       uint32_t sq_psn, uint32_t rq_psn, uint8_t access,
-		       uint8_t min_rnr_timer, uint8_t rnr_retry)
+/* Take @a's current RC QP, in RESET or INIT, to RTR towards @b's. */
+static void rc_connect_rtr(struct adapter *a, const struct adapter *b,
+			   uint32_t rq_psn, uint8_t access,
+			   uint8_t min_rnr_timer, uint8_t rnr_retry)
 {
 	struct wren_admin_cmd cmd;
 	struct wren_admin_cqe cqe;
@@ -2338,7 +2339,18 @@ static void rc_connect(struct adapter *a, const struct adapter *b,
 	m->min_rnr_timer = min_rnr_timer;
 	m->rnr_retry = rnr_retry;
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+}
 
+/* ... and on to RTS. */
+static void rc_connect(struct adapter *a, const struct adapter *b,
+		       uint32_t sq_psn, uint32_t rq_psn, uint8_t access,
+		       uint8_t min_rnr_timer, uint8_t rnr_retry)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_modify_qp *m = (void *)cmd.payload;
+
+	rc_connect_rtr(a, b, rq_psn, access, min_rnr_timer, rnr_retry);
 	make_cmd(&cmd, WREN_ADMIN_MODIFY_QP, 0);
 	m->qpn = wren_to_le32(a->qpn);
 	m->attr_mask = wren_to_le32(WREN_QP_ATTR_STATE | WREN_QP_ATTR_SQ_PSN);
@@ -2658,6 +2670,146 @@ static void test_rc_atomics(void)
 	free(b);
 }
 
+#define SRQ_RING	(FAKE_MEM_BASE + 0xf2000)
+
+/*
+ * Drain @h's async events (returning their slots); true if one of @type
+ * with @info (and, for QP events, @data) was among them.
+ */
+static bool saw_event(struct harness *h, uint8_t type, uint32_t info,
+		      uint64_t data)
+{
+	struct wren_aeq_entry ev;
+	bool seen = false;
+
+	while (aeq_next(h, &ev))
+		seen |= ev.type == type && wren_le32(ev.info) == info &&
+			(type != WREN_AEQ_QP_EVENT ||
+			 wren_le64(ev.data) == data);
+	reg_w(h, WREN_REG_AEQ_DB, h->aeq_head);
+	return seen;
+}
+
+static uint8_t srq_cmd(struct harness *h, uint8_t opcode, uint32_t srqn,
+		       uint32_t limit, struct wren_admin_cqe *cqe)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_cmd_modify_srq *m = (void *)cmd.payload;
+
+	make_cmd(&cmd, opcode, 0);
+	m->srqn = wren_to_le32(srqn);
+	m->limit = wren_to_le32(limit);
+	return run(h, &cmd, cqe);
+}
+
+/*
+ * A shared receive queue under an RC QP, and the QP events: COMM_EST on
+ * the first message, the SRQ limit firing once, SQ_DRAINED on SQD,
+ * LAST_WQE_REACHED when an SRQ's QP goes to ERR; an SRQ in use cannot be
+ * destroyed.
+ */
+static void test_rc_srq_events(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_create_srq *cs = (void *)cmd.payload;
+	struct wren_cmd_create_qp *cq = (void *)cmd.payload;
+	uint32_t srqn, srq_db;
+	struct wren_cqe c;
+
+	adapter_up(a, 0, WREN_QPT_RC);
+	adapter_up(b, 1, WREN_QPT_RC);
+	saw_event(&b->h, 0, 0, 0);
+
+	make_cmd(&cmd, WREN_ADMIN_CREATE_SRQ, 0);
+	cs->base = wren_to_le64(SRQ_RING);
+	cs->pdn = wren_to_le32(b->pdn);
+	cs->db_page = wren_to_le32(1);
+	cs->log_depth = 5;
+	CHECK_EQ(run(&b->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	srqn = wren_le32(cqe.result[0]);
+	srq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+
+	/* b's QP takes its receives from the SRQ. */
+	make_qp(&cmd, b->pdn, b->cqn, 1, WREN_QPT_RC);
+	cq->rq_base = 0;
+	cq->rq_log_depth = 0;
+	cq->flags = WREN_QP_FLAG_SRQ;
+	cq->srqn = wren_to_le32(srqn + 1);
+	CHECK_EQ(run(&b->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	cq->srqn = wren_to_le32(srqn);
+	cq->sq_base = wren_to_le64(SQ_RING2);
+	CHECK_EQ(run(&b->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	b->qpn = wren_le32(cqe.result[0]);
+	b->sq_ring = SQ_RING2;
+	b->sq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	b->sq_pi = 0;
+	rc_connect(a, b, 1, 2, 0, 1, 7);
+	rc_connect_rtr(b, a, 1, 0, 1, 7);	/* RTR: it hears COMM_EST */
+
+	/* Four receives, the limit at 3. */
+	b->rq_ring = SRQ_RING;
+	for (int i = 0; i < 4; i++) {
+		b->rq_db = srq_db;
+		post_recv(b, i * 1000, 1000);
+	}
+	CHECK_EQ(srq_cmd(&b->h, WREN_ADMIN_MODIFY_SRQ, srqn, 32, &cqe),
+		 WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(srq_cmd(&b->h, WREN_ADMIN_MODIFY_SRQ, srqn, 3, &cqe),
+		 WREN_STATUS_SUCCESS);
+	post_send(a, 0, 100, 500, a->key, 1);
+	pump(a, b);
+	CHECK(saw_event(&b->h, WREN_AEQ_QP_EVENT, b->qpn,
+			WREN_QP_EV_COMM_EST));
+	post_send(a, 0, 100, 500, a->key, 2);
+	pump(a, b);
+	for (int i = 0; i < 2; i++) {
+		CHECK(poll_cq(b, &c));
+		CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+		CHECK_EQ(wren_le32(c.qpn), b->qpn);
+		CHECK_EQ(wren_le16(c.wqe_index), 0x100 + i);
+		CHECK_EQ(be32toh(c.imm), (uint32_t)i + 1);
+	}
+	/* Two left: below 3, the limit fired, once, and disarmed. */
+	CHECK(saw_event(&b->h, WREN_AEQ_SRQ_LIMIT, srqn, 0));
+	make_cmd(&cmd, WREN_ADMIN_QUERY_SRQ, 0);
+	((struct wren_cmd_destroy_obj *)cmd.payload)->handle =
+		wren_to_le32(srqn);
+	CHECK_EQ(run(&b->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(cqe.result[0]), 0);
+	CHECK_EQ(wren_le32(cqe.result[1]), 2);
+	CHECK_EQ(srq_cmd(&b->h, WREN_ADMIN_DESTROY_SRQ, srqn, 0, &cqe),
+		 WREN_STATUS_BAD_STATE);
+
+	/* SQD: nothing in flight, drained at once; then RTS again. */
+	CHECK(poll_cq(a, &c));
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_SQD, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK(saw_event(&a->h, WREN_AEQ_QP_EVENT, a->qpn,
+			WREN_QP_EV_SQ_DRAINED));
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
+		 WREN_STATUS_SUCCESS);
+
+	/* ERR: the SRQ's QP takes no more, and says so. */
+	CHECK_EQ(modify(&b->h, b->qpn, WREN_QP_ATTR_STATE, WREN_QPS_ERR, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK(saw_event(&b->h, WREN_AEQ_QP_EVENT, b->qpn,
+			WREN_QP_EV_LAST_WQE));
+	CHECK(!poll_cq(b, &c));		/* the untaken stay the SRQ's */
+	make_cmd(&cmd, WREN_ADMIN_DESTROY_QP, 0);
+	((struct wren_cmd_destroy_obj *)cmd.payload)->handle =
+		wren_to_le32(b->qpn);
+	CHECK_EQ(run(&b->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	CHECK_EQ(srq_cmd(&b->h, WREN_ADMIN_DESTROY_SRQ, srqn, 0, &cqe),
+		 WREN_STATUS_SUCCESS);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
 /*
  * RNR on RC: a SEND that finds no receive waits min_rnr_timer and goes
  * again, and meanwhile another QP to the same adapter goes on unhindered;
@@ -2912,6 +3064,8 @@ static const struct tap_test tests[] = {
 	{ "RC: RNR waits and retries, no head-of-line blocking, exhaustion",
 	  test_rc_rnr },
 	{ "RC: atomics, in stream order, and their errors", test_rc_atomics },
+	{ "SRQ under RC, its limit; COMM_EST, SQ_DRAINED, LAST_WQE events",
+	  test_rc_srq_events },
 };
 
 int main(void)

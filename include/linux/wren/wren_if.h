@@ -75,6 +75,7 @@
 #define WREN_CAP_RC			BIT_ULL(8)	/* WREN_QPT_RC */
 #define WREN_CAP_REREG_MR		BIT_ULL(9)	/* REREG_MR */
 #define WREN_CAP_ATOMIC			BIT_ULL(10)	/* RC: 8-byte atomics */
+#define WREN_CAP_SRQ			BIT_ULL(11)	/* shared receive queues */
 
 /* ------------------------------------------------------------------ */
 /* BAR0 register map (32-bit registers, 32-bit accesses only)          */
@@ -201,6 +202,10 @@ enum wren_admin_opcode {
 	WREN_ADMIN_SET_TC_TABLE		= 0x13,
 	WREN_ADMIN_RESIZE_CQ		= 0x14,
 	WREN_ADMIN_REREG_MR		= 0x15,
+	WREN_ADMIN_CREATE_SRQ		= 0x16,
+	WREN_ADMIN_MODIFY_SRQ		= 0x17,
+	WREN_ADMIN_QUERY_SRQ		= 0x18,
+	WREN_ADMIN_DESTROY_SRQ		= 0x19,
 };
 
 /* Completion status (wren_admin_cqe.status). */
@@ -351,6 +356,8 @@ enum wren_dev_stat {
  *	later ones back until earlier ones complete
  * @max_res_rd_atom: READs the device answers at once, all QPs together
  * @rsvd0: zero
+ * @max_srq: shared receive queues (WREN_CAP_SRQ); each as deep as a
+ *	QP's receive queue may be (@max_qp_depth)
  * @rsvd: zero
  */
 struct wren_dev_attr {
@@ -387,7 +394,8 @@ struct wren_dev_attr {
 	__le16 rsvd0;
 	__le32 max_rd_atom;
 	__le32 max_res_rd_atom;
-	__le32 rsvd[19];
+	__le32 max_srq;
+	__le32 rsvd[18];
 };
 
 /**
@@ -615,6 +623,7 @@ enum wren_qp_type {
 #define WREN_QP_FLAG_ORDERED		BIT(0)	/* RD: complete in order */
 #define WREN_QP_FLAG_HANDSHAKE		BIT(1)	/* RD: handshake mode */
 #define WREN_QP_FLAG_SQ_SIG_ALL		BIT(2)	/* every send completes */
+#define WREN_QP_FLAG_SRQ		BIT(3)	/* receives from @srqn */
 
 /**
  * struct wren_cmd_create_qp - WREN_ADMIN_CREATE_QP
@@ -630,6 +639,9 @@ enum wren_qp_type {
  *	WREN_QUEUE_LOG_DEPTH_MIN; depth at most max_qp_depth
  * @rq_log_depth: the same for the receive queue
  * @flags: WREN_QP_FLAG_*
+ * @srqn: with WREN_QP_FLAG_SRQ, the shared receive queue the QP takes its
+ *	receives from (on the QP's PD); its own receive queue, @rq_base and
+ *	@rq_log_depth, is then not used (zero); else zero
  * @rsvd: zero
  *
  * The QP starts in WREN_QPS_RESET.  result[0] of the completion is the
@@ -647,7 +659,8 @@ struct wren_cmd_create_qp {
 	__u8 sq_log_depth;
 	__u8 rq_log_depth;
 	__u8 flags;
-	__le32 rsvd[5];
+	__le32 srqn;
+	__le32 rsvd[4];
 };
 
 /* QP states, as in the verbs. */
@@ -657,6 +670,7 @@ enum wren_qp_state {
 	WREN_QPS_RTR			= 2,
 	WREN_QPS_RTS			= 3,
 	WREN_QPS_ERR			= 4,
+	WREN_QPS_SQD			= 5,	/* RC: send queue drains */
 };
 
 /* wren_cmd_modify_qp.attr_mask */
@@ -829,6 +843,49 @@ struct wren_cmd_rereg_mr {
 	__le16 rsvd0;
 	__le32 key;
 	__le32 rsvd[4];
+};
+
+/**
+ * struct wren_cmd_create_srq - WREN_ADMIN_CREATE_SRQ
+ * @base: DMA address of its ring of &struct wren_rq_wqe, 4 KiB aligned,
+ *	physically contiguous
+ * @pdn: its protection domain, the one of every QP that uses it
+ * @db_page: the doorbell page of its doorbell
+ * @log_depth: log2 of its entries, from WREN_QUEUE_LOG_DEPTH_MIN; depth at
+ *	most max_qp_depth
+ * @rsvd0: zero
+ * @rsvd: zero
+ *
+ * result[0] of the completion is the SRQ number, result[1] the offset of
+ * its doorbell in @db_page (a producer index, as a receive queue's).  Its
+ * limit starts disarmed.
+ */
+struct wren_cmd_create_srq {
+	__le64 base;
+	__le32 pdn;
+	__le32 db_page;
+	__u8 log_depth;
+	__u8 rsvd0[3];
+	__le32 rsvd[9];
+};
+
+/**
+ * struct wren_cmd_modify_srq - WREN_ADMIN_MODIFY_SRQ
+ * @srqn: the SRQ
+ * @limit: arm the limit: once fewer than @limit posted receives are left
+ *	untaken, the device posts WREN_AEQ_SRQ_LIMIT once and disarms it;
+ *	zero disarms it; less than the depth
+ * @rsvd: zero
+ *
+ * WREN_ADMIN_QUERY_SRQ takes &struct wren_cmd_destroy_obj; result[0] is
+ * the armed limit (zero when disarmed or fired), result[1] the consumer
+ * index.  WREN_ADMIN_DESTROY_SRQ refuses an SRQ a QP still uses
+ * (WREN_STATUS_BAD_STATE).
+ */
+struct wren_cmd_modify_srq {
+	__le32 srqn;
+	__le32 limit;
+	__le32 rsvd[12];
 };
 
 /* ------------------------------------------------------------------ */
@@ -1027,6 +1084,18 @@ enum wren_aeq_type {
 	WREN_AEQ_WARNING		= 3,	/* data: enum wren_warning_code */
 	WREN_AEQ_LINK_CHANGE		= 4,	/* data: 1 up, 0 down */
 	WREN_AEQ_CQ_ERROR		= 5,	/* info: CQ number (overrun) */
+	WREN_AEQ_SRQ_LIMIT		= 6,	/* info: SRQ number */
+	WREN_AEQ_QP_EVENT		= 7,	/* info: QPN; data: wren_qp_event */
+};
+
+/* What happened to a QP: WREN_AEQ_QP_EVENT's data. */
+enum wren_qp_event {
+	WREN_QP_EV_COMM_EST		= 1,	/* RTR: the first message came */
+	WREN_QP_EV_SQ_DRAINED		= 2,	/* SQD: nothing in flight */
+	WREN_QP_EV_LAST_WQE		= 3,	/* SRQ QP in ERR: no more receives */
+	WREN_QP_EV_REQ_ERR		= 4,	/* responder: invalid request */
+	WREN_QP_EV_ACCESS_ERR		= 5,	/* responder: access violation */
+	WREN_QP_EV_FATAL		= 6,	/* the QP failed, outside completions */
 };
 
 enum wren_warning_code {
@@ -1088,6 +1157,8 @@ static_assert(sizeof(struct wren_cmd_resize_cq) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_create_qp) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_modify_qp) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_create_ah) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(sizeof(struct wren_cmd_create_srq) == WREN_ADMIN_CMD_PAYLOAD);
+static_assert(sizeof(struct wren_cmd_modify_srq) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_reg_mr) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(sizeof(struct wren_cmd_rereg_mr) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(offsetof(struct wren_cmd_rereg_mr, access) ==
