@@ -51,7 +51,9 @@ S9 = [("wren", "wren", "single"), ("wren, prio", "wren_prio", "single_prio"),
       ("gbn", "gbn", "single_gbn"),
       ("gbn, prio", "gbn_prio", "single_gbn_prio"),
       ("roce dcqcn", "roce", "single_roce"),
-      ("roce dcqcn, prio", "roce_prio", "single_roce_prio")]
+      ("roce dcqcn, prio", "roce_prio", "single_roce_prio"),
+      ("irn dcqcn", "irn", "single_irn"),
+      ("irn dcqcn, prio", "irn_prio", "single_irn_prio")]
 
 # The smoke subset: (scenario, run, --set overrides), one seed, the runs
 # that carry targets at full length (S6 needs its milliseconds: its
@@ -302,7 +304,9 @@ def evaluate(results, smoke):
               own, "<=", 1.10)
         peers = [v for v in (s9_ratio(results, "gbn_prio", "single_gbn_prio"),
                              s9_ratio(results, "roce_prio",
-                                      "single_roce_prio")) if v is not None]
+                                      "single_roce_prio"),
+                             s9_ratio(results, "irn_prio",
+                                      "single_irn_prio")) if v is not None]
         t.add("S9.peers", "s9_perm2m",
               "2 MiB permutation p99/single <= best peer's (prio)",
               own, "<=", min(peers) if peers else None)

@@ -21,6 +21,17 @@
  *    is sw.kmin/sw.kmax/sw.pmax.  Parameters and their sources:
  *    README.rst, "Peers".
  *
+ * Loss recovery is one of two as well: go-back-N as above, or IRN's
+ * (gbn.recovery = irn; Mittal et al., SIGCOMM 2018, section 3): the
+ * receiver keeps out-of-order packets and answers each with a NACK that
+ * carries the cumulative PSN and the PSN that arrived (a selective ack);
+ * the sender, in loss recovery from the first NACK until the cumulative
+ * PSN passes what it had sent then, resends only the holes below the
+ * highest PSN selectively acked, and new packets otherwise; at most
+ * gbn.bdp_cap packets are outstanding (BDP-FC); the timeout is
+ * gbn.rto_low with at most gbn.rto_low_n packets outstanding, else
+ * gbn.rto_ns, and resends everything outstanding.
+ *
  * It speaks the Wren wire structures on UDP port 4791, so switches never
  * trim it and the same frame helpers apply.  It sits on the same host
  * seam (struct wren_tp_env_ops) and upper layer (struct wren_tp_ulp_ops) as
@@ -79,6 +90,24 @@ struct gbn_tx {
 	uint64_t bc_bytes;		/* towards the next byte-counter event */
 	bool cnp_seen;			/* in this alpha period */
 	void *pace, *alpha_tm, *rate_tm;
+	/* IRN: selectively acked PSNs, by PSN modulo IRN_RING. */
+	uint8_t *sacked;
+	bool recovery;
+	uint32_t recover_psn;		/* recovery ends when una gets here */
+	uint32_t sack_high;		/* highest PSN selectively acked + 1 */
+	uint32_t retx_next;		/* holes below this are resent */
+};
+
+/* IRN: the NACKs a receiver owes, one per out-of-order packet. */
+#define IRN_NACKS	16
+
+/* IRN: a message being received, packets in any order. */
+struct irn_rmsg {
+	struct irn_rmsg *next;
+	uint32_t msn;			/* its first PSN */
+	uint32_t left;			/* payload bytes still to come */
+	uint64_t cookie;
+	bool ok;			/* the upper layer took it */
 };
 
 /* Target side of a flow: one per (source, source context). */
@@ -88,6 +117,11 @@ struct gbn_rx {
 	bool queued, ack, nak, cnp, in_msg;
 	bool cnp_ever;
 	uint64_t last_cnp_ns;
+	/* IRN: PSNs held above expected, messages under way, NACKs due. */
+	uint8_t *got;
+	struct irn_rmsg *msgs;
+	uint32_t sacks[IRN_NACKS];
+	uint32_t nsacks;
 	uint32_t src_ip;
 	uint32_t src_ctx;
 	uint16_t sport;
@@ -152,8 +186,30 @@ static uint32_t range_bytes(const struct gbn *g, const struct gbn_tx *t,
 	return (uint32_t)sum;
 }
 
+static bool irn(const struct gbn *g)
+{
+	return g->c->recovery == GBN_REC_IRN;
+}
+
+/* IRN: the next PSN to resend in loss recovery, or @t->high if none. */
+static uint32_t irn_hole(const struct gbn_tx *t)
+{
+	uint32_t psn = t->retx_next > t->una ? t->retx_next : t->una;
+
+	if (!t->recovery)
+		return t->high;
+	for (; psn < t->sack_high; psn++)
+		if (!t->sacked[psn % IRN_RING])
+			return psn;
+	return t->high;
+}
+
 static bool tx_can_send(const struct gbn_tx *t)
 {
+	if (irn(t->g))
+		return irn_hole(t) != t->high ||
+		       (t->high != t->end &&
+			t->high - t->una < t->g->c->bdp_cap);
 	return t->nxt != t->end && t->inflight < t->cwnd;
 }
 
@@ -217,8 +273,12 @@ static struct gbn_msg *msg_of(struct gbn_tx *t, uint32_t psn)
 static void tx_arm(struct gbn *g, struct gbn_tx *t)
 {
 	uint64_t now = host_env_ops.now_ns(g->host);
+	uint64_t rto = g->c->rto_ns;
 
-	host_env_ops.timer_arm(t->rto, now + g->c->rto_ns);
+	/* IRN: a short timeout when too few are out for NACKs to come. */
+	if (irn(g) && t->high - t->una <= g->c->rto_low_n)
+		rto = g->c->rto_low_ns;
+	host_env_ops.timer_arm(t->rto, now + rto);
 }
 
 static void tx_go_back(struct gbn *g, struct gbn_tx *t, uint32_t psn,
@@ -237,6 +297,25 @@ static void tx_rto(void *arg)
 
 	if (t->una == t->high)
 		return;
+	if (irn(g)) {
+		uint32_t psn;
+
+		/*
+		 * Forget the selective acks, as TCP does on a timeout: the
+		 * ack that would have moved una may be what was lost, and
+		 * a resent packet the receiver holds draws a fresh one.
+		 */
+		for (psn = t->una; psn != t->high; psn++)
+			t->sacked[psn % IRN_RING] = 0;
+		t->recovery = true;
+		t->recover_psn = t->high;
+		t->sack_high = t->high;
+		t->retx_next = t->una;
+		t->cause = WREN_TP_RETX_TIMEOUT;
+		tx_arm(g, t);
+		tx_make_ready(g, t);
+		return;
+	}
 	tx_go_back(g, t, t->una, WREN_TP_RETX_TIMEOUT);
 	if (!dcqcn(g))
 		t->cwnd = g->c->min_window;
@@ -376,6 +455,8 @@ static struct gbn_tx *tx_lookup(struct gbn *g, uint32_t ip, uint32_t cls,
 	t->pace = host_env_ops.timer_new(g->host, tx_pace, t);
 	t->alpha_tm = host_env_ops.timer_new(g->host, tx_alpha_timer, t);
 	t->rate_tm = host_env_ops.timer_new(g->host, tx_rate_timer, t);
+	if (irn(g))
+		t->sacked = zalloc(IRN_RING);
 	t->hnext = g->txh[b];
 	g->txh[b] = t;
 	g->txv[g->ntx++] = t;
@@ -456,13 +537,21 @@ static void gbn_destroy(void *tp)
 		host_env_ops.timer_free(t->pace);
 		host_env_ops.timer_free(t->alpha_tm);
 		host_env_ops.timer_free(t->rate_tm);
+		free(t->sacked);
 		free(t);
 	}
 	for (i = 0; i < g->rxhsize; i++) {
 		struct gbn_rx *r, *nr;
 
 		for (r = g->rxh[i]; r; r = nr) {
+			struct irn_rmsg *x, *nx;
+
 			nr = r->hnext;
+			for (x = r->msgs; x; x = nx) {
+				nx = x->next;
+				free(x);
+			}
+			free(r->got);
 			free(r);
 		}
 	}
@@ -541,10 +630,25 @@ static size_t pull_ctrl(struct gbn *g, uint8_t *f)
 		g->st.tx_bytes += GBN_ACK_LEN;
 		return GBN_ACK_LEN;
 	}
-	r->ack = r->nak = false;
+	if (irn(g) && r->nsacks) {
+		/* One NACK per out-of-order packet: its PSN rides in bsn. */
+		uint32_t sack = r->sacks[0];
+
+		memmove(r->sacks, r->sacks + 1,
+			--r->nsacks * sizeof(r->sacks[0]));
+		nak = true;
+		if (r->nsacks || r->ack)
+			rx_queue_ctrl(g, r);
+		else
+			r->nak = false;
+		hdr_fill(wh, WREN_WIRE_NACK, 0, 0, r->src_ctx, r->expected,
+			 sack, 0);
+	} else {
+		r->ack = r->nak = false;
+		hdr_fill(wh, nak ? WREN_WIRE_NACK : WREN_WIRE_ACK, 0, 0,
+			 r->src_ctx, r->expected, r->expected, 0);
+	}
 	r->unacked = 0;
-	hdr_fill(wh, nak ? WREN_WIRE_NACK : WREN_WIRE_ACK, 0, 0, r->src_ctx,
-		 r->expected, r->expected, 0);
 	memset(ack, 0, sizeof(*ack));
 	ack->ce_count = htons(r->ce);
 	r->ce = 0;
@@ -627,6 +731,29 @@ static size_t pull_data(struct gbn *g, struct gbn_tx *t, uint8_t *f)
 	return flen;
 }
 
+/*
+ * IRN: a hole in loss recovery, else the next new packet.  pull_data()
+ * sends PSN t->nxt, so point it at the hole and back at t->high after.
+ */
+static size_t irn_pull(struct gbn *g, struct gbn_tx *t, uint8_t *f)
+{
+	uint32_t hole = irn_hole(t);
+	size_t len;
+
+	if (hole == t->high) {
+		t->nxt = t->high;
+		t->cur = msg_of(t, t->nxt);
+		return pull_data(g, t, f);
+	}
+	t->retx_next = hole + 1;
+	t->nxt = hole;
+	t->cur = msg_of(t, hole);
+	len = pull_data(g, t, f);
+	t->nxt = t->high;
+	t->cur = msg_of(t, t->nxt);
+	return len;
+}
+
 static size_t gbn_tx_pull(void *tp, void *frame, size_t cap)
 {
 	struct gbn *g = tp;
@@ -644,12 +771,61 @@ static size_t gbn_tx_pull(void *tp, void *frame, size_t cap)
 		t->ready = false;
 		if (!tx_can_send(t) || tx_paced(g, t))
 			continue;
-		len = pull_data(g, t, frame);
+		len = irn(g) ? irn_pull(g, t, frame) : pull_data(g, t, frame);
 		/* Round robin between flows, a packet each. */
 		tx_make_ready(g, t);
 		return len;
 	}
 	return 0;
+}
+
+/* Complete every message wholly below t->una. */
+static void tx_complete(struct gbn *g, struct gbn_tx *t)
+{
+	while (t->head && t->head->first_psn + t->head->npkts <= t->una) {
+		struct gbn_msg *m = t->head;
+
+		t->head = m->next;
+		if (!t->head)
+			t->tail = NULL;
+		g->st.tx_msgs++;
+		g->ulp->tx_done(g->host, m->cookie, WREN_TP_OK);
+		free(m);
+	}
+}
+
+/*
+ * IRN: everything below @cum arrived, and @sack (UINT32_MAX: none) did;
+ * a selective ack starts loss recovery.
+ */
+static void irn_acked(struct gbn *g, struct gbn_tx *t, uint32_t cum,
+		      uint32_t sack)
+{
+	if (cum > t->una && cum <= t->high) {
+		for (; t->una < cum; t->una++)
+			t->sacked[t->una % IRN_RING] = 0;
+		tx_complete(g, t);
+	}
+	if (sack != UINT32_MAX && sack >= t->una && sack < t->high) {
+		t->sacked[sack % IRN_RING] = 1;
+		if (sack + 1 > t->sack_high)
+			t->sack_high = sack + 1;
+		if (!t->recovery) {
+			t->recovery = true;
+			t->recover_psn = t->high;
+			t->retx_next = t->una;
+			t->cause = WREN_TP_RETX_NACK;
+		}
+	}
+	if (t->recovery && t->una >= t->recover_psn)
+		t->recovery = false;
+	if (t->sack_high < t->una)
+		t->sack_high = t->una;
+	if (t->una == t->high)
+		host_env_ops.timer_cancel(t->rto);
+	else
+		tx_arm(g, t);
+	tx_make_ready(g, t);
 }
 
 /* Everything below @cum arrived: complete messages, open the window. */
@@ -676,16 +852,7 @@ static void tx_acked(struct gbn *g, struct gbn_tx *t, uint32_t cum,
 		if (t->cwnd > g->c->window)
 			t->cwnd = g->c->window;
 	}
-	while (t->head && t->head->first_psn + t->head->npkts <= t->una) {
-		struct gbn_msg *m = t->head;
-
-		t->head = m->next;
-		if (!t->head)
-			t->tail = NULL;
-		g->st.tx_msgs++;
-		g->ulp->tx_done(g->host, m->cookie, WREN_TP_OK);
-		free(m);
-	}
+	tx_complete(g, t);
 	t->inflight = range_bytes(g, t, t->una, t->nxt);
 	if (t->una == t->high)
 		host_env_ops.timer_cancel(t->rto);
@@ -719,11 +886,109 @@ static void rx_ack(struct gbn *g, const struct wren_wire_hdr *wh,
 		g->st.rx_nacks++;
 	else
 		g->st.rx_acks++;
+	if (irn(g)) {
+		irn_acked(g, t, cum, nak ? ntohl(wh->bsn) : UINT32_MAX);
+		return;
+	}
 	tx_acked(g, t, cum, ntohs(ack->ce_count));
 	if (nak && cum == t->una && cum < t->nxt) {
 		tx_go_back(g, t, cum, WREN_TP_RETX_NACK);
 		tx_make_ready(g, t);
 	}
+}
+
+/* IRN: place a packet of any message, in any order, once. */
+static void irn_place(struct gbn *g, struct gbn_rx *r, const uint8_t *f,
+		      size_t len)
+{
+	const struct wren_wire_hdr *wh = (const void *)(f + WREN_WIRE_HDR);
+	const struct wren_wire_data *d = (const void *)(wh + 1);
+	uint32_t msn = ntohl(d->msn), mlen = ntohl(d->msg_len);
+	uint32_t off = ntohl(d->offset), plen = (uint32_t)(len - GBN_HDRS);
+	struct irn_rmsg **pp, *x;
+
+	for (pp = &r->msgs; (x = *pp); pp = &x->next)
+		if (x->msn == msn)
+			break;
+	if (!x) {
+		struct wren_tp_peer peer = {
+			.ipv4 = htonl(wren_wire_get32(f + WREN_WIRE_IP_SRC)),
+		};
+		struct wren_tp_msg m = {
+			.len = mlen, .opcode = d->opcode,
+			.flags = d->msg_flags & WREN_WIRE_MSG_ORDERED ?
+				 WREN_TP_MSG_ORDERED : 0,
+			.dst_qpn = ntohl(d->dst_qpn),
+			.src_qpn = ntohl(d->src_qpn),
+			.qkey = ntohl(d->qkey), .imm = ntohl(d->imm),
+		};
+
+		memcpy(peer.mac, f + 6, 6);
+		x = zalloc(sizeof(*x));
+		x->msn = msn;
+		x->left = mlen;
+		x->ok = g->ulp->rx_begin(g->host, &peer, &m, &x->cookie) ==
+			WREN_TP_OK;
+		*pp = x;
+	}
+	if (x->ok && plen &&
+	    g->ulp->rx_write(g->host, x->cookie, off, f + GBN_HDRS, plen) < 0)
+		x->ok = false;
+	x->left -= plen < x->left ? plen : x->left;
+	if (x->left)
+		return;
+	if (x->ok) {
+		g->st.rx_msgs++;
+		g->ulp->rx_done(g->host, x->cookie, WREN_TP_OK);
+	}
+	*pp = x->next;
+	free(x);
+	r->ack = true;
+}
+
+/*
+ * IRN's receiver: accept any new PSN within the ring, advance the
+ * cumulative PSN over what is held, and answer an out-of-order packet
+ * with a NACK of its own.
+ */
+static void irn_rx_data(struct gbn *g, struct gbn_rx *r, const uint8_t *f,
+			size_t len)
+{
+	const struct wren_wire_hdr *wh = (const void *)(f + WREN_WIRE_HDR);
+	uint32_t psn = ntohl(wh->psn), ahead = psn - r->expected;
+
+	if (!r->got)
+		r->got = zalloc(IRN_RING);
+	if ((int32_t)ahead < 0 || ahead >= IRN_RING ||
+	    r->got[psn % IRN_RING]) {
+		g->st.rx_dup_pkts++;
+		if (wh->flags & WREN_WIRE_F_RETX)
+			g->st.retx_spurious++;
+		r->ack = true;
+		rx_queue_ctrl(g, r);
+		return;
+	}
+	r->got[psn % IRN_RING] = 1;
+	irn_place(g, r, f, len);
+	if (psn == r->expected) {
+		while (r->got[r->expected % IRN_RING]) {
+			r->got[r->expected % IRN_RING] = 0;
+			r->expected++;
+		}
+		r->unacked++;
+		if (r->unacked >= g->c->ack_every ||
+		    (wh->flags & WREN_WIRE_F_ACK_REQ))
+			r->ack = true;
+	} else {
+		g->st.rx_ooo_pkts++;
+		if (r->nsacks == IRN_NACKS)
+			memmove(r->sacks, r->sacks + 1,
+				--r->nsacks * sizeof(r->sacks[0]));
+		r->sacks[r->nsacks++] = psn;
+		r->nak = true;
+	}
+	if (r->ack || r->nak)
+		rx_queue_ctrl(g, r);
 }
 
 static void rx_data(struct gbn *g, const uint8_t *f, size_t len)
@@ -752,6 +1017,10 @@ static void rx_data(struct gbn *g, const uint8_t *f, size_t len)
 			r->cnp = true;
 			rx_queue_ctrl(g, r);
 		}
+	}
+	if (irn(g)) {
+		irn_rx_data(g, r, f, len);
+		return;
 	}
 	if (psn != r->expected) {
 		if ((int32_t)(psn - r->expected) > 0) {

@@ -45,6 +45,12 @@ static double wall_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static int add_lost(struct link *l, void *arg)
+{
+	*(uint64_t *)arg += l->lost + l->blackholed;
+	return 0;
+}
+
 int run_one(const char *name, const struct cfg *c,
 	    const struct kvlist *merged, struct jw *jw, FILE *csv,
 	    FILE *human, struct run_out *out)
@@ -90,6 +96,16 @@ int run_one(const char *name, const struct cfg *c,
 	out->first_rx_ps = a->first_rx_ps;
 	out->last_rx_ps = a->last_rx_ps;
 	out->rx_bytes = a->total_rx_bytes;
+	for (i = 0; i < n->nhosts; i++) {
+		struct wren_tp_stats st;
+
+		if (!n->hosts[i].tp)
+			continue;
+		n->xp->stats(n->hosts[i].tp, &st);
+		out->retx_pkts += st.retx_timeout + st.retx_fast +
+				  st.retx_nack + st.retx_reconnect;
+	}
+	topo_each_link(n, add_lost, &out->lost_pkts);
 	for (i = 0; i < n->nsw; i++) {
 		const struct sw *s = &n->sws[i];
 

@@ -290,6 +290,7 @@ static const char *const app_names[] = {
 };
 static const char *const xport_names[] = { "wren", "gbn", NULL };
 static const char *const gbn_cc_names[] = { "aimd", "dcqcn", NULL };
+static const char *const gbn_rec_names[] = { "gbn", "irn", NULL };
 static const char *const mode_names[] = { "optimistic", "handshake", NULL };
 
 #define C(f) offsetof(struct cfg, f)
@@ -352,6 +353,10 @@ static const struct key keys[] = {
 	{ "tp.idle_ns", K_NS, T(idle_ns), NULL, NULL },
 	{ "tp.mpl_ns", K_NS, T(mpl_ns), NULL, NULL },
 	{ "gbn.cc", K_ENUM, G(cc), "aimd", gbn_cc_names },
+	{ "gbn.recovery", K_ENUM, G(recovery), "gbn", gbn_rec_names },
+	{ "gbn.bdp_cap", K_U32, G(bdp_cap), "64", NULL },
+	{ "gbn.rto_low", K_NS, G(rto_low_ns), "100us", NULL },
+	{ "gbn.rto_low_n", K_U32, G(rto_low_n), "3", NULL },
 	{ "gbn.window", K_U32, G(window), "256K", NULL },
 	{ "gbn.min_window", K_U32, G(min_window), "8K", NULL },
 	{ "gbn.ai", K_U32, G(ai), "4K", NULL },
@@ -605,6 +610,8 @@ static int check(struct cfg *c)
 		why = "sw.buffer must hold a packet";
 	else if (c->sw_kmax && c->sw_kmin >= c->sw_kmax)
 		why = "sw.kmin must be below sw.kmax";
+	else if (c->gbn.bdp_cap < 1 || c->gbn.bdp_cap > IRN_RING)
+		why = "gbn.bdp_cap must be 1..1024";
 	if (why) {
 		fprintf(stderr, "netsim: %s\n", why);
 		return -1;

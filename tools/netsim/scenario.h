@@ -40,9 +40,17 @@ struct link_override {
 };
 
 enum gbn_cc { GBN_CC_AIMD, GBN_CC_DCQCN };
+enum gbn_recovery { GBN_REC_GBN, GBN_REC_IRN };
+
+/* IRN's bitmaps: packets a flow may have outstanding, at most. */
+#define IRN_RING	1024
 
 struct gbn_config {
 	enum gbn_cc cc;		/* AIMD window or DCQCN rate */
+	enum gbn_recovery recovery;	/* go-back-N or IRN */
+	uint32_t bdp_cap;	/* IRN: packets outstanding at most */
+	uint64_t rto_low_ns;	/* IRN: timeout with few outstanding */
+	uint32_t rto_low_n;	/* IRN: ... at most this many */
 	uint32_t window;	/* bytes in flight at most */
 	uint32_t min_window;	/* AIMD floor */
 	uint32_t ai;		/* bytes per window acknowledged */

@@ -294,6 +294,49 @@ static void test_dcqcn(void)
 	   on.sw_max_q, (unsigned long long)off.sw_drops);
 }
 
+/*
+ * IRN (gbn.recovery = irn) against go-back-N on one 100 Gb/s link that
+ * loses 1 % of frames: both deliver every message intact, but IRN
+ * resends about what was lost (each lost DATA frame once, give or take
+ * lost ACKs and timeouts: at most twice the frames lost), where
+ * go-back-N resends everything after each loss (over 3x here).
+ */
+static int irn_run(const char *rec, struct run_out *out)
+{
+	const char *kv[] = {
+		"topology", "back2back", "transport", "gbn",
+		"gbn.recovery", rec, "msg_size", "64K", "outstanding", "8",
+		"duration", "2ms", "loss", "0.01", "rate", "100", NULL,
+	};
+	struct kvlist merged = { 0 };
+	struct cfg c;
+	int ret;
+
+	*out = (struct run_out){ 0 };
+	ret = cfg_from(&c, &merged, kv) ||
+	      run_one("irn", &c, &merged, NULL, NULL, NULL, out);
+	cfg_free(&c);
+	kv_free(&merged);
+	return ret;
+}
+
+static void test_irn(void)
+{
+	struct run_out sr, gbn;
+	int r1 = irn_run("irn", &sr);
+	int r2 = irn_run("gbn", &gbn);
+
+	ok(!r1 && !r2 && sr.ok && gbn.ok && sr.lost_pkts > 0 &&
+	   sr.retx_pkts <= 2 * sr.lost_pkts &&
+	   gbn.retx_pkts > 3 * gbn.lost_pkts,
+	   "irn: 1%% loss: %llu resent for %llu lost (want <= 2x); "
+	   "go-back-N %llu for %llu (want > 3x); both intact",
+	   (unsigned long long)sr.retx_pkts,
+	   (unsigned long long)sr.lost_pkts,
+	   (unsigned long long)gbn.retx_pkts,
+	   (unsigned long long)gbn.lost_pkts);
+}
+
 static void test_scenario_errors(void)
 {
 	const char *bad_key[] = { "no_such_key", "1", "msgs", "1", NULL };
@@ -407,6 +450,7 @@ int main(int argc, char **argv)
 	test_impairments();
 	test_prio_ctrl();
 	test_dcqcn();
+	test_irn();
 	test_scenario_errors();
 	test_determinism(argv[2]);
 	test_cli(argv[1], argv[2]);
