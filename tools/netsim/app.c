@@ -8,6 +8,12 @@
  *   roundrobin   host0 sends to @peers hosts in turn, @rounds each, with
  *                @outstanding messages in flight in all
  *   pingpong     host0 and host1 bounce one message @msgs times
+ *   openloop     every host starts messages to random other hosts as a
+ *                Poisson process at @load of its link, sizes drawn from
+ *                the CDF file @cdf (linear between points), until
+ *                @duration; each message's completion time over its
+ *                ideal (size at the wire limit plus the propagation
+ *                round trip) is its slowdown, reported by size bucket
  *
  * A message carries its flow in src_qpn and its number in imm, and every
  * 8-byte word of its payload is a function of (flow, msn, word), so the
@@ -17,6 +23,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +34,7 @@
 struct msgrec {
 	uint32_t flow;
 	uint32_t msn;
+	uint32_t len;
 	uint64_t post_ps;
 	uint32_t next_free;
 	bool live;			/* posted, not yet done */
@@ -192,8 +200,22 @@ static void flow_check_done(struct app *a, struct flow *f)
 		finish(a);
 }
 
-/* Post the next message of @f; false if the transport is full. */
-static bool post(struct app *a, struct flow *f)
+static void flow_init(struct app *a, struct flow *f, uint32_t src,
+		      uint32_t dst, uint32_t limit, uint32_t window);
+
+struct arrival {
+	struct sim_ev ev;
+	struct net *net;
+	uint32_t host;
+};
+
+
+const char *const fct_bucket_names[FCT_BUCKETS + 1] = {
+	"lt_100KB", "100KB_1MB", "1MB_10MB", "ge_10MB", "all",
+};
+
+/* Post the next message of @f, @len bytes; false if the transport is full. */
+static bool post_len(struct app *a, struct flow *f, uint32_t len)
 {
 	struct net *n = a->net;
 	const struct cfg *c = a->c;
@@ -205,7 +227,7 @@ static bool post(struct app *a, struct flow *f)
 		.mode = c->mode,
 	};
 	struct wren_tp_msg msg = {
-		.len = c->msg_size,
+		.len = len,
 		.opcode = WREN_WIRE_OP_SEND,
 		.flags = c->ordered ? WREN_TP_MSG_ORDERED : 0,
 		.dst_qpn = 1,
@@ -236,6 +258,7 @@ static bool post(struct app *a, struct flow *f)
 	a->tx_free = r->next_free;
 	r->flow = (uint32_t)(f - a->flows);
 	r->msn = f->next_msn;
+	r->len = len;
 	r->post_ps = n->sim.now;
 	r->live = true;
 	f->post_ps = n->sim.now;
@@ -261,6 +284,11 @@ static bool post(struct app *a, struct flow *f)
 			a->ctx_mem_peak = mem;
 	}
 	return true;
+}
+
+static bool post(struct app *a, struct flow *f)
+{
+	return post_len(a, f, a->c->msg_size);
 }
 
 static void flow_fill(struct app *a, struct flow *f)
@@ -297,6 +325,128 @@ static void deferred_post(struct sim_ev *ev)
 	post(a, &a->flows[h->id == 0 ? 0 : 1]);
 }
 
+/* openloop */
+
+/*
+ * The ideal of a message of @len bytes from @src to @dst: its bytes at the
+ * wire limit of a host link (payload per frame over frame on the wire)
+ * plus the propagation round trip, as the literature's slowdown takes it.
+ */
+static uint64_t ol_ideal_ps(const struct app *a, const struct flow *f,
+			    uint32_t len)
+{
+	const struct cfg *c = a->c;
+	uint32_t mtu = c->mtu, pkts = len ? (len + mtu - 1) / mtu : 1;
+	double wire = (double)len + (double)pkts *
+		      (WREN_WIRE_DATA_HDRS_LEN + WREN_WIRE_ETH_OVERHEAD);
+
+	return (uint64_t)(wire * 8 * 1e6 / c->rate_mbps) +
+	       topo_rtt_prop_ps(a->net, f->src, f->dst);
+}
+
+static void ol_push(struct lat *l, uint64_t v)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 1024;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static void ol_record(struct app *a, const struct flow *f, uint32_t len,
+		      uint64_t fct_ps)
+{
+	uint32_t b = len < 100000 ? 0 : len < 1000000 ? 1 :
+		     len < 10000000 ? 2 : 3;
+	uint64_t sd = fct_ps * 1000 / ol_ideal_ps(a, f, len);
+
+	ol_push(&a->sd[b], sd);
+	ol_push(&a->sd[FCT_BUCKETS], sd);
+	ol_push(&a->fct[b], fct_ps / PS_PER_NS);
+	ol_push(&a->fct[FCT_BUCKETS], fct_ps / PS_PER_NS);
+}
+
+/* A size from the CDF: linear between its points. */
+static uint32_t ol_size(struct app *a)
+{
+	double u = rng_unit(&a->arr_rng) * 100, s;
+	uint32_t i;
+
+	for (i = 1; i < a->cdf_n && a->cdf_pct[i] < u; i++)
+		;
+	if (i == a->cdf_n)
+		return (uint32_t)a->cdf_size[a->cdf_n - 1];
+	s = a->cdf_size[i - 1] + (a->cdf_size[i] - a->cdf_size[i - 1]) *
+	    (u - a->cdf_pct[i - 1]) / (a->cdf_pct[i] - a->cdf_pct[i - 1]);
+	return s < 1 ? 1 : (uint32_t)s;
+}
+
+static void ol_arrive(struct sim_ev *ev)
+{
+	struct arrival *ar = container_of(ev, struct arrival, ev);
+	struct net *n = ar->net;
+	struct app *a = n->app;
+	uint32_t N = n->nhosts, src = ar->host;
+	uint32_t dst = rng_below(&a->arr_rng, N - 1), len;
+	double gap;
+	struct flow *f;
+
+	if (stopped(a))
+		return;
+	dst += dst >= src;
+	f = &a->flows[src * N + dst];
+	if (!f->bits)
+		flow_init(a, f, src, dst, UINT32_MAX, 256);
+	len = ol_size(a);
+	if (post_len(a, f, len)) {
+		a->ol_live++;
+		a->ol_posted_bytes += len;
+	} else
+		a->tx_errors++;	/* a full transport: raise tp.max_msgs */
+	gap = -log(1 - rng_unit(&a->arr_rng)) * a->gap_ps;
+	sim_at(&n->sim, &ar->ev, n->sim.now + (uint64_t)gap + 1);
+}
+
+/* Read "<bytes> <cumulative percent>" lines; -1 after saying why. */
+static int ol_load_cdf(struct app *a, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	double sz, pct, mean = 0;
+	uint32_t cap = 0;
+
+	if (!f) {
+		fprintf(stderr, "netsim: cdf %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fscanf(f, "%lf %lf", &sz, &pct) == 2) {
+		if (a->cdf_n == cap) {
+			cap = cap ? 2 * cap : 64;
+			a->cdf_size = xrealloc(a->cdf_size,
+					       cap * sizeof(double));
+			a->cdf_pct = xrealloc(a->cdf_pct, cap * sizeof(double));
+		}
+		if (a->cdf_n && (sz < a->cdf_size[a->cdf_n - 1] ||
+				 pct < a->cdf_pct[a->cdf_n - 1]))
+			break;
+		a->cdf_size[a->cdf_n] = sz;
+		a->cdf_pct[a->cdf_n++] = pct;
+	}
+	fclose(f);
+	if (a->cdf_n < 2 || a->cdf_pct[a->cdf_n - 1] != 100 ||
+	    a->cdf_size[a->cdf_n - 1] > WREN_WIRE_MAX_MSG_LEN) {
+		fprintf(stderr, "netsim: cdf %s: want rising \"bytes percent\" "
+			"lines ending at 100\n", path);
+		return -1;
+	}
+	/* The mean of the piecewise-linear distribution. */
+	for (uint32_t i = 1; i < a->cdf_n; i++)
+		mean += (a->cdf_pct[i] - a->cdf_pct[i - 1]) / 100 *
+			(a->cdf_size[i] + a->cdf_size[i - 1]) / 2;
+	a->mean_size = mean;
+	a->max_len = (uint32_t)a->cdf_size[a->cdf_n - 1];
+	return 0;
+}
+
 /* The upper layer, as every transport calls it */
 
 static int ulp_tx_read(void *ulp, uint64_t cookie, uint32_t offset, void *buf,
@@ -306,9 +456,11 @@ static int ulp_tx_read(void *ulp, uint64_t cookie, uint32_t offset, void *buf,
 	struct app *a = h->net->app;
 	const struct msgrec *r;
 
-	if (cookie >= a->ntx || (uint64_t)offset + len > a->c->msg_size)
+	if (cookie >= a->ntx)
 		return -1;
 	r = &a->tx[cookie];
+	if ((uint64_t)offset + len > r->len)
+		return -1;
 	pattern_fill(pattern_base(r->flow, r->msn), offset, buf, len);
 	return 0;
 }
@@ -335,6 +487,9 @@ static void ulp_tx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 		if (!arrived(f, r->msn))
 			a->missing_msgs++;
 	}
+	if (a->c->app == APP_OPENLOOP && st == WREN_TP_OK &&
+	    r->post_ps >= a->c->warmup_ps)
+		ol_record(a, f, r->len, now - r->post_ps);
 	if (a->c->app != APP_PINGPONG && r->post_ps >= a->c->warmup_ps) {
 		lat_push(&a->lat, now - r->post_ps);
 		if (a->c->app == APP_ROUNDROBIN)
@@ -355,6 +510,10 @@ static void ulp_tx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 		break;
 	case APP_PINGPONG:
 		break;
+	case APP_OPENLOOP:
+		if (!--a->ol_live && stopped(a))
+			finish(a);
+		return;
 	default:
 		flow_fill(a, f);
 		/* A full transport refused someone: try them again. */
@@ -379,7 +538,9 @@ static enum wren_tp_status ulp_rx_begin(void *ulp,
 
 	if (fl >= a->nflows || a->flows[fl].dst != h->id ||
 	    ntohl(peer->ipv4) != host_ip(a->flows[fl].src) ||
-	    msg->qkey != flow_key(fl) || msg->len != a->c->msg_size) {
+	    msg->qkey != flow_key(fl) ||
+	    (a->c->app == APP_OPENLOOP ? msg->len > a->max_len :
+	     msg->len != a->c->msg_size)) {
 		a->unexpected++;
 		return WREN_TP_BAD_DEST_QP;
 	}
@@ -604,6 +765,31 @@ int app_init(struct net *n, struct app *a)
 				  a->outstanding / c->peers + 1);
 		a->rr_total = (uint64_t)c->peers * c->rounds;
 		break;
+	case APP_OPENLOOP:
+		/* A flow per ordered pair, its bitmap on first use. */
+		if (n->nhosts < 2 || n->nhosts > 1024 ||
+		    ol_load_cdf(a, c->cdf))
+			return -1;
+		a->nflows = n->nhosts * n->nhosts;
+		a->flows = calloc(a->nflows, sizeof(*a->flows));
+		a->arr = calloc(n->nhosts, sizeof(*a->arr));
+		if (!a->flows || !a->arr)
+			return -1;
+		for (i = 0; i < a->nflows; i++) {
+			a->flows[i].src = i / n->nhosts;
+			a->flows[i].dst = i % n->nhosts;
+		}
+		rng_seed(&a->arr_rng, c->seed, 0xa11u << 20);
+		/* Bits per second of payload at @load of a host link. */
+		a->gap_ps = a->mean_size * 8 * 1e6 / (c->load * c->rate_mbps);
+		for (i = 0; i < n->nhosts; i++) {
+			a->arr[i].host = i;
+			a->arr[i].net = n;
+			a->arr[i].ev.fn = ol_arrive;
+			n->hosts[i].sender = true;
+		}
+		a->active = 0;
+		return 0;
 	case APP_PINGPONG:
 		a->nflows = 2;
 		a->flows = calloc(a->nflows, sizeof(*a->flows));
@@ -626,6 +812,11 @@ static void stop_posting(struct sim_ev *ev)
 	struct app *a = container_of(ev, struct app, stopev);
 	uint32_t i;
 
+	if (a->c->app == APP_OPENLOOP) {
+		if (!a->ol_live)
+			finish(a);
+		return;
+	}
 	for (i = 0; i < a->nflows; i++)
 		flow_check_done(a, &a->flows[i]);
 }
@@ -646,6 +837,12 @@ void app_start(struct app *a)
 	case APP_PINGPONG:
 		a->flows[0].post_ps = 0;
 		post(a, &a->flows[0]);
+		break;
+	case APP_OPENLOOP:
+		/* Each host's first arrival a random gap in: no burst at 0. */
+		for (i = 0; i < n->nhosts; i++)
+			sim_at(&n->sim, &a->arr[i].ev, 1 + (uint64_t)(-log(1 -
+			       rng_unit(&a->arr_rng)) * a->gap_ps));
 		break;
 	default:
 		for (i = 0; i < a->nflows; i++)
@@ -673,6 +870,13 @@ void app_free(struct app *a)
 	free(a->lat.v);
 	free(a->lat_first.v);
 	free(a->lat_warm.v);
+	for (i = 0; i <= FCT_BUCKETS; i++) {
+		free(a->sd[i].v);
+		free(a->fct[i].v);
+	}
+	free(a->cdf_size);
+	free(a->cdf_pct);
+	free(a->arr);
 }
 
 uint64_t app_oldest_unfinished_ps(const struct app *a)

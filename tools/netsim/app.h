@@ -64,10 +64,26 @@ struct app {
 	uint64_t total_rx_bytes;
 	size_t ctx_mem_peak;
 
+	/* openloop: Poisson arrivals of sizes from a CDF, any to any */
+	struct rng arr_rng;
+	double *cdf_size, *cdf_pct;	/* bytes, cumulative percent */
+	uint32_t cdf_n;
+	double mean_size, gap_ps;	/* per host: mean time between */
+	struct arrival *arr;		/* one per host */
+	uint64_t ol_live;		/* messages posted, not done */
+	uint64_t ol_posted_bytes;	/* before duration, all hosts */
+	uint32_t max_len;
+	/* slowdown x 1000 per size bucket (FCT_BUCKETS) and all */
+	struct lat sd[5], fct[5];
+
 	/* integrity: all must stay 0 */
 	uint64_t bad_bytes, dup_msgs, missing_msgs, tx_errors, rx_errors;
 	uint64_t unexpected;
 };
+
+/* openloop's size buckets: < 100 KB, < 1 MB, < 10 MB, the rest; all. */
+#define FCT_BUCKETS	4
+extern const char *const fct_bucket_names[FCT_BUCKETS + 1];
 
 int app_init(struct net *n, struct app *a);
 void app_start(struct app *a);

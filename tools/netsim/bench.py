@@ -42,7 +42,13 @@ netsim_path = NETSIM
 OUT = os.path.join(TOP, "build", "bench")
 
 SCENARIOS = ["s1_p2p", "s2_loss", "s3_skew", "s4_failure", "s5_incast",
-             "s6_permutation", "s7_peers", "s8_blackhole", "s9_perm2m"]
+             "s6_permutation", "s7_peers", "s8_blackhole", "s9_perm2m",
+             "s10_websearch"]
+
+# S10: open-loop WebSearch at three loads; FCT slowdown per size bucket.
+S10_LOADS = ("30", "50", "80")
+S10_BUCKETS = ("lt_100KB", "100KB_1MB", "1MB_10MB", "ge_10MB", "all")
+S10_PEERS = ("irn", "roce")
 
 # S9's transports, each with control packets behind data (the switch
 # default) and ahead of it (sw.prio_ctrl): "run" is the permutation,
@@ -99,7 +105,10 @@ RUN_TIMEOUT = 120
 COST = {("s7_peers", "rate_64k"): 60, ("s7_peers", "rate_8k"): 10,
         ("s6_permutation", None): 8, ("s4_failure", None): 3,
         ("s8_blackhole", None): 2, ("s9_perm2m", "wren"): 2,
-        ("s9_perm2m", "wren_prio"): 2}
+        ("s9_perm2m", "wren_prio"): 2, ("s10_websearch", "wren_80"): 14,
+        ("s10_websearch", "wren_50"): 7, ("s10_websearch", "wren_noprio_50"): 7,
+        ("s10_websearch", "wren_30"): 4, ("s10_websearch", "irn_80"): 6,
+        ("s10_websearch", "roce_80"): 5, ("s10_websearch", None): 3}
 
 
 def run_names(scenario):
@@ -311,6 +320,21 @@ def evaluate(results, smoke):
               "2 MiB permutation p99/single <= best peer's (prio)",
               own, "<=", min(peers) if peers else None)
 
+    if not smoke:
+        t.add("S10.50.small", "s10_websearch",
+              "WebSearch 50 %: p99 slowdown < 100 KB under 2.0",
+              s10(results, "wren_50", "lt_100KB", "slowdown_p99"), "<", 2.0)
+        for load in S10_LOADS:
+            for b in S10_BUCKETS[:-1]:
+                peers = [v for v in (s10(results, "%s_%s" % (p, load), b,
+                                         "slowdown_p99")
+                                     for p in S10_PEERS) if v is not None]
+                t.add("S10.%s.%s" % (load, b), "s10_websearch",
+                      "WebSearch %s %%: p99 slowdown %s <= best peer" %
+                      (load, b),
+                      s10(results, "wren_%s" % load, b, "slowdown_p99"),
+                      "<=", min(peers) if peers else None)
+
     # Every run intact: data, duplicates, losses, completion.
     bad = [r for _, _, r in reps(results)
            if not (r["result"] and r["result"]["integrity"]["pass"])]
@@ -325,6 +349,11 @@ def s9_ratio(results, run, single, pct="p99"):
     v = get(results, "s9_perm2m", run, "messages", "latency_ns", pct)
     one = get(results, "s9_perm2m", single, "messages", "latency_ns", "p50")
     return v / one if v is not None and one else None
+
+
+def s10(results, run, bucket, fig):
+    """S10: a figure of one size bucket, median over the seeds."""
+    return get(results, "s10_websearch", run, "fct", bucket, fig)
 
 
 def beside(results):
@@ -394,6 +423,13 @@ def beside(results):
         for pct in ("p50", "p99"):
             add("S9 %s %s / single flow" % (label, pct),
                 s9_ratio(results, run, single, pct))
+    for run in run_names("s10_websearch"):
+        for b in S10_BUCKETS:
+            p50 = s10(results, run, b, "slowdown_p50")
+            p99 = s10(results, run, b, "slowdown_p99")
+            if p50 is not None:
+                add("S10 %s %s slowdown p50 / p99" % (run, b),
+                    "%.2f / %.2f" % (p50, p99))
     return out
 
 
@@ -618,6 +654,24 @@ def plots(results):
     ax.set_title("S9: 2 MiB permutation, 128 hosts (median seed)")
     ax.legend()
     save(fig, "s9_perm2m.png")
+
+    # S10: p99 slowdown by size bucket, a panel per load.
+    fig, axs = plt.subplots(1, len(S10_LOADS), figsize=(12, 4), sharey=True)
+    for ax, load in zip(axs, S10_LOADS):
+        for tp in ("wren",) + S10_PEERS:
+            ys = [s10(results, "%s_%s" % (tp, load), b, "slowdown_p99")
+                  for b in S10_BUCKETS[:-1]]
+            if any(y is not None for y in ys):
+                ax.plot(range(len(ys)), [y or 0 for y in ys], "o-",
+                        label=tp)
+        ax.set_xticks(range(len(S10_BUCKETS) - 1))
+        ax.set_xticklabels(["<100K", "100K-1M", "1-10M", ">10M"])
+        ax.set_yscale("log")
+        ax.set_title("WebSearch, %s %% load" % load)
+        ax.set_xlabel("flow size")
+    axs[0].set_ylabel("p99 FCT slowdown (median of seeds)")
+    axs[0].legend()
+    save(fig, "s10_websearch.png")
     return made
 
 

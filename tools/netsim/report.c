@@ -528,6 +528,24 @@ bool report_run(struct jw *w, struct net *n, const char *name,
 		jw_num(w, "victim_utilisation", m.victim_util);
 		jw_end(w, '}');
 	}
+	if (c->app == APP_OPENLOOP) {
+		jw_obj(w, "fct");
+		jw_num(w, "load", c->load);
+		jw_num(w, "mean_size", a->mean_size);
+		for (i = 0; i <= FCT_BUCKETS; i++) {
+			struct pct sd = percentiles(&a->sd[i]);
+			struct pct fct = percentiles(&a->fct[i]);
+
+			jw_obj(w, fct_bucket_names[i]);
+			jw_u64(w, "n", sd.n);
+			jw_num(w, "slowdown_p50", sd.p50 / 1e3);
+			jw_num(w, "slowdown_p99", sd.p99 / 1e3);
+			jw_num(w, "fct_p50_us", fct.p50 / 1e3);
+			jw_num(w, "fct_p99_us", fct.p99 / 1e3);
+			jw_end(w, '}');
+		}
+		jw_end(w, '}');
+	}
 	if (c->app == APP_ROUNDROBIN) {
 		uint32_t peer = a->nflows ? a->flows[0].dst : 1;
 
@@ -600,6 +618,13 @@ void report_line(FILE *f, struct net *n, const char *name, double wall_s)
 		fprintf(f, " recovery %.1f us", m.recovery_us);
 	if (n->cfg->app == APP_INCAST)
 		fprintf(f, " incast %.3fx", m.incast_ratio);
+	if (n->cfg->app == APP_OPENLOOP) {
+		struct pct small = percentiles(&n->app->sd[0]);
+		struct pct all = percentiles(&n->app->sd[FCT_BUCKETS]);
+
+		fprintf(f, " slowdown p99 %.2f (<100KB %.2f)", all.p99 / 1e3,
+			small.p99 / 1e3);
+	}
 	fprintf(f, " | %.2fM ev %.2fs %.2fM ev/s %s\n", n->sim.events / 1e6,
 		wall_s, wall_s > 0 ? n->sim.events / wall_s / 1e6 : 0,
 		m.pass ? (m.complete ? "ok" : "ok (stalled)") : "FAILED");

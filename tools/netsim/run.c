@@ -106,6 +106,12 @@ int run_one(const char *name, const struct cfg *c,
 				  st.retx_nack + st.retx_reconnect;
 	}
 	topo_each_link(n, add_lost, &out->lost_pkts);
+	out->ol_posted_bytes = a->ol_posted_bytes;
+	out->ol_msgs = (uint32_t)a->sd[FCT_BUCKETS].n;
+	out->ol_sd_min = UINT32_MAX;
+	for (size_t k = 0; k < a->sd[FCT_BUCKETS].n; k++)
+		if (a->sd[FCT_BUCKETS].v[k] < out->ol_sd_min)
+			out->ol_sd_min = a->sd[FCT_BUCKETS].v[k];
 	for (i = 0; i < n->nsw; i++) {
 		const struct sw *s = &n->sws[i];
 

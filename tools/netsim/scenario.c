@@ -272,6 +272,7 @@ enum ktype {
 	K_U8ENUM,	/* uint8_t index into choices */
 	K_TIMES,	/* comma-separated times: path_delay */
 	K_STR,		/* documentation only */
+	K_PATH,		/* a file name, char[256] */
 };
 
 struct key {
@@ -286,7 +287,8 @@ static const char *const topo_names[] = {
 	"back2back", "parallel", "leafspine", "star", NULL
 };
 static const char *const app_names[] = {
-	"stream", "incast", "permutation", "roundrobin", "pingpong", NULL
+	"stream", "incast", "permutation", "roundrobin", "pingpong",
+	"openloop", NULL
 };
 static const char *const xport_names[] = { "wren", "gbn", NULL };
 static const char *const gbn_cc_names[] = { "aimd", "dcqcn", NULL };
@@ -380,6 +382,8 @@ static const struct key keys[] = {
 	{ "senders", K_U32, C(senders), "8", NULL },
 	{ "peers", K_U32, C(peers), "16", NULL },
 	{ "rounds", K_U32, C(rounds), "1", NULL },
+	{ "load", K_PROB, C(load), "0.5", NULL },
+	{ "cdf", K_PATH, C(cdf), "", NULL },
 	{ "mode", K_U8ENUM, C(mode), "optimistic", mode_names },
 	{ "ordered", K_BOOL, C(ordered), "0", NULL },
 	{ "duration", K_TIME, C(duration_ps), "0", NULL },
@@ -417,6 +421,11 @@ static int set_value(void *base, const struct key *k, const char *val,
 
 	switch (k->type) {
 	case K_STR:
+		return 0;
+	case K_PATH:
+		if (strlen(val) >= sizeof(c->cdf))
+			goto bad;
+		strcpy(p, val);
 		return 0;
 	case K_U32:
 		if (parse_size(val, &u) || u > UINT32_MAX)
@@ -604,6 +613,9 @@ static int check(struct cfg *c)
 		why = "roundrobin needs peers + 1 hosts";
 	else if (!c->duration_ps && !c->msgs && c->app != APP_ROUNDROBIN)
 		why = "set duration or msgs";
+	else if (c->app == APP_OPENLOOP &&
+		 (!c->duration_ps || !c->cdf[0] || c->load <= 0))
+		why = "openloop needs duration, cdf and a load above 0";
 	else if (!c->bin_ps)
 		why = "bin must be positive";
 	else if (c->sw_buffer < c->mtu + 200)

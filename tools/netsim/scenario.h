@@ -14,7 +14,8 @@
 
 enum topo_kind { TOPO_BACK2BACK, TOPO_PARALLEL, TOPO_LEAFSPINE, TOPO_STAR };
 enum app_kind {
-	APP_STREAM, APP_INCAST, APP_PERMUTATION, APP_ROUNDROBIN, APP_PINGPONG
+	APP_STREAM, APP_INCAST, APP_PERMUTATION, APP_ROUNDROBIN, APP_PINGPONG,
+	APP_OPENLOOP
 };
 enum xport_kind { XP_WREN, XP_GBN };
 
@@ -109,6 +110,8 @@ struct cfg {
 	uint32_t senders;		/* incast fan-in */
 	uint32_t peers;			/* roundrobin */
 	uint32_t rounds;
+	double load;			/* openloop: of each host link */
+	char cdf[256];			/* openloop: flow-size distribution */
 	uint8_t mode;			/* enum wren_tp_mode */
 	bool ordered;
 	uint64_t duration_ps;		/* stop posting (0: after msgs) */

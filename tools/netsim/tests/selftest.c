@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "tap_ok.h"
 #include "net.h"
@@ -337,6 +338,47 @@ static void test_irn(void)
 	   (unsigned long long)gbn.lost_pkts);
 }
 
+/*
+ * openloop: four hosts on one switch offer 30 % of their links in
+ * messages of exactly 10000 bytes for 1 ms.  The bytes offered come to
+ * 30 % of 4 links x 1 ms within 10 % (Poisson: about 1500 messages), and
+ * no message beats its ideal (slowdown >= 1) while the least loaded come
+ * close to it (the smallest under 1.5).
+ */
+static void test_openloop(void)
+{
+	char path[] = "/tmp/netsim-cdf-XXXXXX";
+	const char *kv[] = {
+		"topology", "star", "hosts", "4", "app", "openloop",
+		"load", "0.3", "cdf", path, "duration", "1ms",
+		"rate", "100", NULL,
+	};
+	struct kvlist merged = { 0 };
+	struct run_out out = { 0 };
+	int fd = mkstemp(path), r = -1;
+	double offered = 0;
+	struct cfg c;
+	FILE *f;
+
+	if (fd >= 0 && (f = fdopen(fd, "w"))) {
+		fprintf(f, "10000 0\n10000 100\n");
+		fclose(f);
+		r = cfg_from(&c, &merged, kv) ||
+		    run_one("openloop", &c, &merged, NULL, NULL, NULL, &out);
+		cfg_free(&c);
+		kv_free(&merged);
+		/* bytes x 8 over 4 links of 100 Gb/s for 1 ms */
+		offered = out.ol_posted_bytes * 8 / (4 * 100e9 * 1e-3);
+	}
+	if (fd >= 0)
+		unlink(path);
+	ok(!r && out.ok && fabs(offered - 0.3) < 0.03 &&
+	   out.ol_sd_min >= 1000 && out.ol_sd_min < 1500,
+	   "openloop: %u messages, offered %.3f of the links (want 0.3 +- "
+	   "10%%), smallest slowdown %.3f (want 1..1.5)", out.ol_msgs,
+	   offered, out.ol_sd_min / 1e3);
+}
+
 static void test_scenario_errors(void)
 {
 	const char *bad_key[] = { "no_such_key", "1", "msgs", "1", NULL };
@@ -451,6 +493,7 @@ int main(int argc, char **argv)
 	test_prio_ctrl();
 	test_dcqcn();
 	test_irn();
+	test_openloop();
 	test_scenario_errors();
 	test_determinism(argv[2]);
 	test_cli(argv[1], argv[2]);
