@@ -319,7 +319,7 @@ static void wren_cmds_query_qp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q.rq_ci, 0x0123);
 
 	/* A state the interface does not define is not passed on. */
-	a.result[0] = WREN_QPS_ERR + 1;
+	a.result[0] = WREN_QPS_SQD + 1;
 	q.state = WREN_QPS_INIT;
 	KUNIT_EXPECT_EQ(test, wren_cmd_query_qp(&f->wdev, 0x99, &q), -EPROTO);
 	KUNIT_EXPECT_EQ(test, q.state, WREN_QPS_INIT);

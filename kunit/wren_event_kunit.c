@@ -16,12 +16,20 @@
  * @ncomp: how many
  * @cq_error: CQ numbers of CQ errors, in order
  * @ncq_error: how many
+ * @qp_event: QP events, QP number << 8 | event, in order
+ * @nqp_event: how many
+ * @srq_limit: SRQ numbers of fired limits, in order
+ * @nsrq_limit: how many
  */
 struct wren_event_log {
 	u32 comp[WREN_EVENT_MAX];
 	unsigned int ncomp;
 	u32 cq_error[8];
 	unsigned int ncq_error;
+	u32 qp_event[8];
+	unsigned int nqp_event;
+	u32 srq_limit[8];
+	unsigned int nsrq_limit;
 };
 
 static void wren_event_cq_comp(void *priv, u32 cqn)
@@ -42,9 +50,29 @@ static void wren_event_cq_error(void *priv, u32 cqn)
 	log->ncq_error++;
 }
 
+static void wren_event_qp(void *priv, u32 qpn, u32 event)
+{
+	struct wren_event_log *log = priv;
+
+	if (log->nqp_event < ARRAY_SIZE(log->qp_event))
+		log->qp_event[log->nqp_event] = qpn << 8 | event;
+	log->nqp_event++;
+}
+
+static void wren_event_srq_limit(void *priv, u32 srqn)
+{
+	struct wren_event_log *log = priv;
+
+	if (log->nsrq_limit < ARRAY_SIZE(log->srq_limit))
+		log->srq_limit[log->nsrq_limit] = srqn;
+	log->nsrq_limit++;
+}
+
 static const struct wren_event_ops wren_event_ops = {
 	.cq_comp = wren_event_cq_comp,
 	.cq_error = wren_event_cq_error,
+	.qp_event = wren_event_qp,
+	.srq_limit = wren_event_srq_limit,
 };
 
 static void wren_event_unlisten(void *wdev)
@@ -158,6 +186,30 @@ static void wren_event_aeq_cq_error(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, log->cq_error[0], 34);
 	KUNIT_EXPECT_EQ(test, log->cq_error[1], 78);
 	KUNIT_EXPECT_EQ(test, log->ncomp, 0);
+}
+
+/* QP events and SRQ limits go to the RDMA driver by number, in order. */
+static void wren_event_aeq_objects(struct kunit *test)
+{
+	struct wren_fake *f = wren_fake_new(test);
+	struct wren_event_log *log;
+
+	/* Nobody listening: counted as events, and no harm done. */
+	wren_fake_post_aeq(f, WREN_AEQ_QP_EVENT, 5, WREN_QP_EV_COMM_EST);
+	wren_aeq_process(&f->wdev);
+	KUNIT_EXPECT_EQ(test, f->wdev.stats.aeq_events, 1);
+
+	log = wren_event_listen(test, f);
+	wren_fake_post_aeq(f, WREN_AEQ_QP_EVENT, 7, WREN_QP_EV_SQ_DRAINED);
+	wren_fake_post_aeq(f, WREN_AEQ_SRQ_LIMIT, 3, 0);
+	wren_fake_post_aeq(f, WREN_AEQ_QP_EVENT, 9, WREN_QP_EV_LAST_WQE);
+	wren_aeq_process(&f->wdev);
+	KUNIT_ASSERT_EQ(test, log->nqp_event, 2);
+	KUNIT_EXPECT_EQ(test, log->qp_event[0], 7 << 8 | WREN_QP_EV_SQ_DRAINED);
+	KUNIT_EXPECT_EQ(test, log->qp_event[1], 9 << 8 | WREN_QP_EV_LAST_WQE);
+	KUNIT_ASSERT_EQ(test, log->nsrq_limit, 1);
+	KUNIT_EXPECT_EQ(test, log->srq_limit[0], 3);
+	KUNIT_EXPECT_EQ(test, log->ncq_error, 0);
 }
 
 static struct wren_eq *wren_event_eq(struct kunit *test, struct wren_fake *f)
@@ -281,6 +333,7 @@ static struct kunit_case wren_event_cases[] = {
 	KUNIT_CASE(wren_event_aeq_counters),
 	KUNIT_CASE(wren_event_aeq_fatal),
 	KUNIT_CASE(wren_event_aeq_cq_error),
+	KUNIT_CASE(wren_event_aeq_objects),
 	KUNIT_CASE(wren_event_eq_completions),
 	KUNIT_CASE(wren_event_eq_unknown_and_unheard),
 	KUNIT_CASE(wren_event_keep_alive_lost),

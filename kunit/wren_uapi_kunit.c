@@ -12,7 +12,8 @@
 #include "wren_ib.h"
 
 static const struct wren_caps wren_uapi_caps = {
-	.caps = WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_RC | WREN_CAP_ATOMIC,
+	.caps = WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_RC | WREN_CAP_ATOMIC |
+		WREN_CAP_SRQ,
 	.max_cq_depth = 1000,
 	.max_qp_depth = 512,
 	.max_sge = 4,
@@ -243,6 +244,7 @@ static void wren_uapi_create_qp_types(struct kunit *test)
 /* A device without UD, RD or RC refuses that type. */
 static void wren_uapi_create_qp_missing_cap(struct kunit *test)
 {
+	struct ib_srq srq = {};
 	struct wren_caps caps = wren_uapi_caps;
 	struct wren_ib_dev *dev = wren_uapi_dev(test, &caps);
 	struct wren_ib_create_qp_req req = {};
@@ -260,6 +262,12 @@ static void wren_uapi_create_qp_missing_cap(struct kunit *test)
 			-EOPNOTSUPP);
 	attr.qp_type = IB_QPT_RC;
 	req.driver_qp_type = 0;
+	KUNIT_EXPECT_EQ(test, wren_ib_qp_check(dev, &attr, &req, &params),
+			-EOPNOTSUPP);
+	/* ... and one without SRQs a QP on an SRQ. */
+	caps.caps = WREN_CAP_UD;
+	attr = wren_uapi_qp_attr(&cq);
+	attr.srq = &srq;
 	KUNIT_EXPECT_EQ(test, wren_ib_qp_check(dev, &attr, &req, &params),
 			-EOPNOTSUPP);
 }
@@ -281,7 +289,7 @@ static void wren_uapi_create_qp_attrs(struct kunit *test)
 				    errno, #field " = " #value);	\
 	} while (0)
 
-	WREN_UAPI_QP_EXPECT(srq, &srq, -EOPNOTSUPP);
+	WREN_UAPI_QP_EXPECT(srq, &srq, 0);
 	WREN_UAPI_QP_EXPECT(create_flags, IB_QP_CREATE_SCATTER_FCS, -EOPNOTSUPP);
 	WREN_UAPI_QP_EXPECT(cap.max_send_wr, 512, 0);
 	WREN_UAPI_QP_EXPECT(cap.max_send_wr, 513, -EINVAL);
@@ -293,6 +301,15 @@ static void wren_uapi_create_qp_attrs(struct kunit *test)
 	WREN_UAPI_QP_EXPECT(send_cq, NULL, -EINVAL);
 	WREN_UAPI_QP_EXPECT(recv_cq, NULL, -EINVAL);
 #undef WREN_UAPI_QP_EXPECT
+
+	/* On an SRQ: no receive queue, whatever its depth would be. */
+	attr = wren_uapi_qp_attr(&cq);
+	attr.srq = &srq;
+	attr.cap.max_recv_wr = U32_MAX;
+	params = (struct wren_qp_params) {};
+	KUNIT_EXPECT_EQ(test, wren_ib_qp_check(dev, &attr, &req, &params), 0);
+	KUNIT_EXPECT_EQ(test, params.rq_log_depth, 0);
+	KUNIT_EXPECT_EQ(test, params.sq_log_depth, 7);
 
 	attr = wren_uapi_qp_attr(&cq);
 	req.comp_mask = 1;
@@ -397,14 +414,16 @@ static void wren_uapi_modify_qp(struct kunit *test)
 						      IB_QPS_RTR, IB_QPS_RTS),
 			-EINVAL);
 
-	/* The diagram allows SQD and SQE; the device has neither. */
-	KUNIT_EXPECT_EQ(test, wren_ib_qps_to_wren(IB_QPS_SQD, &state),
+	/* The diagram allows SQD and SQE; SQD is RC's, SQE nobody's. */
+	KUNIT_EXPECT_EQ(test, wren_ib_qps_to_wren(IB_QPS_SQD, false, &state),
 			-EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, wren_ib_qps_to_wren(IB_QPS_SQE, &state),
+	KUNIT_EXPECT_EQ(test, wren_ib_qps_to_wren(IB_QPS_SQD, true, &state), 0);
+	KUNIT_EXPECT_EQ(test, state, WREN_QPS_SQD);
+	KUNIT_EXPECT_EQ(test, wren_ib_qps_to_wren(IB_QPS_SQE, true, &state),
 			-EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, wren_ib_qps_to_wren(IB_QPS_RTS, &state), 0);
+	KUNIT_EXPECT_EQ(test, wren_ib_qps_to_wren(IB_QPS_RTS, false, &state), 0);
 	KUNIT_EXPECT_EQ(test, state, WREN_QPS_RTS);
-	KUNIT_EXPECT_EQ(test, wren_ib_qps_to_wren(IB_QPS_ERR, &state), 0);
+	KUNIT_EXPECT_EQ(test, wren_ib_qps_to_wren(IB_QPS_ERR, false, &state), 0);
 	KUNIT_EXPECT_EQ(test, state, WREN_QPS_ERR);
 }
 

@@ -43,6 +43,7 @@ struct wren_dev;
  * @max_recv_sge: scatter/gather entries per receive work request
  * @max_rd_atom: RDMA READs a QP may have outstanding
  * @max_res_rd_atom: READs the device answers at once
+ * @max_srq: shared receive queues (with WREN_CAP_SRQ)
  * @max_inline: inline bytes per send
  * @max_ah: address handles
  * @max_mr: memory regions
@@ -81,6 +82,7 @@ struct wren_caps {
 	u32 max_recv_sge;
 	u32 max_rd_atom;
 	u32 max_res_rd_atom;
+	u32 max_srq;
 	u32 max_inline;
 	u32 max_ah;
 	u32 max_mr;
@@ -147,6 +149,8 @@ struct wren_cq_params {
  * @sq_log_depth: log2 of the send ring's entries
  * @rq_log_depth: log2 of the receive ring's entries
  * @flags: WREN_QP_FLAG_*
+ * @srqn: with WREN_QP_FLAG_SRQ, the SRQ its receives come from (and no
+ *	receive ring: @rq_base and @rq_log_depth zero)
  */
 struct wren_qp_params {
 	dma_addr_t sq_base;
@@ -159,6 +163,21 @@ struct wren_qp_params {
 	u8 sq_log_depth;
 	u8 rq_log_depth;
 	u8 flags;
+	u32 srqn;
+};
+
+/**
+ * struct wren_srq_params - what CREATE_SRQ needs
+ * @base: DMA address of its ring, 4 KiB aligned, contiguous
+ * @pdn: protection domain
+ * @db_page: doorbell page of its doorbell
+ * @log_depth: log2 of the ring's entries
+ */
+struct wren_srq_params {
+	dma_addr_t base;
+	u32 pdn;
+	u32 db_page;
+	u8 log_depth;
 };
 
 /**
@@ -249,6 +268,11 @@ int wren_cmd_modify_qp(struct wren_dev *wdev, u32 qpn,
 		       const struct wren_qp_attrs *a);
 int wren_cmd_query_qp(struct wren_dev *wdev, u32 qpn, struct wren_qp_query *q);
 int wren_cmd_destroy_qp(struct wren_dev *wdev, u32 qpn);
+int wren_cmd_create_srq(struct wren_dev *wdev, const struct wren_srq_params *p,
+			u32 *srqn, u32 *db_offset);
+int wren_cmd_modify_srq(struct wren_dev *wdev, u32 srqn, u32 limit);
+int wren_cmd_query_srq(struct wren_dev *wdev, u32 srqn, u32 *limit);
+int wren_cmd_destroy_srq(struct wren_dev *wdev, u32 srqn);
 int wren_cmd_create_ah(struct wren_dev *wdev, u32 pdn, __be32 ipv4,
 		       const u8 *mac, u32 *ahn);
 int wren_cmd_destroy_ah(struct wren_dev *wdev, u32 ahn);
@@ -263,13 +287,17 @@ int wren_cmd_get_stats(struct wren_dev *wdev, u64 *vals, unsigned int n);
  * struct wren_event_ops - how the RDMA driver hears of its objects' events
  * @cq_comp: an armed CQ got a completion
  * @cq_error: a CQ overflowed and lost completions
+ * @qp_event: something happened to a QP: &enum wren_qp_event
+ * @srq_limit: an SRQ's armed limit fired
  *
- * Both run in atomic context (an interrupt handler or the watchdog) under
+ * All run in atomic context (an interrupt handler or the watchdog) under
  * rcu_read_lock(); wren_clear_event_ops() waits for running calls.
  */
 struct wren_event_ops {
 	void (*cq_comp)(void *priv, u32 cqn);
 	void (*cq_error)(void *priv, u32 cqn);
+	void (*qp_event)(void *priv, u32 qpn, u32 event);
+	void (*srq_limit)(void *priv, u32 srqn);
 };
 
 void wren_set_event_ops(struct wren_dev *wdev, const struct wren_event_ops *ops,

@@ -66,6 +66,7 @@ enum {
 	WREN_IB_DEVICE_CAP_RDMA_READ = 1 << 4,	/* RD, RC: READ */
 	WREN_IB_DEVICE_CAP_RC = 1 << 5,		/* RC queue pairs */
 	WREN_IB_DEVICE_CAP_ATOMIC = 1 << 6,	/* RC: CMP_SWP, FETCH_ADD */
+	WREN_IB_DEVICE_CAP_SRQ = 1 << 7,	/* shared receive queues */
 };
 
 /**
@@ -175,7 +176,9 @@ struct wren_ib_create_qp_req {
  * @qpn: the QP number (also in the core response)
  * @sq_mmap_key: offset to pass to mmap() for the send queue ring
  *	(struct wren_sq_wqe entries)
- * @rq_mmap_key: the same for the receive queue ring (struct wren_rq_wqe)
+ * @rq_mmap_key: the same for the receive queue ring (struct wren_rq_wqe);
+ *	0, and @rq_ring_size, @rq_log_depth and @rq_db_offset too, for a QP
+ *	on an SRQ, which has none
  * @sq_ring_size: bytes to map at @sq_mmap_key
  * @rq_ring_size: bytes to map at @rq_mmap_key
  * @sq_log_depth: log2 of the send queue's entries
@@ -204,6 +207,26 @@ struct wren_ib_create_qp_resp {
 struct wren_ib_create_ah_resp {
 	__u32 comp_mask;
 	__u32 ahn;
+};
+
+/**
+ * struct wren_ib_create_srq_resp - response of create_srq
+ * @comp_mask: no bits defined yet
+ * @srqn: the device's SRQ number
+ * @mmap_key: offset to pass to mmap() for its ring (struct wren_rq_wqe)
+ * @ring_size: bytes to map at @mmap_key
+ * @log_depth: log2 of its entries
+ * @db_offset: byte offset of its doorbell in the doorbell page
+ * @reserved: zero
+ */
+struct wren_ib_create_srq_resp {
+	__u32 comp_mask;
+	__u32 srqn;
+	__aligned_u64 mmap_key;
+	__u32 ring_size;
+	__u32 log_depth;
+	__u32 db_offset;
+	__u32 reserved;
 };
 
 #endif /* WREN_ABI_USER_H */

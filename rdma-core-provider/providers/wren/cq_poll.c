@@ -94,7 +94,7 @@ static bool wren_sq_retire(struct wren_qp *qp, const struct wren_cqe *cqe,
 static bool wren_rq_retire(struct wren_qp *qp, const struct wren_cqe *cqe,
 			   uint64_t *wr_id)
 {
-	struct wren_rq *rq = &qp->rq;
+	struct wren_rq *rq = wren_qp_recv(qp);
 	struct wren_rq_slot *slot;
 
 	slot = &rq->slots[le16toh(cqe->wqe_index) & ((1U << rq->log_depth) - 1)];

@@ -109,10 +109,14 @@ static int wren_check_qp_attr(struct wren_context *ctx,
 			    attr->qp_type);
 		return EOPNOTSUPP;
 	}
+	/* Creation flags are offered only as none. */
 	if (!check_comp_mask(attr->comp_mask, IBV_QP_INIT_ATTR_PD |
-					      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
-		verbs_debug(&ctx->ibvctx, "create_qp: comp_mask %#x unsupported\n",
-			    attr->comp_mask);
+					      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+					      IBV_QP_INIT_ATTR_CREATE_FLAGS) ||
+	    (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
+	     attr->create_flags)) {
+		verbs_debug(&ctx->ibvctx, "create_qp: comp_mask %#x, create_flags %#x unsupported\n",
+			    attr->comp_mask, attr->create_flags);
 		return EOPNOTSUPP;
 	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS &&
@@ -122,9 +126,10 @@ static int wren_check_qp_attr(struct wren_context *ctx,
 			    (unsigned long long)attr->send_ops_flags);
 		return EOPNOTSUPP;
 	}
-	if (attr->srq) {
-		verbs_debug(&ctx->ibvctx, "create_qp: no SRQs\n");
-		return EOPNOTSUPP;
+	if (attr->srq && (!(ctx->device_caps & WREN_IB_DEVICE_CAP_SRQ) ||
+			  attr->srq->context != ibvctx)) {
+		verbs_debug(&ctx->ibvctx, "create_qp: SRQ unsupported or foreign\n");
+		return attr->srq->context != ibvctx ? EINVAL : EOPNOTSUPP;
 	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != ibvctx || !attr->send_cq || !attr->recv_cq ||
@@ -151,8 +156,7 @@ static const char *wren_qpt_name(enum ibv_qp_type type)
 }
 
 /* Map a ring the kernel allocated; NULL with errno set on failure. */
-static void *wren_map_ring(struct wren_context *ctx, uint64_t mmap_key,
-			   size_t size)
+void *wren_map_ring(struct wren_context *ctx, uint64_t mmap_key, size_t size)
 {
 	void *ring;
 
@@ -178,17 +182,22 @@ static void *wren_map_ring(struct wren_context *ctx, uint64_t mmap_key,
 static int wren_check_qp_resp(struct wren_context *ctx, struct wren_qp *qp,
 			      const struct wren_create_qp_resp *resp)
 {
+	/* A QP on an SRQ has no receive ring: its fields are zero. */
+	bool rq_ok = qp->srq ?
+		!resp->rq_log_depth && !resp->rq_ring_size &&
+		!resp->rq_mmap_key :
+		resp->rq_log_depth >= WREN_QUEUE_LOG_DEPTH_MIN &&
+		resp->rq_log_depth <= WREN_WQ_LOG_DEPTH_LIMIT &&
+		resp->rq_ring_size >=
+			(sizeof(struct wren_rq_wqe) << resp->rq_log_depth) &&
+		wren_doorbell(ctx, resp->rq_db_offset);
+
 	if (resp->qpn != qp->vqp.qp.qp_num ||
 	    resp->sq_log_depth < WREN_QUEUE_LOG_DEPTH_MIN ||
 	    resp->sq_log_depth > WREN_WQ_LOG_DEPTH_LIMIT ||
-	    resp->rq_log_depth < WREN_QUEUE_LOG_DEPTH_MIN ||
-	    resp->rq_log_depth > WREN_WQ_LOG_DEPTH_LIMIT ||
 	    resp->sq_ring_size <
 		    (sizeof(struct wren_sq_wqe) << resp->sq_log_depth) ||
-	    resp->rq_ring_size <
-		    (sizeof(struct wren_rq_wqe) << resp->rq_log_depth) ||
-	    !wren_doorbell(ctx, resp->sq_db_offset) ||
-	    !wren_doorbell(ctx, resp->rq_db_offset)) {
+	    !wren_doorbell(ctx, resp->sq_db_offset) || !rq_ok) {
 		verbs_err(&ctx->ibvctx,
 			  "qp %u (core %u): kernel gave sq 2^%u in %u bytes db %#x, rq 2^%u in %u bytes db %#x\n",
 			  resp->qpn, qp->vqp.qp.qp_num, resp->sq_log_depth,
@@ -232,21 +241,27 @@ static int wren_init_queues(struct wren_context *ctx, struct wren_qp *qp,
 	sq->sig_all = attr->sq_sig_all;
 	sq->ring_size = resp->sq_ring_size;
 
-	rq->log_depth = resp->rq_log_depth;
-	rq->db = wren_doorbell(ctx, resp->rq_db_offset);
-	rq->max_sge = min_t(uint32_t, attr->cap.max_recv_sge,
-			    ctx->max_recv_sge);
-	rq->ring_size = resp->rq_ring_size;
-
 	sq->wr_ids = calloc(1U << sq->log_depth, sizeof(*sq->wr_ids));
-	rq->slots = calloc(1U << rq->log_depth, sizeof(*rq->slots));
-	if (!sq->wr_ids || !rq->slots) {
+	if (!sq->wr_ids) {
 		err = ENOMEM;
 		goto err_free;
 	}
 	sq->ring = wren_map_ring(ctx, resp->sq_mmap_key, sq->ring_size);
 	if (!sq->ring) {
 		err = errno;
+		goto err_free;
+	}
+	if (qp->srq)
+		return 0;
+
+	rq->log_depth = resp->rq_log_depth;
+	rq->db = wren_doorbell(ctx, resp->rq_db_offset);
+	rq->max_sge = min_t(uint32_t, attr->cap.max_recv_sge,
+			    ctx->max_recv_sge);
+	rq->ring_size = resp->rq_ring_size;
+	rq->slots = calloc(1U << rq->log_depth, sizeof(*rq->slots));
+	if (!rq->slots) {
+		err = ENOMEM;
 		goto err_free;
 	}
 	rq->ring = wren_map_ring(ctx, resp->rq_mmap_key, rq->ring_size);
@@ -301,6 +316,8 @@ struct ibv_qp *wren_create_qp_common(struct ibv_context *ibvctx,
 		goto err_out;
 	}
 
+	if (attr->srq)
+		qp->srq = to_wren_srq(attr->srq);
 	if (dv_attr) {
 		qp->rd = true;
 		cmd.driver_qp_type = WREN_IB_QP_DRIVER_TYPE_RD;
@@ -413,12 +430,16 @@ static void wren_qp_reset(struct wren_qp *qp)
 	qp->sq.pi = 0;
 	atomic_store_explicit(&qp->sq.rung_pi, 0, memory_order_relaxed);
 	atomic_store_explicit(&qp->sq.ci, 0, memory_order_relaxed);
-	qp->rq.pi = 0;
-	qp->rq.next_id = 0;
-	atomic_store_explicit(&qp->rq.completed, 0, memory_order_relaxed);
-	for (i = 0; i < 1U << qp->rq.log_depth; i++)
-		atomic_store_explicit(&qp->rq.slots[i].busy, false,
+	/* An SRQ's receives are the SRQ's, whatever its QPs do. */
+	if (!qp->srq) {
+		qp->rq.pi = 0;
+		qp->rq.next_id = 0;
+		atomic_store_explicit(&qp->rq.completed, 0,
 				      memory_order_relaxed);
+		for (i = 0; i < 1U << qp->rq.log_depth; i++)
+			atomic_store_explicit(&qp->rq.slots[i].busy, false,
+					      memory_order_relaxed);
+	}
 
 	wren_unlock_cqs(send_cq, recv_cq);
 	wren_unlock(&qp->rq.lock);

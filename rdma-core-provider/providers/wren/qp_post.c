@@ -299,25 +299,17 @@ int wren_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 	return err;
 }
 
-static int wren_check_recv_wr(struct wren_qp *qp, const struct ibv_recv_wr *wr)
+/* A receive work request against @rq: 0, EINVAL or ENOMEM (full). */
+static int wren_check_recv_wr(struct wren_rq *rq, const struct ibv_recv_wr *wr)
 {
-	struct wren_rq *rq = &qp->rq;
 	uint32_t completed = atomic_load_explicit(&rq->completed,
 						  memory_order_acquire);
 
-	if (unlikely(!wren_rq_state_ok(qp) || wr->num_sge < 0 ||
-		     (unsigned int)wr->num_sge > rq->max_sge)) {
-		verbs_debug_datapath(verbs_get_ctx(qp->vqp.qp.context),
-				     "qp %u: recv wr %#llx refused: state %u sge %d\n",
-				     qp->qpn, (unsigned long long)wr->wr_id,
-				     qp->vqp.qp.state, wr->num_sge);
+	if (unlikely(wr->num_sge < 0 ||
+		     (unsigned int)wr->num_sge > rq->max_sge))
 		return EINVAL;
-	}
-	if (unlikely(rq->pi - completed >= 1U << rq->log_depth)) {
-		verbs_debug_datapath(verbs_get_ctx(qp->vqp.qp.context),
-				     "qp %u: receive queue full\n", qp->qpn);
+	if (unlikely(rq->pi - completed >= 1U << rq->log_depth))
 		return ENOMEM;
-	}
 	return 0;
 }
 
@@ -366,19 +358,28 @@ static void wren_build_recv_wr(struct wren_rq *rq,
 	rq->pi++;
 }
 
-int wren_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
-		   struct ibv_recv_wr **bad_wr)
+/*
+ * Post a list of receives to @rq (a QP's or an SRQ's), with one doorbell;
+ * @ctx and @what name the queue in the debug log.
+ */
+static int wren_rq_post(struct wren_rq *rq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr, struct ibv_context *ctx,
+			const char *what, uint32_t num)
 {
-	struct wren_qp *qp = to_wren_qp(ibvqp);
-	struct wren_rq *rq = &qp->rq;
 	uint32_t first;
 	int err = 0;
 
 	wren_lock(&rq->lock);
 	first = rq->pi;
 	for (; wr; wr = wr->next) {
-		err = wren_check_recv_wr(qp, wr);
+		err = wren_check_recv_wr(rq, wr);
 		if (err) {
+			verbs_debug_datapath(verbs_get_ctx(ctx),
+					     "%s %u: recv wr %#llx refused: %s, sge %d\n",
+					     what, num,
+					     (unsigned long long)wr->wr_id,
+					     err == ENOMEM ? "full" : "invalid",
+					     wr->num_sge);
 			*bad_wr = wr;
 			break;
 		}
@@ -391,6 +392,33 @@ int wren_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 	}
 	wren_unlock(&rq->lock);
 	return err;
+}
+
+int wren_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr)
+{
+	struct wren_qp *qp = to_wren_qp(ibvqp);
+
+	/* A QP on an SRQ has no receive queue of its own. */
+	if (unlikely(!wren_rq_state_ok(qp) || qp->srq)) {
+		verbs_debug_datapath(verbs_get_ctx(ibvqp->context),
+				     "qp %u: recv refused: state %u%s\n",
+				     qp->qpn, ibvqp->state,
+				     qp->srq ? ", on an SRQ" : "");
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	return wren_rq_post(&qp->rq, wr, bad_wr, ibvqp->context, "qp",
+			    qp->qpn);
+}
+
+int wren_post_srq_recv(struct ibv_srq *ibvsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
+{
+	struct wren_srq *srq = to_wren_srq(ibvsrq);
+
+	return wren_rq_post(&srq->rq, wr, bad_wr, ibvsrq->context, "srq",
+			    srq->srqn);
 }
 
 /* ------------------------------------------------------------------ */

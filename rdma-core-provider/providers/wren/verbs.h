@@ -56,10 +56,20 @@ int wren_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 		  int attr_mask, struct ibv_qp_init_attr *init_attr);
 int wren_destroy_qp(struct ibv_qp *ibvqp);
 
+/* srq.c: shared receive queues, their control path */
+struct ibv_srq *wren_create_srq(struct ibv_pd *ibvpd,
+				struct ibv_srq_init_attr *attr);
+int wren_modify_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr,
+		    int attr_mask);
+int wren_query_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr);
+int wren_destroy_srq(struct ibv_srq *ibvsrq);
+
 /* qp_post.c: posting work requests */
 int wren_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int wren_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
+int wren_post_srq_recv(struct ibv_srq *ibvsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
 
 #endif /* WREN_VERBS_H */

@@ -25,5 +25,7 @@ DECLARE_DRV_CMD(wren_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		wren_ib_create_qp_req, wren_ib_create_qp_resp);
 DECLARE_DRV_CMD(wren_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,
 		wren_ib_create_ah_resp);
+DECLARE_DRV_CMD(wren_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ, empty,
+		wren_ib_create_srq_resp);
 
 #endif /* WREN_ABI_H */

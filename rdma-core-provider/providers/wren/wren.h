@@ -286,12 +286,26 @@ struct wren_rq {
 };
 
 /**
- * struct wren_qp - a queue pair, UD or RD
+ * struct wren_srq - a shared receive queue
+ * @vsrq: libibverbs' SRQ
+ * @srqn: its number
+ * @rq: its ring, posted to like a QP's receive queue; its QPs' receive
+ *	completions name its request ids
+ */
+struct wren_srq {
+	struct verbs_srq vsrq;
+	uint32_t srqn;
+	struct wren_rq rq;
+};
+
+/**
+ * struct wren_qp - a queue pair, UD, RC or RD
  * @vqp: libibverbs' QP (the extended form includes the plain one)
  * @qpn: its number, as completions name it
- * @rd: a reliable-datagram QP (IBV_QPT_DRIVER), else UD
+ * @rd: a reliable-datagram QP (IBV_QPT_DRIVER)
  * @sq: its send queue
- * @rq: its receive queue
+ * @rq: its receive queue (unused on an SRQ)
+ * @srq: the SRQ its receives come from, or NULL
  * @parent_domain: the parent domain it was created with, or NULL
  */
 struct wren_qp {
@@ -300,8 +314,15 @@ struct wren_qp {
 	bool rd;
 	struct wren_sq sq;
 	struct wren_rq rq;
+	struct wren_srq *srq;
 	struct wren_pd *parent_domain;
 };
+
+/* Where @qp's receives are: its SRQ's ring, or its own. */
+static inline struct wren_rq *wren_qp_recv(struct wren_qp *qp)
+{
+	return qp->srq ? &qp->srq->rq : &qp->rq;
+}
 
 /**
  * struct wren_ah - an address handle
@@ -344,6 +365,14 @@ static inline struct wren_cq *to_wren_cq(struct ibv_cq *ibvcq)
 static inline struct wren_cq *to_wren_cq_ex(struct ibv_cq_ex *ibvcqx)
 {
 	return container_of(ibvcqx, struct wren_cq, vcq.cq_ex);
+}
+
+/* qp.c: map a ring the kernel allocated; NULL with errno set on failure. */
+void *wren_map_ring(struct wren_context *ctx, uint64_t mmap_key, size_t size);
+
+static inline struct wren_srq *to_wren_srq(struct ibv_srq *ibvsrq)
+{
+	return container_of(ibvsrq, struct wren_srq, vsrq.srq);
 }
 
 static inline struct wren_qp *to_wren_qp(struct ibv_qp *ibvqp)

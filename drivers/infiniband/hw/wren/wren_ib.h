@@ -21,6 +21,8 @@
  * @pdev: the PCI function, for its ids
  * @caps: the device's attributes
  * @cqs: the CQs by CQ number, for the event callbacks (read under RCU)
+ * @qps: the QPs by QP number, the same way
+ * @srqs: the SRQs by SRQ number, the same way
  * @mr_key_tag: the last key tag given to a memory region
  */
 struct wren_ib_dev {
@@ -29,6 +31,8 @@ struct wren_ib_dev {
 	struct pci_dev *pdev;
 	const struct wren_caps *caps;
 	struct xarray cqs;
+	struct xarray qps;
+	struct xarray srqs;
 	atomic_t mr_key_tag;
 };
 
@@ -120,7 +124,7 @@ struct wren_ib_cq {
  * struct wren_ib_qp - a queue pair
  * @ibqp: the ib_core QP
  * @sq: its send ring of &struct wren_sq_wqe
- * @rq: its receive ring of &struct wren_rq_wqe
+ * @rq: its receive ring of &struct wren_rq_wqe (none on an SRQ)
  * @lock: serialises modify_qp and query_qp, protects what follows
  * @state: the state the last modify_qp set (the device may have moved
  *	the QP to the error state since)
@@ -137,6 +141,22 @@ struct wren_ib_qp {
 	struct ib_qp_attr attr;
 	struct ib_qp_cap cap;
 	enum ib_sig_type sq_sig_type;
+};
+
+/**
+ * struct wren_ib_srq - a shared receive queue
+ * @ibsrq: the ib_core SRQ
+ * @ring: its ring of &struct wren_rq_wqe
+ * @srqn: the device's SRQ number
+ * @lock: serialises modify_srq and query_srq
+ * @max_wr: its depth
+ */
+struct wren_ib_srq {
+	struct ib_srq ibsrq;
+	struct wren_ib_ring ring;
+	u32 srqn;
+	struct mutex lock;	/* serialises modify and query */
+	u32 max_wr;
 };
 
 /**
@@ -191,6 +211,11 @@ struct wren_ib_mr {
 	struct wren_ib_pbl pbl;
 	int access;
 };
+
+static inline struct wren_ib_srq *to_wren_ib_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct wren_ib_srq, ibsrq);
+}
 
 static inline struct wren_ib_dev *to_wren_ib_dev(struct ib_device *ibdev)
 {
@@ -302,7 +327,20 @@ int wren_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 #endif
 int wren_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int wren_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+void wren_ib_cq_comp(void *priv, u32 cqn);
+void wren_ib_cq_error(void *priv, u32 cqn);
+
+/* wren_ib_event.c */
 extern const struct wren_event_ops wren_ib_event_ops;
+
+/* wren_ib_srq.c */
+int wren_ib_create_srq(struct ib_srq *ibsrq,
+		       struct ib_srq_init_attr *init_attr,
+		       struct ib_udata *udata);
+int wren_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask attr_mask, struct ib_udata *udata);
+int wren_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int wren_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 
 /* wren_ib_qp.c */
 int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
@@ -356,7 +394,7 @@ int wren_ib_modify_qp_check(struct wren_ib_dev *dev, struct wren_ib_qp *qp,
 			    const struct ib_qp_attr *attr, int attr_mask,
 			    enum ib_qp_state cur_state,
 			    enum ib_qp_state new_state);
-int wren_ib_qps_to_wren(enum ib_qp_state state, u8 *wren_state);
+int wren_ib_qps_to_wren(enum ib_qp_state state, bool rc, u8 *wren_state);
 int wren_ib_cq_check(struct wren_ib_dev *dev, const struct ib_cq_init_attr *attr,
 		     const struct wren_ib_create_cq_req *req, u8 *log_depth);
 int wren_ib_ucontext_check(const struct wren_ib_alloc_ucontext_req *req);

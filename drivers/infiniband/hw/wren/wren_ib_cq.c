@@ -11,7 +11,8 @@
 
 #include "wren_ib.h"
 
-static void wren_ib_cq_comp(void *priv, u32 cqn)
+/* wren_event_ops.cq_comp: an armed CQ got a completion. */
+void wren_ib_cq_comp(void *priv, u32 cqn)
 {
 	struct wren_ib_dev *dev = priv;
 	struct wren_ib_cq *cq;
@@ -26,7 +27,8 @@ static void wren_ib_cq_comp(void *priv, u32 cqn)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 
-static void wren_ib_cq_error(void *priv, u32 cqn)
+/* wren_event_ops.cq_error: a CQ overran. */
+void wren_ib_cq_error(void *priv, u32 cqn)
 {
 	struct wren_ib_dev *dev = priv;
 	struct ib_event event = {
@@ -45,12 +47,6 @@ static void wren_ib_cq_error(void *priv, u32 cqn)
 	if (cq->ibcq.event_handler)
 		cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
 }
-
-/* Called by the core driver in atomic context, under rcu_read_lock(). */
-const struct wren_event_ops wren_ib_event_ops = {
-	.cq_comp = wren_ib_cq_comp,
-	.cq_error = wren_ib_cq_error,
-};
 
 /*
  * Stop the events from reaching the CQ: no callback that could still see

@@ -24,6 +24,7 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 	.alloc_ucontext = wren_ib_alloc_ucontext,
 	.create_cq = wren_ib_create_cq,
 	.create_qp = wren_ib_create_qp,
+	.create_srq = wren_ib_create_srq,
 	.create_user_ah = wren_ib_create_ah,
 	.dealloc_pd = wren_ib_dealloc_pd,
 	.dealloc_ucontext = wren_ib_dealloc_ucontext,
@@ -31,6 +32,7 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 	.destroy_ah = wren_ib_destroy_ah,
 	.destroy_cq = wren_ib_destroy_cq,
 	.destroy_qp = wren_ib_destroy_qp,
+	.destroy_srq = wren_ib_destroy_srq,
 	.get_dev_fw_str = wren_ib_get_dev_fw_str,
 	.get_hw_stats = wren_ib_get_hw_stats,
 	.get_link_layer = wren_ib_get_link_layer,
@@ -38,11 +40,13 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 	.mmap = wren_ib_mmap,
 	.mmap_free = wren_ib_mmap_free,
 	.modify_qp = wren_ib_modify_qp,
+	.modify_srq = wren_ib_modify_srq,
 	.query_device = wren_ib_query_device,
 	.query_gid = wren_ib_query_gid,
 	.query_pkey = wren_ib_query_pkey,
 	.query_port = wren_ib_query_port,
 	.query_qp = wren_ib_query_qp,
+	.query_srq = wren_ib_query_srq,
 	.reg_user_mr = wren_ib_reg_user_mr,
 	.reg_user_mr_dmabuf = wren_ib_reg_user_mr_dmabuf,
 	.rereg_user_mr = wren_ib_rereg_user_mr,
@@ -52,6 +56,7 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, wren_ib_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, wren_ib_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, wren_ib_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, wren_ib_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, wren_ib_ucontext, ibucontext),
 };
 
@@ -82,6 +87,8 @@ static int wren_ib_probe(struct auxiliary_device *adev,
 	dev->ibdev.dev.parent = &adev->dev;
 	ib_set_device_ops(&dev->ibdev, &wren_ib_dev_ops);
 	xa_init(&dev->cqs);
+	xa_init(&dev->qps);
+	xa_init(&dev->srqs);
 	/* Events name CQs, which exist only once the device is registered. */
 	wren_set_event_ops(dev->wdev, &wren_ib_event_ops, dev);
 
@@ -97,6 +104,8 @@ static int wren_ib_probe(struct auxiliary_device *adev,
 err_clear_event_ops:
 	wren_clear_event_ops(dev->wdev);
 	xa_destroy(&dev->cqs);
+	xa_destroy(&dev->qps);
+	xa_destroy(&dev->srqs);
 	ib_dealloc_device(&dev->ibdev);
 	return err;
 }
@@ -109,6 +118,8 @@ static void wren_ib_remove(struct auxiliary_device *adev)
 	ib_unregister_device(&dev->ibdev);
 	wren_clear_event_ops(dev->wdev);
 	xa_destroy(&dev->cqs);
+	xa_destroy(&dev->qps);
+	xa_destroy(&dev->srqs);
 	ib_dealloc_device(&dev->ibdev);
 }
 

@@ -24,10 +24,14 @@
 				 IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | \
 				 IB_QP_RQ_PSN | IB_QP_MAX_QP_RD_ATOMIC | \
 				 IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | \
-				 IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_DEST_QPN)
+				 IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_DEST_QPN | \
+				 IB_QP_EN_SQD_ASYNC_NOTIFY)
 
-/* The device's state for a verbs state: -EOPNOTSUPP for SQD and SQE. */
-VISIBLE_IF_KUNIT int wren_ib_qps_to_wren(enum ib_qp_state state,
+/*
+ * The device's state for a verbs state: -EOPNOTSUPP for SQE, and for SQD
+ * but on an RC QP (@rc).
+ */
+VISIBLE_IF_KUNIT int wren_ib_qps_to_wren(enum ib_qp_state state, bool rc,
 					 u8 *wren_state)
 {
 	switch (state) {
@@ -43,11 +47,14 @@ VISIBLE_IF_KUNIT int wren_ib_qps_to_wren(enum ib_qp_state state,
 	case IB_QPS_RTS:
 		*wren_state = WREN_QPS_RTS;
 		return 0;
+	case IB_QPS_SQD:
+		*wren_state = WREN_QPS_SQD;
+		return rc ? 0 : -EOPNOTSUPP;
 	case IB_QPS_ERR:
 		*wren_state = WREN_QPS_ERR;
 		return 0;
 	default:
-		/* No SQD or SQE: a send error moves the QP to ERR. */
+		/* No SQE: a send error moves the QP to ERR. */
 		return -EOPNOTSUPP;
 	}
 }
@@ -64,6 +71,8 @@ static enum ib_qp_state wren_ib_qps_from_wren(u8 state)
 		return IB_QPS_RTS;
 	case WREN_QPS_ERR:
 		return IB_QPS_ERR;
+	case WREN_QPS_SQD:
+		return IB_QPS_SQD;
 	default:
 		return IB_QPS_RESET;
 	}
@@ -156,9 +165,9 @@ static int wren_ib_queue_log_depth(struct wren_ib_dev *dev, u32 wr,
 	return ilog2(depth);
 }
 
-/* Check the capacities asked for; set the depths. */
+/* Check the capacities asked for; set the depths (none to receive on an SRQ). */
 static int wren_ib_qp_caps(struct wren_ib_dev *dev, const struct ib_qp_cap *cap,
-			   struct wren_qp_params *params)
+			   bool srq, struct wren_qp_params *params)
 {
 	const struct wren_caps *c = dev->caps;
 	int log_depth;
@@ -177,6 +186,8 @@ static int wren_ib_qp_caps(struct wren_ib_dev *dev, const struct ib_qp_cap *cap,
 	if (log_depth < 0)
 		return log_depth;
 	params->sq_log_depth = log_depth;
+	if (srq)
+		return 0;
 	log_depth = wren_ib_queue_log_depth(dev, cap->max_recv_wr, "receive");
 	if (log_depth < 0)
 		return log_depth;
@@ -195,7 +206,8 @@ VISIBLE_IF_KUNIT int wren_ib_qp_check(struct wren_ib_dev *dev,
 {
 	int err;
 
-	if (init_attr->srq || init_attr->create_flags) {
+	if ((init_attr->srq && !(dev->caps->caps & WREN_CAP_SRQ)) ||
+	    init_attr->create_flags) {
 		ibdev_dbg(&dev->ibdev, "create_qp: SRQ or creation flags %#x unsupported\n",
 			  init_attr->create_flags);
 		return -EOPNOTSUPP;
@@ -210,9 +222,10 @@ VISIBLE_IF_KUNIT int wren_ib_qp_check(struct wren_ib_dev *dev,
 	err = wren_ib_qp_type(dev, init_attr, req, params);
 	if (err)
 		return err;
-	err = wren_ib_qp_caps(dev, &init_attr->cap, params);
+	err = wren_ib_qp_caps(dev, &init_attr->cap, !!init_attr->srq, params);
 	if (err)
 		return err;
+
 	if (!init_attr->send_cq || !init_attr->recv_cq)
 		return -EINVAL;
 	if (init_attr->sq_sig_type == IB_SIGNAL_ALL_WR)
@@ -220,6 +233,16 @@ VISIBLE_IF_KUNIT int wren_ib_qp_check(struct wren_ib_dev *dev,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(wren_ib_qp_check);
+
+/*
+ * Stop the events from reaching the QP: no callback that could still see
+ * it runs once this returns.  Done before the device frees the number.
+ */
+static void wren_ib_qp_unpublish(struct wren_ib_dev *dev, u32 qpn)
+{
+	xa_erase(&dev->qps, qpn);
+	synchronize_rcu();
+}
 
 /* Destroy the QP on the device; if that fails, it may still read the rings. */
 static int wren_ib_qp_destroy_hw(struct wren_ib_dev *dev, u32 qpn)
@@ -273,6 +296,16 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	if (err)
 		return err;
 
+	if (init_attr->srq) {
+		/* The device takes an SRQ's receives for its own PD only. */
+		if (init_attr->srq->pd != ibqp->pd) {
+			ibdev_dbg(&dev->ibdev, "create_qp: SRQ on another PD\n");
+			return -EINVAL;
+		}
+		params.flags |= WREN_QP_FLAG_SRQ;
+		params.srqn = to_wren_ib_srq(init_attr->srq)->srqn;
+	}
+
 	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
 					 ibucontext);
 	err = wren_ib_ring_alloc(uctx, &qp->sq,
@@ -280,11 +313,13 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 				 DMA_TO_DEVICE);
 	if (err)
 		return err;
-	err = wren_ib_ring_alloc(uctx, &qp->rq,
-				 sizeof(struct wren_rq_wqe) << params.rq_log_depth,
-				 DMA_TO_DEVICE);
-	if (err)
-		goto err_free_sq;
+	if (!init_attr->srq) {
+		err = wren_ib_ring_alloc(uctx, &qp->rq,
+					 sizeof(struct wren_rq_wqe) <<
+					 params.rq_log_depth, DMA_TO_DEVICE);
+		if (err)
+			goto err_free_sq;
+	}
 	params.sq_base = qp->sq.dma;
 	params.rq_base = qp->rq.dma;
 	params.pdn = to_wren_ib_pd(ibqp->pd)->pdn;
@@ -306,10 +341,16 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_type = init_attr->sq_sig_type;
 	qp->cap.max_send_wr = 1U << params.sq_log_depth;
-	qp->cap.max_recv_wr = 1U << params.rq_log_depth;
 	qp->cap.max_send_sge = c->max_sge;
-	qp->cap.max_recv_sge = c->max_recv_sge;
 	qp->cap.max_inline_data = c->max_inline;
+	if (!init_attr->srq) {
+		qp->cap.max_recv_wr = 1U << params.rq_log_depth;
+		qp->cap.max_recv_sge = c->max_recv_sge;
+		resp.rq_db_offset = h.rq_db_offset;
+	}
+	err = xa_insert(&dev->qps, h.qpn, qp, GFP_KERNEL);
+	if (err)
+		goto err_destroy_qp;
 
 	resp.qpn = h.qpn;
 	resp.sq_mmap_key = qp->sq.mmap_key;
@@ -319,16 +360,17 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	resp.sq_log_depth = params.sq_log_depth;
 	resp.rq_log_depth = params.rq_log_depth;
 	resp.sq_db_offset = h.sq_db_offset;
-	resp.rq_db_offset = h.rq_db_offset;
 	err = wren_ib_copy_resp(udata, &resp, sizeof(resp));
 	if (err)
-		goto err_destroy_qp;
+		goto err_unpublish;
 	init_attr->cap = qp->cap;
 	ibdev_dbg(&dev->ibdev, "QP %u: %s, SQ %u, RQ %u, flags %#x\n", h.qpn,
 		  wren_ib_qpt_name(params.type),
 		  qp->cap.max_send_wr, qp->cap.max_recv_wr, params.flags);
 	return 0;
 
+err_unpublish:
+	wren_ib_qp_unpublish(dev, h.qpn);
 err_destroy_qp:
 	mutex_destroy(&qp->lock);
 	if (wren_ib_qp_destroy_hw(dev, h.qpn))
@@ -554,7 +596,8 @@ int wren_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (err)
 		goto out_unlock;
 	if (attr_mask & IB_QP_STATE) {
-		err = wren_ib_qps_to_wren(new_state, &wa.state);
+		err = wren_ib_qps_to_wren(new_state, ibqp->qp_type == IB_QPT_RC,
+					  &wa.state);
 		if (err) {
 			ibdev_dbg(&dev->ibdev, "modify_qp %u: state %d unsupported\n",
 				  ibqp->qp_num, new_state);
@@ -654,6 +697,7 @@ int wren_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct wren_ib_dev *dev = to_wren_ib_dev(ibqp->device);
 	struct wren_ib_qp *qp = to_wren_ib_qp(ibqp);
 
+	wren_ib_qp_unpublish(dev, ibqp->qp_num);
 	if (!wren_ib_qp_destroy_hw(dev, ibqp->qp_num)) {
 		wren_ib_ring_free(dev, &qp->rq);
 		wren_ib_ring_free(dev, &qp->sq);

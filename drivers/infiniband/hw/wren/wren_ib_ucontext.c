@@ -115,6 +115,9 @@ err_free_entry:
  */
 void wren_ib_ring_free(struct wren_ib_dev *dev, struct wren_ib_ring *ring)
 {
+	/* A ring never allocated (a QP on an SRQ has no receive ring). */
+	if (!ring->entry)
+		return;
 	dma_unmap_single(wren_dma_dev(dev->wdev), ring->dma, ring->size,
 			 ring->dir);
 	rdma_user_mmap_entry_remove(&ring->entry->rdma_entry);
@@ -192,6 +195,8 @@ int wren_ib_alloc_ucontext(struct ib_ucontext *ibucontext,
 		resp.device_caps |= WREN_IB_DEVICE_CAP_RC;
 	if (c->caps & WREN_CAP_RC && c->caps & WREN_CAP_ATOMIC)
 		resp.device_caps |= WREN_IB_DEVICE_CAP_ATOMIC;
+	if (c->caps & WREN_CAP_SRQ)
+		resp.device_caps |= WREN_IB_DEVICE_CAP_SRQ;
 	/* One-sided operations on whichever reliable QPs there are. */
 	if (c->caps & WREN_CAP_RDMA_WRITE)
 		resp.device_caps |= WREN_IB_DEVICE_CAP_RDMA_WRITE;

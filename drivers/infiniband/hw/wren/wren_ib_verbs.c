@@ -53,6 +53,11 @@ int wren_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->max_qp_init_rd_atom = props->max_qp_rd_atom;
 		props->max_res_rd_atom = min_t(u32, c->max_res_rd_atom, INT_MAX);
 	}
+	if (c->caps & WREN_CAP_SRQ) {
+		props->max_srq = c->max_srq;
+		props->max_srq_wr = c->max_qp_depth;
+		props->max_srq_sge = c->max_recv_sge;
+	}
 	/* One engine does every atomic: atomic against each other only. */
 	if (c->caps & WREN_CAP_ATOMIC)
 		props->atomic_cap = IB_ATOMIC_HCA;

@@ -70,6 +70,21 @@ static void wren_aeq_cq_error(struct wren_dev *wdev, u32 cqn)
 	rcu_read_unlock();
 }
 
+/* A QP's or an SRQ's event, to the RDMA driver if it listens. */
+static void wren_aeq_object(struct wren_dev *wdev, u8 type, u32 info,
+			    u64 data)
+{
+	struct wren_event_sink *sink;
+
+	rcu_read_lock();
+	sink = rcu_dereference(wdev->events);
+	if (sink && type == WREN_AEQ_QP_EVENT)
+		sink->ops->qp_event(sink->priv, info, data);
+	else if (sink)
+		sink->ops->srq_limit(sink->priv, info);
+	rcu_read_unlock();
+}
+
 static void wren_aeq_handle(struct wren_dev *wdev,
 			    const struct wren_aeq_entry *ev)
 {
@@ -97,6 +112,10 @@ static void wren_aeq_handle(struct wren_dev *wdev,
 		break;
 	case WREN_AEQ_CQ_ERROR:
 		wren_aeq_cq_error(wdev, le32_to_cpu(ev->info));
+		break;
+	case WREN_AEQ_QP_EVENT:
+	case WREN_AEQ_SRQ_LIMIT:
+		wren_aeq_object(wdev, ev->type, le32_to_cpu(ev->info), data);
 		break;
 	default:
 		dev_warn_ratelimited(dev, "unknown async event type %u\n",

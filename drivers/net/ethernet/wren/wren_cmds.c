@@ -40,6 +40,7 @@ VISIBLE_IF_KUNIT void wren_decode_attr(const struct wren_dev_attr *a,
 	c->max_recv_sge = le32_to_cpu(a->max_recv_sge);
 	c->max_rd_atom = le32_to_cpu(a->max_rd_atom);
 	c->max_res_rd_atom = le32_to_cpu(a->max_res_rd_atom);
+	c->max_srq = le32_to_cpu(a->max_srq);
 	c->max_inline = le32_to_cpu(a->max_inline);
 	c->max_ah = le32_to_cpu(a->max_ah);
 	c->max_mr = le32_to_cpu(a->max_mr);
@@ -345,6 +346,7 @@ int wren_cmd_create_qp(struct wren_dev *wdev, const struct wren_qp_params *p,
 		.sq_log_depth = p->sq_log_depth,
 		.rq_log_depth = p->rq_log_depth,
 		.flags = p->flags,
+		.srqn = cpu_to_le32(p->srqn),
 	};
 	struct wren_admin_cqe cqe;
 	u32 qpn, sq_offset, rq_offset;
@@ -434,7 +436,7 @@ int wren_cmd_query_qp(struct wren_dev *wdev, u32 qpn, struct wren_qp_query *q)
 	if (err)
 		return err;
 	state = le32_to_cpu(cqe.result[0]);
-	if (state > WREN_QPS_ERR) {
+	if (state > WREN_QPS_SQD) {
 		dev_err_ratelimited(&wdev->pdev->dev,
 				    "QP %u: device reported state %u\n", qpn,
 				    state);
@@ -463,6 +465,109 @@ int wren_cmd_destroy_qp(struct wren_dev *wdev, u32 qpn)
 	return wren_cmd_destroy(wdev, WREN_ADMIN_DESTROY_QP, qpn);
 }
 EXPORT_SYMBOL_NS_GPL(wren_cmd_destroy_qp, WREN);
+
+/**
+ * wren_cmd_create_srq() - create a shared receive queue
+ * @wdev: the device
+ * @p: its ring, depth, protection domain and doorbell page
+ * @srqn: the SRQ number, on success
+ * @db_offset: the byte offset of its doorbell in @p->db_page, on success
+ *
+ * Return: 0, -EINVAL for a parameter the device refused, -ENOMEM if the
+ * device has no SRQ (or doorbell register) left, -EPROTO if the device
+ * answered with a doorbell outside the page, or another negative errno.
+ */
+int wren_cmd_create_srq(struct wren_dev *wdev, const struct wren_srq_params *p,
+			u32 *srqn, u32 *db_offset)
+{
+	struct wren_cmd_create_srq cmd = {
+		.base = cpu_to_le64(p->base),
+		.pdn = cpu_to_le32(p->pdn),
+		.db_page = cpu_to_le32(p->db_page),
+		.log_depth = p->log_depth,
+	};
+	struct wren_admin_cqe cqe;
+	u32 handle, offset;
+	int err;
+
+	err = wren_admin_exec(wdev, WREN_ADMIN_CREATE_SRQ, &cmd, sizeof(cmd),
+			      &cqe);
+	if (err)
+		return err;
+	handle = le32_to_cpu(cqe.result[0]);
+	offset = le32_to_cpu(cqe.result[1]);
+	if (!wren_db_offset_ok(offset)) {
+		dev_err_ratelimited(&wdev->pdev->dev,
+				    "SRQ %u: doorbell offset %#x outside its page\n",
+				    handle, offset);
+		wren_cmd_destroy(wdev, WREN_ADMIN_DESTROY_SRQ, handle);
+		return -EPROTO;
+	}
+	*srqn = handle;
+	*db_offset = offset;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_create_srq, WREN);
+
+/**
+ * wren_cmd_modify_srq() - arm or disarm a shared receive queue's limit
+ * @wdev: the device
+ * @srqn: the SRQ number
+ * @limit: fewer posted receives than this fire the limit event once; 0
+ *	disarms
+ *
+ * Return: 0, -EINVAL for a limit not below the depth, -ENOENT for an
+ * unknown number, or another negative errno.
+ */
+int wren_cmd_modify_srq(struct wren_dev *wdev, u32 srqn, u32 limit)
+{
+	struct wren_cmd_modify_srq cmd = {
+		.srqn = cpu_to_le32(srqn),
+		.limit = cpu_to_le32(limit),
+	};
+
+	return wren_admin_exec(wdev, WREN_ADMIN_MODIFY_SRQ, &cmd, sizeof(cmd),
+			       NULL);
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_modify_srq, WREN);
+
+/**
+ * wren_cmd_query_srq() - read a shared receive queue's armed limit
+ * @wdev: the device
+ * @srqn: the SRQ number
+ * @limit: the armed limit, 0 when disarmed or fired, on success
+ *
+ * Return: 0, -ENOENT for an unknown number, or another negative errno.
+ */
+int wren_cmd_query_srq(struct wren_dev *wdev, u32 srqn, u32 *limit)
+{
+	struct wren_cmd_destroy_obj cmd = { .handle = cpu_to_le32(srqn) };
+	struct wren_admin_cqe cqe;
+	int err;
+
+	err = wren_admin_exec(wdev, WREN_ADMIN_QUERY_SRQ, &cmd, sizeof(cmd),
+			      &cqe);
+	if (!err)
+		*limit = le32_to_cpu(cqe.result[0]);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_query_srq, WREN);
+
+/**
+ * wren_cmd_destroy_srq() - destroy a shared receive queue
+ * @wdev: the device
+ * @srqn: the SRQ number
+ *
+ * Once it returns 0 the device reads its ring no more.
+ *
+ * Return: 0, -EBUSY while a QP uses it, -ENOENT for an unknown number, or
+ * another negative errno.
+ */
+int wren_cmd_destroy_srq(struct wren_dev *wdev, u32 srqn)
+{
+	return wren_cmd_destroy(wdev, WREN_ADMIN_DESTROY_SRQ, srqn);
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_destroy_srq, WREN);
 
 /**
  * wren_cmd_create_ah() - create an address handle
