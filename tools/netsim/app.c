@@ -630,6 +630,8 @@ static void ulp_rx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 		goto out;
 	}
 	f->rx_ok++;
+	if (f->rx_ok == f->limit)
+		f->rx_done_ps = n->sim.now;
 	if (a->c->app == APP_PINGPONG) {
 		if (r->flow == 0) {
 			sim_at(&n->sim, &n->hosts[1].postev, n->sim.now);

@@ -25,6 +25,7 @@ struct flow {
 	uint64_t *bits;
 	uint64_t rx_bytes_meas;
 	uint64_t post_ps;		/* pingpong: the ping's post time */
+	uint64_t rx_done_ps;		/* its last message arrived whole */
 };
 
 /* A growable array of latencies in ns. */

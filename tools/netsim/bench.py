@@ -104,7 +104,7 @@ RUN_TIMEOUT = 120
 # Rough cost in seconds, to start the long runs first.
 COST = {("s7_peers", "rate_64k"): 60, ("s7_peers", "rate_8k"): 10,
         ("s6_permutation", None): 8, ("s4_failure", None): 3,
-        ("s8_blackhole", None): 2, ("s9_perm2m", "wren"): 2,
+        ("s8_blackhole", None): 2, ("s5_incast", "ls_127"): 3, ("s9_perm2m", "wren"): 2,
         ("s9_perm2m", "wren_prio"): 2, ("s10_websearch", "wren_80"): 14,
         ("s10_websearch", "wren_50"): 7, ("s10_websearch", "wren_noprio_50"): 7,
         ("s10_websearch", "wren_30"): 4, ("s10_websearch", "irn_80"): 6,
@@ -270,6 +270,17 @@ def evaluate(results, smoke):
               "%d:1 with grants: no timeout retransmission" % n,
               g("s5_incast", "grant_%d" % n, "stats", "retx_timeout"), "==", 0)
 
+    if not smoke:
+        # Issue 19's incast on the leaf-spine: ideal and fair.
+        for run in ("ls_32", "ls_127"):
+            t.add("S5.%s.time" % run, "s5_incast",
+                  "%s: last flow within 1.03 x ideal" % run,
+                  g("s5_incast", run, "incast", "ratio"), "<=", 1.03)
+            t.add("S5.%s.spread" % run, "s5_incast",
+                  "%s: first / last flow done >= 0.95" % run,
+                  g("s5_incast", run, "incast", "first_to_last"), ">=",
+                  0.95)
+
     if not smoke or g("s6_permutation", "wren", "goodput"):
         t.add("S6.goodput", "s6_permutation",
               "aggregate >= 0.9 of hosts x wire limit",
@@ -393,6 +404,11 @@ def beside(results):
             g("s5_incast", r, "incast", "ratio"))
         add("S5 %s timeout retransmissions" % r,
             g("s5_incast", r, "stats", "retx_timeout"))
+    for r in ("ls_32", "ls_127", "ls_irn_32", "ls_roce_32"):
+        add("S5 %s last flow / ideal" % r,
+            g("s5_incast", r, "incast", "ratio"))
+        add("S5 %s first / last flow done" % r,
+            g("s5_incast", r, "incast", "first_to_last"))
     for r in ("wren", "wren_1path", "gbn"):
         add("S6 %s aggregate (fraction of hosts x wire limit)" % r,
             g("s6_permutation", r, "goodput", "fraction_of_wire_limit"))

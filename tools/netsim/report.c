@@ -151,6 +151,7 @@ struct metrics {
 	double fail_us, pre_gbps, recovery_us, min_after_gbps;
 	bool failure;
 	double incast_us, ideal_us, incast_ratio, victim_util;
+	double first_flow_us, last_flow_us;	/* incast: flows complete */
 	struct wren_tp_stats st;
 	uint64_t unfinished;
 	double stall_us;	/* slowest message, done or not */
@@ -262,6 +263,16 @@ static void compute(struct net *n, struct metrics *m)
 		m->incast_us = a->last_rx_ps / 1e6;
 		m->ideal_us = a->total_rx_bytes / bps * 1e6;
 		m->incast_ratio = m->incast_us / m->ideal_us;
+		for (i = 0; i < a->nflows; i++) {
+			double t = a->flows[i].rx_done_ps / 1e6;
+
+			if (!a->flows[i].rx_done_ps)
+				continue;
+			if (!m->first_flow_us || t < m->first_flow_us)
+				m->first_flow_us = t;
+			if (t > m->last_flow_us)
+				m->last_flow_us = t;
+		}
 		if (a->last_rx_ps > a->first_rx_ps)
 			m->victim_util = a->total_rx_bytes /
 				((a->last_rx_ps - a->first_rx_ps) / 1e12) /
@@ -526,6 +537,11 @@ bool report_run(struct jw *w, struct net *n, const char *name,
 		jw_num(w, "ideal_us", m.ideal_us);
 		jw_num(w, "ratio", m.incast_ratio);
 		jw_num(w, "victim_utilisation", m.victim_util);
+		/* Fairness of the fan-in: the first sender done over the last. */
+		jw_num(w, "first_flow_us", m.first_flow_us);
+		jw_num(w, "last_flow_us", m.last_flow_us);
+		jw_num(w, "first_to_last", m.last_flow_us ?
+		       m.first_flow_us / m.last_flow_us : 0);
 		jw_end(w, '}');
 	}
 	if (c->app == APP_OPENLOOP) {
