@@ -301,6 +301,50 @@ static void wren_cmds_modify_qp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->access, WREN_MR_ACCESS_REMOTE_READ);
 }
 
+/* SRQs: the ring, the limit or the new ring, and what the device says. */
+static void wren_cmds_srq(struct kunit *test)
+{
+	static const struct wren_cmds_answer a = { .result = { 6, 0x40 } };
+	struct wren_fake *f = wren_cmds_fake(test, &a);
+	struct wren_srq_params p = {
+		.base = 0x123000, .pdn = 3, .db_page = 2, .log_depth = 7,
+	};
+	const struct wren_cmd_create_srq *cc;
+	const struct wren_cmd_modify_srq *m;
+	u32 srqn, db, moved = 0;
+
+	KUNIT_ASSERT_EQ(test, wren_cmd_create_srq(&f->wdev, &p, &srqn, &db), 0);
+	cc = wren_cmds_body(test, f, WREN_ADMIN_CREATE_SRQ);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(cc->base), 0x123000);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cc->pdn), 3);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cc->db_page), 2);
+	KUNIT_EXPECT_EQ(test, cc->log_depth, 7);
+	KUNIT_EXPECT_EQ(test, srqn, 6);
+	KUNIT_EXPECT_EQ(test, db, 0x40);
+
+	/* The limit alone: no ring in the command, nothing moved. */
+	KUNIT_ASSERT_EQ(test, wren_cmd_modify_srq(&f->wdev, 6,
+						  WREN_SRQ_ATTR_LIMIT, 9, NULL,
+						  NULL), 0);
+	m = wren_cmds_body(test, f, WREN_ADMIN_MODIFY_SRQ);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(m->attr_mask), WREN_SRQ_ATTR_LIMIT);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(m->limit), 9);
+	KUNIT_EXPECT_EQ(test, m->base, 0);
+	KUNIT_EXPECT_EQ(test, m->log_depth, 0);
+
+	/* A new ring: its base and depth; result[0] is what moved. */
+	p.base = 0x456000;
+	p.log_depth = 9;
+	KUNIT_ASSERT_EQ(test, wren_cmd_modify_srq(&f->wdev, 6,
+						  WREN_SRQ_ATTR_RING, 0, &p,
+						  &moved), 0);
+	m = wren_cmds_body(test, f, WREN_ADMIN_MODIFY_SRQ);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(m->base), 0x456000);
+	KUNIT_EXPECT_EQ(test, m->log_depth, 9);
+	KUNIT_EXPECT_EQ(test, m->limit, 0);
+	KUNIT_EXPECT_EQ(test, moved, 6);
+}
+
 static void wren_cmds_query_qp(struct kunit *test)
 {
 	struct wren_cmds_answer a = {
@@ -524,6 +568,7 @@ static struct kunit_case wren_cmds_cases[] = {
 	KUNIT_CASE(wren_cmds_create_qp),
 	KUNIT_CASE(wren_cmds_modify_qp),
 	KUNIT_CASE(wren_cmds_query_qp),
+	KUNIT_CASE(wren_cmds_srq),
 	KUNIT_CASE(wren_cmds_create_ah),
 	KUNIT_CASE(wren_cmds_reg_mr),
 	KUNIT_CASE(wren_cmds_set_tc_table),

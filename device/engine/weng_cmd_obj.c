@@ -560,21 +560,82 @@ int weng_cmd_create_srq(struct weng *e, const void *body,
 	return 0;
 }
 
+/*
+ * Move @srq to a ring of 2^@log_depth entries at @base: the receives not
+ * yet taken go to its first slots, in order.  The number moved in
+ * @moved, or -1 if guest memory failed (nothing changed then).
+ */
+static int srq_move(struct weng *e, struct weng_srq *srq, uint64_t base,
+		    uint8_t log_depth, uint32_t *moved)
+{
+	uint32_t mask = weng_depth(srq->log_depth) - 1;
+	uint16_t n = srq->pi - srq->ci;
+	struct weng_rwqe *shadow;
+	struct wren_rq_wqe w;
+
+	shadow = calloc(weng_depth(log_depth), sizeof(*shadow));
+	if (!shadow)
+		return -1;
+	for (uint16_t i = 0; i < n; i++) {
+		uint64_t from = srq->base +
+				(uint64_t)((srq->ci + i) & mask) * sizeof(w);
+
+		if (weng_dma_read(e, from, &w, sizeof(w)) ||
+		    weng_dma_write(e, base + (uint64_t)i * sizeof(w), &w,
+				   sizeof(w))) {
+			free(shadow);
+			return -1;
+		}
+	}
+	/* Receives being placed keep their slots: the SRQ only grows. */
+	memcpy(shadow, srq->shadow, weng_depth(srq->log_depth) *
+	       sizeof(*shadow));
+	free(srq->shadow);
+	srq->shadow = shadow;
+	srq->base = base;
+	srq->log_depth = log_depth;
+	srq->ci = 0;
+	srq->pi = n;
+	*moved = n;
+	return 0;
+}
+
 int weng_cmd_modify_srq(struct weng *e, const void *body,
 			struct weng_cmd_status *st)
 {
 	const struct wren_cmd_modify_srq *c = body;
+	uint32_t mask = wren_le32(c->attr_mask), moved = 0, limit;
 	struct weng_srq *srq;
 
-	if (!WENG_RSVD_OK(st, c, struct wren_cmd_modify_srq, rsvd))
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_modify_srq, rsvd0) ||
+	    !WENG_RSVD_OK(st, c, struct wren_cmd_modify_srq, rsvd))
 		return -1;
 	srq = weng_srq_get(e, wren_le32(c->srqn));
 	if (!srq)
 		return reject_status(st, WREN_STATUS_NOT_FOUND);
-	if (wren_le32(c->limit) >= weng_depth(srq->log_depth))
+	if (!mask || mask & ~(WREN_SRQ_ATTR_LIMIT | WREN_SRQ_ATTR_RING) ||
+	    (!(mask & WREN_SRQ_ATTR_LIMIT) && c->limit) ||
+	    (!(mask & WREN_SRQ_ATTR_RING) && (c->log_depth || c->base)))
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_srq,
+						  attr_mask));
+	if (mask & WREN_SRQ_ATTR_RING &&
+	    (!base_ok(wren_le64(c->base)) || c->log_depth < srq->log_depth ||
+	     !log_depth_ok(c->log_depth, e->cfg.max_qp_depth)))
+		return reject_field(st, WENG_BODY(struct wren_cmd_modify_srq,
+						  log_depth));
+	limit = wren_le32(c->limit);
+	if (mask & WREN_SRQ_ATTR_LIMIT &&
+	    limit >= weng_depth(mask & WREN_SRQ_ATTR_RING ? c->log_depth :
+				srq->log_depth))
 		return reject_field(st, WENG_BODY(struct wren_cmd_modify_srq,
 						  limit));
-	srq->limit = wren_le32(c->limit);
+	if (mask & WREN_SRQ_ATTR_RING &&
+	    srq_move(e, srq, wren_le64(c->base), c->log_depth, &moved))
+		return reject_status(st, WREN_STATUS_DMA_ERROR);
+	st->result[0] = moved;
+	if (!(mask & WREN_SRQ_ATTR_LIMIT))
+		return 0;
+	srq->limit = limit;
 	/* Armed below what is posted already: it fires at once. */
 	if (srq->limit && (uint16_t)(srq->pi - srq->ci) < srq->limit) {
 		srq->limit = 0;

@@ -9,6 +9,11 @@
  * received, over all initiators, and hands grants of cfg.grant_chunk out
  * in turn, so however many initiators push at once, no more than about a
  * window of their data is ever queued in front of the target's link.
+ * The next grant goes to the message granted least so far (in turn among
+ * equals): the first initiator to ask takes the whole window before the
+ * others' requests arrive, and the others then catch up with it before
+ * it gets more, so an incast's senders finish together, where plain turns
+ * let the first finish a window's worth of time ahead of the last.
  *
  * Grants are cumulative offsets: a lost grant is covered by the next, and
  * a message whose granted bytes stop arriving gets its grant again after
@@ -73,7 +78,28 @@ static size_t grant_build(struct wren_tp *tp, struct tp_rx_msg *rm,
 	return tp_build(tp, f, &h, sizeof(struct wren_wire_grant), 0);
 }
 
-/* The next GRANT to send, if the window has room: round robin. */
+/*
+ * A grant to send again first, else the message granted least so far,
+ * the first of them in turn.
+ */
+static struct tp_rx_msg *grant_next(struct wren_tp *tp)
+{
+	struct tp_rx_msg *best = NULL;
+	struct tp_link *l;
+
+	for (l = tp->grants.next; l != &tp->grants; l = l->next) {
+		struct tp_rx_msg *rm = tp_container_of(l, struct tp_rx_msg,
+						       grant);
+
+		if (rm->regrant)
+			return rm;
+		if (!best || rm->granted < best->granted)
+			best = rm;
+	}
+	return best;
+}
+
+/* The next GRANT to send, if the window has room: least granted first. */
 size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f)
 {
 	uint32_t room, chunk, mtu = tp->cfg.mtu;
@@ -81,7 +107,7 @@ size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f)
 
 	if (tp_list_empty(&tp->grants))
 		return 0;
-	rm = tp_container_of(tp->grants.next, struct tp_rx_msg, grant);
+	rm = grant_next(tp);
 	tp_list_del(&rm->grant);
 	if (rm->regrant) {
 		rm->regrant = false;

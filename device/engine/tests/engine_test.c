@@ -2671,6 +2671,7 @@ static void test_rc_atomics(void)
 }
 
 #define SRQ_RING	(FAKE_MEM_BASE + 0xf2000)
+#define SRQ_RING_BIG	(FAKE_MEM_BASE + 0xf4000)	/* 64 entries */
 
 /*
  * Drain @h's async events (returning their slots); true if one of @type
@@ -2698,7 +2699,10 @@ static uint8_t srq_cmd(struct harness *h, uint8_t opcode, uint32_t srqn,
 
 	make_cmd(&cmd, opcode, 0);
 	m->srqn = wren_to_le32(srqn);
-	m->limit = wren_to_le32(limit);
+	if (opcode == WREN_ADMIN_MODIFY_SRQ) {
+		m->attr_mask = wren_to_le32(WREN_SRQ_ATTR_LIMIT);
+		m->limit = wren_to_le32(limit);
+	}
 	return run(h, &cmd, cqe);
 }
 
@@ -2781,6 +2785,41 @@ static void test_rc_srq_events(void)
 	CHECK_EQ(wren_le32(cqe.result[1]), 2);
 	CHECK_EQ(srq_cmd(&b->h, WREN_ADMIN_DESTROY_SRQ, srqn, 0, &cqe),
 		 WREN_STATUS_BAD_STATE);
+
+	/* Grown to 64 entries: the two untaken move to the new ring's head. */
+	make_cmd(&cmd, WREN_ADMIN_MODIFY_SRQ, 0);
+	{
+		struct wren_cmd_modify_srq *ms = (void *)cmd.payload;
+
+		ms->srqn = wren_to_le32(srqn);
+		ms->attr_mask = wren_to_le32(WREN_SRQ_ATTR_RING);
+		ms->base = wren_to_le64(SRQ_RING_BIG);
+		ms->log_depth = 4;	/* smaller: refused */
+		CHECK_EQ(run(&b->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+		ms->log_depth = 6;
+		CHECK_EQ(run(&b->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+		CHECK_EQ(wren_le32(cqe.result[0]), 2);
+	}
+	b->rq_ring = SRQ_RING_BIG;
+	b->rq_pi = 2;
+	post_recv(b, 5000, 1000);
+	for (uint32_t i = 0; i < 3; i++)
+		post_send(a, 0, 100, 500, a->key, 10 + i);
+	pump(a, b);
+	for (uint32_t i = 0; i < 3; i++) {
+		/* 0x102 and 0x103 moved; the new one (slot 2) says 0x102. */
+		static const uint16_t ids[] = { 0x102, 0x103, 0x102 };
+
+		CHECK(poll_cq(b, &c));
+		CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+		CHECK_EQ(be32toh(c.imm), 10 + i);
+		CHECK_EQ(wren_le16(c.wqe_index), ids[i]);
+		CHECK(!memcmp(fake_env_ptr(&b->h.env, DATA + (i < 2 ? 2 + i : 5) *
+					   1000, 500),
+			      fake_env_ptr(&a->h.env, DATA + 100, 500), 500));
+	}
+	for (uint32_t i = 0; i < 3; i++)
+		CHECK(poll_cq(a, &c));
 
 	/* SQD: nothing in flight, drained at once; then RTS again. */
 	CHECK(poll_cq(a, &c));

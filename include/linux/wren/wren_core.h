@@ -270,7 +270,9 @@ int wren_cmd_query_qp(struct wren_dev *wdev, u32 qpn, struct wren_qp_query *q);
 int wren_cmd_destroy_qp(struct wren_dev *wdev, u32 qpn);
 int wren_cmd_create_srq(struct wren_dev *wdev, const struct wren_srq_params *p,
 			u32 *srqn, u32 *db_offset);
-int wren_cmd_modify_srq(struct wren_dev *wdev, u32 srqn, u32 limit);
+int wren_cmd_modify_srq(struct wren_dev *wdev, u32 srqn, u32 attr_mask,
+			u32 limit, const struct wren_srq_params *ring,
+			u32 *moved);
 int wren_cmd_query_srq(struct wren_dev *wdev, u32 srqn, u32 *limit);
 int wren_cmd_destroy_srq(struct wren_dev *wdev, u32 srqn);
 int wren_cmd_create_ah(struct wren_dev *wdev, u32 pdn, __be32 ipv4,

@@ -869,13 +869,28 @@ struct wren_cmd_create_srq {
 	__le32 rsvd[9];
 };
 
+/* wren_cmd_modify_srq.attr_mask */
+#define WREN_SRQ_ATTR_LIMIT		BIT(0)
+#define WREN_SRQ_ATTR_RING		BIT(1)
+
 /**
  * struct wren_cmd_modify_srq - WREN_ADMIN_MODIFY_SRQ
  * @srqn: the SRQ
- * @limit: arm the limit: once fewer than @limit posted receives are left
- *	untaken, the device posts WREN_AEQ_SRQ_LIMIT once and disarms it;
- *	zero disarms it; less than the depth
+ * @attr_mask: WREN_SRQ_ATTR_* naming the fields that apply
+ * @limit: WREN_SRQ_ATTR_LIMIT: arm the limit: once fewer than @limit
+ *	posted receives are left untaken, the device posts WREN_AEQ_SRQ_LIMIT
+ *	once and disarms it; zero disarms it; less than the depth
+ * @log_depth: WREN_SRQ_ATTR_RING: log2 of the new ring's entries, at
+ *	least the old ring's (an SRQ only grows), at most max_qp_depth
+ * @rsvd0: zero
+ * @base: WREN_SRQ_ATTR_RING: DMA address of the new ring, 4 KiB aligned,
+ *	physically contiguous
  * @rsvd: zero
+ *
+ * With WREN_SRQ_ATTR_RING the device copies the receives posted and not
+ * yet taken, in order, to the new ring's first slots, and goes on from
+ * there: its consumer index is 0 and its producer index the number moved,
+ * result[0] of the completion.  The old ring is the driver's again.
  *
  * WREN_ADMIN_QUERY_SRQ takes &struct wren_cmd_destroy_obj; result[0] is
  * the armed limit (zero when disarmed or fired), result[1] the consumer
@@ -884,8 +899,12 @@ struct wren_cmd_create_srq {
  */
 struct wren_cmd_modify_srq {
 	__le32 srqn;
+	__le32 attr_mask;
 	__le32 limit;
-	__le32 rsvd[12];
+	__u8 log_depth;
+	__u8 rsvd0[3];
+	__le64 base;
+	__le32 rsvd[8];
 };
 
 /* ------------------------------------------------------------------ */

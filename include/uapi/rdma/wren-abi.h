@@ -229,4 +229,34 @@ struct wren_ib_create_srq_resp {
 	__u32 reserved;
 };
 
+/**
+ * struct wren_ib_modify_srq_req - request of modify_srq
+ * @resp_addr: with IB_SRQ_MAX_WR, the user address of a
+ *	&struct wren_ib_resize_srq_resp the kernel fills in (modify_srq has
+ *	no response of its own); else zero
+ * @comp_mask: no bits defined yet
+ * @reserved: zero
+ */
+struct wren_ib_modify_srq_req {
+	__aligned_u64 resp_addr;
+	__u32 comp_mask;
+	__u32 reserved;
+};
+
+/**
+ * struct wren_ib_resize_srq_resp - the new ring of a resized SRQ
+ * @mmap_key: offset to pass to mmap() for it
+ * @ring_size: bytes to map at @mmap_key
+ * @log_depth: log2 of its entries
+ * @moved: the receives posted and not yet taken, now in its first slots,
+ *	in order; the next receive goes to slot @moved
+ */
+struct wren_ib_resize_srq_resp {
+	__aligned_u64 mmap_key;
+	__u32 ring_size;
+	__u32 log_depth;
+	__u32 moved;
+	__u32 reserved;
+};
+
 #endif /* WREN_ABI_USER_H */

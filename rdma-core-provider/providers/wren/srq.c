@@ -106,12 +106,74 @@ err_free:
 	return NULL;
 }
 
+/*
+ * Take the new ring the kernel describes in @resp: map it, give up the
+ * old, and go on posting at slot @resp->moved.  The request ids in flight
+ * keep their slots (an SRQ only grows); the count of receives in flight
+ * stays what it was.
+ */
+static int wren_srq_regrow(struct wren_context *ctx, struct wren_srq *srq,
+			   const struct wren_ib_resize_srq_resp *resp)
+{
+	struct wren_rq *rq = &srq->rq;
+	struct wren_rq_slot *slots;
+	void *ring;
+
+	if (resp->log_depth < rq->log_depth ||
+	    resp->log_depth > WREN_WQ_LOG_DEPTH_LIMIT ||
+	    resp->ring_size < (sizeof(struct wren_rq_wqe) << resp->log_depth) ||
+	    resp->moved > 1U << resp->log_depth) {
+		verbs_err(&ctx->ibvctx, "srq %u: kernel gave 2^%u entries in %u bytes, %u moved\n",
+			  srq->srqn, resp->log_depth, resp->ring_size,
+			  resp->moved);
+		return EPROTO;
+	}
+	ring = wren_map_ring(ctx, resp->mmap_key, resp->ring_size);
+	if (!ring)
+		return errno;
+	slots = calloc(1U << resp->log_depth, sizeof(*slots));
+	if (!slots) {
+		munmap(ring, resp->ring_size);
+		return ENOMEM;
+	}
+	memcpy(slots, rq->slots, sizeof(*slots) << rq->log_depth);
+	munmap(rq->ring, rq->ring_size);
+	free(rq->slots);
+	rq->ring = ring;
+	rq->ring_size = resp->ring_size;
+	rq->slots = slots;
+	rq->log_depth = resp->log_depth;
+	/* pi - completed, the receives in flight, is kept across the move. */
+	atomic_fetch_sub_explicit(&rq->completed, rq->pi - resp->moved,
+				  memory_order_relaxed);
+	rq->pi = resp->moved;
+	return 0;
+}
+
 int wren_modify_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr,
 		    int attr_mask)
 {
-	struct ibv_modify_srq cmd;
+	struct wren_context *ctx = to_wren_context(ibvsrq->context);
+	struct wren_srq *srq = to_wren_srq(ibvsrq);
+	struct wren_ib_resize_srq_resp resp = {};
+	struct wren_modify_srq cmd = {};
+	int err;
 
-	return ibv_cmd_modify_srq(ibvsrq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!(attr_mask & IBV_SRQ_MAX_WR))
+		return ibv_cmd_modify_srq(ibvsrq, attr, attr_mask, &cmd.ibv_cmd,
+					  sizeof(cmd));
+	/* Growing moves the ring: no posting meanwhile. */
+	wren_lock(&srq->rq.lock);
+	cmd.resp_addr = (uintptr_t)&resp;
+	err = ibv_cmd_modify_srq(ibvsrq, attr, attr_mask, &cmd.ibv_cmd,
+				 sizeof(cmd));
+	if (!err)
+		err = wren_srq_regrow(ctx, srq, &resp);
+	wren_unlock(&srq->rq.lock);
+	if (err)
+		verbs_debug(&ctx->ibvctx, "modify_srq %u (mask %#x) failed: %s\n",
+			    srq->srqn, attr_mask, strerror(err));
+	return err;
 }
 
 int wren_query_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr)

@@ -27,5 +27,7 @@ DECLARE_DRV_CMD(wren_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,
 		wren_ib_create_ah_resp);
 DECLARE_DRV_CMD(wren_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ, empty,
 		wren_ib_create_srq_resp);
+DECLARE_DRV_CMD(wren_modify_srq, IB_USER_VERBS_CMD_MODIFY_SRQ,
+		wren_ib_modify_srq_req, empty);
 
 #endif /* WREN_ABI_H */

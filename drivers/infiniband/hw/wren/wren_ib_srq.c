@@ -138,46 +138,117 @@ err_free_ring:
 	return err;
 }
 
+/*
+ * Grow @srq to @max_wr entries (rounded up): a new ring, the receives not
+ * yet taken moved to its head by the device, and what the user needs to
+ * go on written to @resp_addr.  The old ring goes once the user unmaps it.
+ */
+static int wren_ib_srq_grow(struct wren_ib_dev *dev, struct wren_ib_srq *srq,
+			    u32 max_wr, u64 resp_addr, struct ib_udata *udata)
+{
+	struct wren_ib_resize_srq_resp resp = {};
+	struct wren_srq_params ring = {};
+	struct wren_ib_ucontext *uctx;
+	struct wren_ib_ring new = {};
+	unsigned long depth;
+	int err;
+
+	depth = roundup_pow_of_two(max(max_wr, srq->max_wr));
+	if (max_wr > dev->caps->max_qp_depth || depth > dev->caps->max_qp_depth ||
+	    !resp_addr) {
+		ibdev_dbg(&dev->ibdev, "modify_srq %u: %u work requests, at most %u\n",
+			  srq->srqn, max_wr, dev->caps->max_qp_depth);
+		return -EINVAL;
+	}
+	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
+					 ibucontext);
+	err = wren_ib_ring_alloc(uctx, &new, sizeof(struct wren_rq_wqe) * depth,
+				 DMA_TO_DEVICE);
+	if (err)
+		return err;
+	ring.base = new.dma;
+	ring.log_depth = ilog2(depth);
+	err = wren_cmd_modify_srq(dev->wdev, srq->srqn, WREN_SRQ_ATTR_RING, 0,
+				  &ring, &resp.moved);
+	if (err) {
+		ibdev_err_ratelimited(&dev->ibdev, "grow SRQ %u to %lu failed: %d\n",
+				      srq->srqn, depth, err);
+		wren_ib_ring_free(dev, &new);
+		return err;
+	}
+	wren_ib_ring_free(dev, &srq->ring);
+	srq->ring = new;
+	srq->max_wr = depth;
+	resp.mmap_key = new.mmap_key;
+	resp.ring_size = new.size;
+	resp.log_depth = ring.log_depth;
+	/*
+	 * The device is on the new ring already: a user who cannot hear it
+	 * has lost the SRQ, as after any fault of its own.
+	 */
+	if (copy_to_user(u64_to_user_ptr(resp_addr), &resp, sizeof(resp)))
+		return -EFAULT;
+	return 0;
+}
+
 /**
- * wren_ib_modify_srq() - arm or disarm a shared receive queue's limit
+ * wren_ib_modify_srq() - arm a shared receive queue's limit, or grow it
  * @ibsrq: the SRQ
- * @attr: its new limit
- * @attr_mask: %IB_SRQ_LIMIT; %IB_SRQ_MAX_WR (resizing) is not offered
- * @udata: must carry nothing
+ * @attr: its new limit, or its new depth
+ * @attr_mask: %IB_SRQ_LIMIT, %IB_SRQ_MAX_WR (a depth at least the current
+ *	one, on a device that grows SRQs)
+ * @udata: &struct wren_ib_modify_srq_req; for %IB_SRQ_MAX_WR, where to
+ *	write &struct wren_ib_resize_srq_resp
  *
- * Return: 0, -EOPNOTSUPP for a resize or a request in @udata, -EINVAL for
- * a limit not below the depth, or another negative errno.
+ * Return: 0, -EOPNOTSUPP for another attribute or an unknown comp_mask
+ * bit, -EINVAL for a limit not below the depth, a depth beyond the
+ * device's or no address for the answer, -EFAULT, or another negative
+ * errno.
  */
 int wren_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask attr_mask, struct ib_udata *udata)
 {
 	struct wren_ib_dev *dev = to_wren_ib_dev(ibsrq->device);
 	struct wren_ib_srq *srq = to_wren_ib_srq(ibsrq);
-	int err;
+	struct wren_ib_modify_srq_req req = {};
+	int err = 0;
 
 	if (udata) {
-		err = wren_ib_copy_req(udata, NULL, 0);
+		err = wren_ib_copy_req(udata, &req, sizeof(req));
 		if (err)
 			return err;
 	}
-	if (attr_mask & ~IB_SRQ_LIMIT) {
+	if (attr_mask & ~(IB_SRQ_LIMIT | IB_SRQ_MAX_WR) || req.comp_mask) {
 		ibdev_dbg(&dev->ibdev, "modify_srq %u: attributes %#x unsupported\n",
 			  srq->srqn, attr_mask);
 		return -EOPNOTSUPP;
 	}
-	if (!(attr_mask & IB_SRQ_LIMIT))
-		return 0;
-	if (attr->srq_limit >= srq->max_wr) {
-		ibdev_dbg(&dev->ibdev, "modify_srq %u: limit %u, depth %u\n",
-			  srq->srqn, attr->srq_limit, srq->max_wr);
+	if (req.reserved)
 		return -EINVAL;
-	}
 	mutex_lock(&srq->lock);
-	err = wren_cmd_modify_srq(dev->wdev, srq->srqn, attr->srq_limit);
+	if (attr_mask & IB_SRQ_MAX_WR) {
+		err = wren_ib_srq_grow(dev, srq, attr->max_wr, req.resp_addr,
+				       udata);
+		if (err)
+			goto out_unlock;
+	}
+	if (attr_mask & IB_SRQ_LIMIT) {
+		if (attr->srq_limit >= srq->max_wr) {
+			ibdev_dbg(&dev->ibdev, "modify_srq %u: limit %u, depth %u\n",
+				  srq->srqn, attr->srq_limit, srq->max_wr);
+			err = -EINVAL;
+			goto out_unlock;
+		}
+		err = wren_cmd_modify_srq(dev->wdev, srq->srqn,
+					  WREN_SRQ_ATTR_LIMIT, attr->srq_limit,
+					  NULL, NULL);
+		if (err)
+			ibdev_err_ratelimited(&dev->ibdev,
+					      "modify SRQ %u failed: %d\n",
+					      srq->srqn, err);
+	}
+out_unlock:
 	mutex_unlock(&srq->lock);
-	if (err)
-		ibdev_err_ratelimited(&dev->ibdev, "modify SRQ %u failed: %d\n",
-				      srq->srqn, err);
 	return err;
 }
 

@@ -54,6 +54,7 @@ int wren_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->max_res_rd_atom = min_t(u32, c->max_res_rd_atom, INT_MAX);
 	}
 	if (c->caps & WREN_CAP_SRQ) {
+		props->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
 		props->max_srq = c->max_srq;
 		props->max_srq_wr = c->max_qp_depth;
 		props->max_srq_sge = c->max_recv_sge;

@@ -510,24 +510,45 @@ int wren_cmd_create_srq(struct wren_dev *wdev, const struct wren_srq_params *p,
 EXPORT_SYMBOL_NS_GPL(wren_cmd_create_srq, WREN);
 
 /**
- * wren_cmd_modify_srq() - arm or disarm a shared receive queue's limit
+ * wren_cmd_modify_srq() - arm a shared receive queue's limit, or grow it
  * @wdev: the device
  * @srqn: the SRQ number
- * @limit: fewer posted receives than this fire the limit event once; 0
- *	disarms
+ * @attr_mask: WREN_SRQ_ATTR_LIMIT, WREN_SRQ_ATTR_RING
+ * @limit: with WREN_SRQ_ATTR_LIMIT, fewer posted receives than this fire
+ *	the limit event once; 0 disarms
+ * @ring: with WREN_SRQ_ATTR_RING, the new ring (its base and depth, at
+ *	least the old one's)
+ * @moved: with WREN_SRQ_ATTR_RING, the receives the device moved to the
+ *	new ring's first slots, on success
  *
- * Return: 0, -EINVAL for a limit not below the depth, -ENOENT for an
- * unknown number, or another negative errno.
+ * Once it returns 0 with WREN_SRQ_ATTR_RING the old ring is the caller's
+ * again.
+ *
+ * Return: 0, -EINVAL for a limit not below the depth or a ring the device
+ * refused, -ENOENT for an unknown number, or another negative errno.
  */
-int wren_cmd_modify_srq(struct wren_dev *wdev, u32 srqn, u32 limit)
+int wren_cmd_modify_srq(struct wren_dev *wdev, u32 srqn, u32 attr_mask,
+			u32 limit, const struct wren_srq_params *ring,
+			u32 *moved)
 {
 	struct wren_cmd_modify_srq cmd = {
 		.srqn = cpu_to_le32(srqn),
-		.limit = cpu_to_le32(limit),
+		.attr_mask = cpu_to_le32(attr_mask),
 	};
+	struct wren_admin_cqe cqe;
+	int err;
 
-	return wren_admin_exec(wdev, WREN_ADMIN_MODIFY_SRQ, &cmd, sizeof(cmd),
-			       NULL);
+	if (attr_mask & WREN_SRQ_ATTR_LIMIT)
+		cmd.limit = cpu_to_le32(limit);
+	if (attr_mask & WREN_SRQ_ATTR_RING) {
+		cmd.base = cpu_to_le64(ring->base);
+		cmd.log_depth = ring->log_depth;
+	}
+	err = wren_admin_exec(wdev, WREN_ADMIN_MODIFY_SRQ, &cmd, sizeof(cmd),
+			      &cqe);
+	if (!err && attr_mask & WREN_SRQ_ATTR_RING)
+		*moved = le32_to_cpu(cqe.result[0]);
+	return err;
 }
 EXPORT_SYMBOL_NS_GPL(wren_cmd_modify_srq, WREN);
 
