@@ -250,6 +250,7 @@ struct wren_ib_modify_srq_req {
  * @log_depth: log2 of its entries
  * @moved: the receives posted and not yet taken, now in its first slots,
  *	in order; the next receive goes to slot @moved
+ * @reserved: zero
  */
 struct wren_ib_resize_srq_resp {
 	__aligned_u64 mmap_key;
