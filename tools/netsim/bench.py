@@ -615,6 +615,24 @@ def plots(results):
     ax.legend()
     save(fig, "s5_incast.png")
 
+    # S5 on the leaf-spine: each sender's completion, sorted (seed 1).
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for run, label in (("ls_32", "wren"), ("ls_irn_32", "irn"),
+                       ("ls_roce_32", "roce")):
+        rs = [r["result"] for r in results.get("s5_incast", {}).get(run, [])
+              if r["result"] and "incast" in r["result"]]
+        done = rs[0]["incast"].get("flow_done_us") if rs else None
+        if done:
+            ideal = rs[0]["incast"]["ideal_us"]
+            v = sorted(x / ideal for x in done)
+            ax.plot(range(1, len(v) + 1), v, "o-", ms=3, label=label)
+    ax.axhline(1, ls=":", c="grey", label="ideal (last)")
+    ax.set_xlabel("senders done, in order")
+    ax.set_ylabel("completion / ideal of the whole incast")
+    ax.set_title("S5: 32 x 2 MiB incast on the leaf-spine (seed 1)")
+    ax.legend()
+    save(fig, "s5_incast_ls.png")
+
     # S6: per-flow goodput distribution.
     fig, ax = plt.subplots(figsize=(6, 4))
     for run in ("wren", "wren_1path", "gbn"):

@@ -542,6 +542,13 @@ bool report_run(struct jw *w, struct net *n, const char *name,
 		jw_num(w, "last_flow_us", m.last_flow_us);
 		jw_num(w, "first_to_last", m.last_flow_us ?
 		       m.first_flow_us / m.last_flow_us : 0);
+		/* Each sender's completion, in sender order: the plot's. */
+		if (a->nflows <= 1024) {
+			jw_arr(w, "flow_done_us");
+			for (i = 0; i < a->nflows; i++)
+				jw_num(w, NULL, a->flows[i].rx_done_ps / 1e6);
+			jw_end(w, ']');
+		}
 		jw_end(w, '}');
 	}
 	if (c->app == APP_OPENLOOP) {

@@ -107,6 +107,17 @@ int run_one(const char *name, const struct cfg *c,
 	}
 	topo_each_link(n, add_lost, &out->lost_pkts);
 	out->ol_posted_bytes = a->ol_posted_bytes;
+	if (c->app == APP_INCAST) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+
+		for (i = 0; i < a->nflows; i++) {
+			uint64_t t = a->flows[i].rx_done_ps;
+
+			lo = t < lo ? t : lo;
+			hi = t > hi ? t : hi;
+		}
+		out->first_to_last = hi ? (double)lo / hi : 0;
+	}
 	out->ol_msgs = (uint32_t)a->sd[FCT_BUCKETS].n;
 	out->ol_sd_min = UINT32_MAX;
 	for (size_t k = 0; k < a->sd[FCT_BUCKETS].n; k++)

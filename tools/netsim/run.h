@@ -25,6 +25,8 @@ struct run_out {
 	/* openloop: bytes offered; the smallest slowdown seen, x 1000 */
 	uint64_t ol_posted_bytes;
 	uint32_t ol_msgs, ol_sd_min;
+	/* incast: when the first sender was done over when the last was */
+	double first_to_last;
 	bool ok;
 };
 
