@@ -2746,6 +2746,42 @@ static void test_rc_hol(void)
 	free(b);
 }
 
+/*
+ * The peer goes away: an RC send that is never answered fails once the
+ * transport gives up (REMOTE_UNREACHABLE, the verbs' RETRY_EXC_ERR), the
+ * QP goes to ERR and what was posted after it is flushed.
+ */
+static void test_rc_peer_gone(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	static uint8_t frame[16384];
+	struct wren_cqe c;
+	int step;
+
+	adapter_up(a, 0, WREN_QPT_RC);
+	adapter_up(b, 1, WREN_QPT_RC);
+	rc_connect(a, b, 1, 2, 0, 1, 7);
+	rc_connect(b, a, 2, 1, 0, 1, 7);
+	post_send(a, 0, 0, 100, a->key, 1);
+	post_send(a, 0, 0, 100, a->key, 2);
+	/* Nothing a sends arrives; 1 ms steps, for 60 s at most. */
+	for (step = 0; step < 60000 && !poll_cq(a, &c); step++) {
+		while (weng_tx_pull(a->h.e, frame, sizeof(frame)))
+			;
+		fake_env_advance(&a->h.env, 1000000);
+	}
+	CHECK(step < 60000);
+	CHECK_EQ(c.status, WREN_CQE_REMOTE_UNREACHABLE);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);
+	CHECK_EQ(qp_state(&a->h, a->qpn), WREN_QPS_ERR);
+	printf("# peer gone: the send failed after %d ms\n", step);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
 #define SRQ_RING	(FAKE_MEM_BASE + 0xf2000)
 #define SRQ_RING_BIG	(FAKE_MEM_BASE + 0xf4000)	/* 64 entries */
 
@@ -3181,6 +3217,8 @@ static const struct tap_test tests[] = {
 	{ "RC: atomics, in stream order, and their errors", test_rc_atomics },
 	{ "RC: a loss on one QP does not hold back another on its context",
 	  test_rc_hol },
+	{ "RC: a peer gone fails the send (retries exhausted), then ERR",
+	  test_rc_peer_gone },
 	{ "SRQ under RC, its limit; COMM_EST, SQ_DRAINED, LAST_WQE events",
 	  test_rc_srq_events },
 };
