@@ -94,7 +94,10 @@ void weng_rc_take(struct weng_qp *qp, uint32_t psn, uint32_t what)
 	rc->rx_what[psn % WENG_RC_WINDOW] = what;
 }
 
-/* Message @psn is whole; if not @ok, executing it fails the QP. */
+/*
+ * Message @psn is whole; if not @ok (abandoned, or placed only in part),
+ * executing it fails the QP.
+ */
 void weng_rc_whole(struct weng_qp *qp, uint32_t psn, bool ok)
 {
 	struct weng_rc *rc = qp->rc;

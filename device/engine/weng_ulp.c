@@ -128,8 +128,9 @@ static enum wren_tp_status rx_begin_rc(struct weng *e, struct weng_qp *qp,
 			     WENG_RC_WHAT(WENG_RC_SEND,
 					  WENG_COOKIE_SLOT(*cookie)));
 	} else if (st != WREN_TP_RNR && qp->state != WREN_QPS_ERR) {
+		/* Whole at once: executing it is failing with @st. */
 		weng_rc_take(qp, m->qkey, WENG_RC_WHAT(WENG_RC_FAIL, st));
-		weng_rc_whole(qp, m->qkey, false);
+		weng_rc_whole(qp, m->qkey, true);
 		rc_execute(e, qp);
 	}
 	return st;

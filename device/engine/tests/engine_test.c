@@ -2430,6 +2430,24 @@ static void pump_reversed(struct adapter *a, struct adapter *b)
 	}
 }
 
+/*
+ * Drain @h's async events (returning their slots); true if one of @type
+ * with @info (and, for QP events, @data) was among them.
+ */
+static bool saw_event(struct harness *h, uint8_t type, uint32_t info,
+		      uint64_t data)
+{
+	struct wren_aeq_entry ev;
+	bool seen = false;
+
+	while (aeq_next(h, &ev))
+		seen |= ev.type == type && wren_le32(ev.info) == info &&
+			(type != WREN_AEQ_QP_EVENT ||
+			 wren_le64(ev.data) == data);
+	reg_w(h, WREN_REG_AEQ_DB, h->aeq_head);
+	return seen;
+}
+
 /* The state QUERY_QP gives for @qpn. */
 static uint32_t qp_state(struct harness *h, uint32_t qpn)
 {
@@ -2517,6 +2535,9 @@ static void test_rc_between_adapters(void)
 	CHECK(poll_cq(b, &c));
 	CHECK_EQ(c.status, WREN_CQE_REM_ACCESS_ERR);
 	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_ERR);
+	/* The responder says why it failed. */
+	CHECK(saw_event(&a->h, WREN_AEQ_QP_EVENT, a->qpn,
+			WREN_QP_EV_ACCESS_ERR));
 	CHECK(poll_cq(a, &c));
 	CHECK_EQ(c.opcode, WREN_CQE_OP_RECV);
 	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);	/* a failed too */
@@ -2784,24 +2805,6 @@ static void test_rc_peer_gone(void)
 
 #define SRQ_RING	(FAKE_MEM_BASE + 0xf2000)
 #define SRQ_RING_BIG	(FAKE_MEM_BASE + 0xf4000)	/* 64 entries */
-
-/*
- * Drain @h's async events (returning their slots); true if one of @type
- * with @info (and, for QP events, @data) was among them.
- */
-static bool saw_event(struct harness *h, uint8_t type, uint32_t info,
-		      uint64_t data)
-{
-	struct wren_aeq_entry ev;
-	bool seen = false;
-
-	while (aeq_next(h, &ev))
-		seen |= ev.type == type && wren_le32(ev.info) == info &&
-			(type != WREN_AEQ_QP_EVENT ||
-			 wren_le64(ev.data) == data);
-	reg_w(h, WREN_REG_AEQ_DB, h->aeq_head);
-	return seen;
-}
 
 static uint8_t srq_cmd(struct harness *h, uint8_t opcode, uint32_t srqn,
 		       uint32_t limit, struct wren_admin_cqe *cqe)
