@@ -110,14 +110,14 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 	memset(rw, 0, sizeof(*rw));
 	/*
 	 * An unreadable or malformed entry fails the QP.  A datagram QP's
-	 * completes with the reason; an RC QP's is flushed in ring order.
+	 * completes with the reason; an RC QP's is flushed in ring order, and
+	 * QP_FATAL says why.
 	 */
 	if (weng_dma_read(e, at, &rw->wqe, sizeof(rw->wqe))) {
 		if (!rc && !srq)
 			complete_taken(e, qp, qp->rq_ci++ & mask,
 				       WREN_CQE_LOC_DMA_ERR);
-		weng_qp_error(e, qp);
-		return WREN_TP_REMOTE_OP_ERROR;
+		goto fatal;
 	}
 	if (!rw->wqe.num_sge || rw->wqe.num_sge > WREN_RQ_MAX_SGE ||
 	    rw->wqe.rsvd0 || rw->wqe.rsvd1 || rw->wqe.rsvd2) {
@@ -126,8 +126,7 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 			complete_taken(e, qp, wren_le16(rw->wqe.req_id),
 				       WREN_CQE_LOC_QP_OP_ERR);
 		}
-		weng_qp_error(e, qp);
-		return WREN_TP_REMOTE_OP_ERROR;
+		goto fatal;
 	}
 	for (unsigned int i = 0; i < rw->wqe.num_sge; i++)
 		room += wren_le32(rw->wqe.sge[i].length);
@@ -163,6 +162,12 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 	}
 	*cookie = weng_qp_cookie(e, qp, shadow);
 	return WREN_TP_OK;
+
+fatal:
+	if (rc)
+		weng_qp_event(e, qp, WREN_QP_EV_FATAL);
+	weng_qp_error(e, qp);
+	return WREN_TP_REMOTE_OP_ERROR;
 }
 
 /* Place @len bytes at @off of the message (behind the GRH on UD). */

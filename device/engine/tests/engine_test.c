@@ -2566,6 +2566,19 @@ static void test_rc_between_adapters(void)
 	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
 	CHECK_EQ(be32toh(c.imm), 9);
 	CHECK(!memcmp(dst, src + 300, 100));
+
+	/* A receive entry with no SGE: b's QP fails, QP_FATAL says so. */
+	saw_event(&b->h, 0, 0, 0);
+	post_recv(b, 0, 100);
+	((struct wren_rq_wqe *)fake_env_ptr(&b->h.env, b->rq_ring +
+					    ((b->rq_pi - 1) & 31) * 64,
+					    64))->num_sge = 0;
+	post_send(a, 0, 300, 100, a->key, 10);
+	pump(a, b);
+	CHECK(saw_event(&b->h, WREN_AEQ_QP_EVENT, b->qpn, WREN_QP_EV_FATAL));
+	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_ERR);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);
 	h_fini(&a->h);
 	h_fini(&b->h);
 	free(a);

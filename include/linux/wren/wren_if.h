@@ -1114,7 +1114,7 @@ enum wren_qp_event {
 	WREN_QP_EV_LAST_WQE		= 3,	/* SRQ QP in ERR: no more receives */
 	WREN_QP_EV_REQ_ERR		= 4,	/* responder: invalid request */
 	WREN_QP_EV_ACCESS_ERR		= 5,	/* responder: access violation */
-	WREN_QP_EV_FATAL		= 6,	/* the QP failed, outside completions */
+	WREN_QP_EV_FATAL		= 6,	/* RC: a receive entry was bad: ERR */
 };
 
 enum wren_warning_code {
