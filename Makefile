@@ -38,7 +38,7 @@ help:
 	@echo "make rdtest-test      its host self-tests"
 	@echo "make bench            every benchmark: bench-sim, bench-guests"
 	@echo "make bench-guests     perftest between guests, Wren against rxe"
-	@echo "make bench-sim        simulator scenarios S1-S10, targets and plots"
+	@echo "make bench-sim        simulator scenarios S1-S11, targets and plots"
 	@echo "make bench-sim-smoke  the make-check subset of bench-sim"
 
 setup:

@@ -43,7 +43,7 @@ OUT = os.path.join(TOP, "build", "bench")
 
 SCENARIOS = ["s1_p2p", "s2_loss", "s3_skew", "s4_failure", "s5_incast",
              "s6_permutation", "s7_peers", "s8_blackhole", "s9_perm2m",
-             "s10_websearch"]
+             "s10_websearch", "s11_hadoop"]
 
 # S10: open-loop WebSearch at three loads; FCT slowdown per size bucket.
 S10_LOADS = ("30", "50", "80")
@@ -108,7 +108,8 @@ COST = {("s7_peers", "rate_64k"): 60, ("s7_peers", "rate_8k"): 10,
         ("s9_perm2m", "wren_prio"): 2, ("s10_websearch", "wren_80"): 14,
         ("s10_websearch", "wren_50"): 7, ("s10_websearch", "wren_noprio_50"): 7,
         ("s10_websearch", "wren_30"): 4, ("s10_websearch", "irn_80"): 6,
-        ("s10_websearch", "roce_80"): 5, ("s10_websearch", None): 3}
+        ("s10_websearch", "roce_80"): 5, ("s10_websearch", None): 3,
+        ("s11_hadoop", "wren_50"): 7, ("s11_hadoop", None): 3}
 
 
 def run_names(scenario):
@@ -345,6 +346,17 @@ def evaluate(results, smoke):
                       (load, b),
                       s10(results, "wren_%s" % load, b, "slowdown_p99"),
                       "<=", min(peers) if peers else None)
+        for b in S10_BUCKETS[:-1]:
+            peers = [v for v in (s10(results, "%s_50" % p, b,
+                                     "slowdown_p99", "s11_hadoop")
+                                 for p in S10_PEERS) if v is not None]
+            own = s10(results, "wren_50", b, "slowdown_p99", "s11_hadoop")
+            if own is None and not peers and results.get("s11_hadoop"):
+                continue	# an empty bucket: nothing to judge
+            t.add("S11.50.%s" % b, "s11_hadoop",
+                  "Hadoop 50 %%: p99 slowdown %s <= best peer" % b,
+                  s10(results, "wren_50", b, "slowdown_p99", "s11_hadoop"),
+                  "<=", min(peers) if peers else None)
 
     # Every run intact: data, duplicates, losses, completion.
     bad = [r for _, _, r in reps(results)
@@ -362,9 +374,12 @@ def s9_ratio(results, run, single, pct="p99"):
     return v / one if v is not None and one else None
 
 
-def s10(results, run, bucket, fig):
-    """S10: a figure of one size bucket, median over the seeds."""
-    return get(results, "s10_websearch", run, "fct", bucket, fig)
+def s10(results, run, bucket, fig, scen="s10_websearch"):
+    """S10, S11: a figure of one size bucket, median over the seeds;
+    None for a bucket no message fell in (Hadoop has none above 10 MB)."""
+    if not get(results, scen, run, "fct", bucket, "n"):
+        return None
+    return get(results, scen, run, "fct", bucket, fig)
 
 
 def beside(results):
@@ -439,13 +454,14 @@ def beside(results):
         for pct in ("p50", "p99"):
             add("S9 %s %s / single flow" % (label, pct),
                 s9_ratio(results, run, single, pct))
-    for run in run_names("s10_websearch"):
-        for b in S10_BUCKETS:
-            p50 = s10(results, run, b, "slowdown_p50")
-            p99 = s10(results, run, b, "slowdown_p99")
-            if p50 is not None:
-                add("S10 %s %s slowdown p50 / p99" % (run, b),
-                    "%.2f / %.2f" % (p50, p99))
+    for scen, tag in (("s10_websearch", "S10"), ("s11_hadoop", "S11")):
+        for run in run_names(scen):
+            for b in S10_BUCKETS:
+                p50 = s10(results, run, b, "slowdown_p50", scen)
+                p99 = s10(results, run, b, "slowdown_p99", scen)
+                if p50 is not None:
+                    add("%s %s %s slowdown p50 / p99" % (tag, run, b),
+                        "%.2f / %.2f" % (p50, p99))
     return out
 
 
