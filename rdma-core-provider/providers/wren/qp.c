@@ -300,6 +300,7 @@ struct ibv_qp *wren_create_qp_common(struct ibv_context *ibvctx,
 {
 	struct wren_context *ctx = to_wren_context(ibvctx);
 	struct wren_create_qp_resp resp = {};
+	struct ibv_qp_init_attr_ex cmd_attr;
 	struct wren_create_qp cmd = {};
 	struct wren_qp *qp;
 	int err;
@@ -325,10 +326,19 @@ struct ibv_qp *wren_create_qp_common(struct ibv_context *ibvctx,
 		cmd.flags = dv_attr->flags;
 	}
 
+	/*
+	 * The command has no creation flags; the check above let only "none"
+	 * through, which need not be said.
+	 */
+	cmd_attr = *attr;
+	cmd_attr.comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
+
 	/* Until the QP is in the table: see wren_qp_table_insert(). */
 	pthread_mutex_lock(&ctx->qp_table_mutex);
-	err = ibv_cmd_create_qp_ex(ibvctx, &qp->vqp, attr, &cmd.ibv_cmd,
+	err = ibv_cmd_create_qp_ex(ibvctx, &qp->vqp, &cmd_attr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	/* The capacities granted, for the caller. */
+	attr->cap = cmd_attr.cap;
 	if (err) {
 		verbs_debug(&ctx->ibvctx, "create_qp (%s) failed: %s\n",
 			    wren_qpt_name(attr->qp_type), strerror(err));
