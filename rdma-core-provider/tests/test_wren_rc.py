@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""
+The error paths of Wren's RC queue pairs through the verbs: receiver not
+ready retried and exhausted, a remote access error moving both QPs to the
+error state, and flushing.  The success paths are rdma-core's own tests
+(test_qp, test_mr, test_atomic, test_srq) and the pingpong programs.
+"""
+
+import time
+
+from pyverbs.qp import QPAttr
+from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.wr import SGE, SendWR, RecvWR
+import pyverbs.enums as e
+
+from tests.base import RCResources, RDMATestCase
+import tests.wren_base as wb
+
+
+class WrenRCResources(RCResources):
+    """
+    RC resources whose QPs take the RNR policy given: min_rnr_timer 1
+    (10 us) so that a test waits little, rnr_retry as asked.
+    """
+    def __init__(self, dev_name, ib_port, gid_index, rnr_retry=7):
+        self.rnr_retry = rnr_retry
+        super().__init__(dev_name=dev_name, ib_port=ib_port,
+                         gid_index=gid_index)
+
+    def to_rts(self):
+        attr = self.create_qp_attr()
+        attr.path_mtu = e.IBV_MTU_1024
+        attr.max_dest_rd_atomic = 1
+        attr.max_rd_atomic = 1
+        attr.min_rnr_timer = 1
+        attr.timeout = 14
+        attr.retry_cnt = 7
+        attr.rnr_retry = self.rnr_retry
+        gr = GlobalRoute(dgid=self.ctx.query_gid(self.ib_port, self.gid_index),
+                         sgid_index=self.gid_index)
+        attr.ah_attr = AHAttr(port_num=self.ib_port, is_global=1, gr=gr,
+                              dlid=self.port_attr.lid)
+        for i in range(self.qp_count):
+            attr.dest_qp_num = self.rqps_num[i]
+            attr.rq_psn = self.psns[i]
+            attr.sq_psn = self.rpsns[i]
+            self.qps[i].to_rts(attr)
+
+
+def qp_state(player):
+    attr, _ = player.qp.query(e.IBV_QP_STATE)
+    return attr.qp_state
+
+
+def send(player, opcode=e.IBV_WR_SEND, wr_id=1, rkey=None):
+    sge = SGE(player.mr.buf, 64, player.mr.lkey)
+    wr = SendWR(wr_id=wr_id, opcode=opcode, num_sge=1, sg=[sge])
+    if rkey is not None:
+        wr.set_wr_rdma(rkey, player.mr.buf)
+    player.qp.post_send(wr)
+
+
+def recv(player, wr_id=1):
+    sge = SGE(player.mr.buf, player.msg_size, player.mr.lkey)
+    player.qp.post_recv(RecvWR(wr_id=wr_id, num_sge=1, sg=[sge]))
+
+
+class WrenRCErrorTest(RDMATestCase):
+    def setUp(self):
+        super().setUp()
+        self.iters = 1
+
+    def players(self, rnr_retry=7):
+        self.create_players(WrenRCResources, rnr_retry=rnr_retry)
+
+    def test_rc_rnr_retried(self):
+        """
+        A SEND that finds no receive is sent again until one is posted
+        (rnr_retry 7: without end), then completes at both ends.
+        """
+        self.players()
+        send(self.client)
+        time.sleep(0.05)
+        self.assertTrue(wb.cq_is_quiet(self.client.cq),
+                        'A SEND completed with no receive posted')
+        recv(self.server)
+        wc, = wb.poll(self.client.cq, 1)
+        self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+        wc, = wb.poll(self.server.cq, 1)
+        self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+        self.assertEqual(qp_state(self.client), e.IBV_QPS_RTS)
+
+    def test_rc_rnr_exhausted(self):
+        """
+        With rnr_retry 0 a SEND without a receive fails with
+        RNR_RETRY_EXC_ERR; the requester goes to ERR, what follows is
+        flushed; the responder stays in RTS.
+        """
+        self.players(rnr_retry=0)
+        send(self.client, wr_id=1)
+        send(self.client, wr_id=2)
+        wcs = wb.poll(self.client.cq, 2)
+        self.assertEqual(wcs[0].wr_id, 1)
+        self.assertEqual(wcs[0].status, e.IBV_WC_RNR_RETRY_EXC_ERR,
+                         wb.wc_str(wcs[0]))
+        self.assertEqual(wcs[1].status, e.IBV_WC_WR_FLUSH_ERR,
+                         wb.wc_str(wcs[1]))
+        self.assertEqual(qp_state(self.client), e.IBV_QPS_ERR)
+        self.assertEqual(qp_state(self.server), e.IBV_QPS_RTS)
+
+    def test_rc_remote_access_error(self):
+        """
+        A WRITE with a key the responder does not know: REM_ACCESS_ERR at
+        the requester, and both QPs in ERR, the responder's receive
+        flushed.
+        """
+        self.players()
+        recv(self.server, wr_id=7)
+        send(self.client, e.IBV_WR_RDMA_WRITE, rkey=self.server.mr.rkey ^ 0x100)
+        wc, = wb.poll(self.client.cq, 1)
+        self.assertEqual(wc.status, e.IBV_WC_REM_ACCESS_ERR, wb.wc_str(wc))
+        self.assertEqual(qp_state(self.client), e.IBV_QPS_ERR)
+        wc, = wb.poll(self.server.cq, 1)
+        self.assertEqual(wc.wr_id, 7)
+        self.assertEqual(wc.status, e.IBV_WC_WR_FLUSH_ERR, wb.wc_str(wc))
+        self.assertEqual(qp_state(self.server), e.IBV_QPS_ERR)
+
+    def test_rc_flush(self):
+        """
+        A QP moved to ERR completes every posted receive and every send
+        posted after with WR_FLUSH_ERR, in order.
+        """
+        self.players()
+        for i in range(3):
+            recv(self.server, wr_id=i)
+        self.server.qp.modify(QPAttr(qp_state=e.IBV_QPS_ERR), e.IBV_QP_STATE)
+        send(self.server, wr_id=10)
+        wcs = wb.poll(self.server.cq, 4)
+        self.assertEqual([wc.wr_id for wc in wcs], [0, 1, 2, 10])
+        for wc in wcs:
+            self.assertEqual(wc.status, e.IBV_WC_WR_FLUSH_ERR, wb.wc_str(wc))
