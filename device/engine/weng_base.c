@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Wren engine: the services every other part uses.  Reports of guest
- * mistakes, and every DMA the engine makes.
+ * mistakes, every DMA the engine makes, and alarms: host timers that wake
+ * the engine by the earliest of the deadlines asked of them.
  *
  * A guest may point any address it gives the device (a ring, a page list,
  * a receive buffer, a READ's destination) at the device's own BARs.  The
@@ -12,6 +13,8 @@
  * register or doorbell access is refused (weng_mmio_refused()), and the
  * DMA fails as if the address were unreachable, counted and reported.
  */
+#include <errno.h>
+
 #include "weng_internal.h"
 
 void weng_warn(struct weng *e, enum weng_wrn what, uint64_t a, uint64_t b)
@@ -64,4 +67,34 @@ int weng_dma_write(struct weng *e, uint64_t addr, const void *buf,
 	e->in_dma = true;
 	return dma_end(e, e->ops->dma_write(e->opaque, addr, buf, len), addr,
 		       len);
+}
+
+int weng_alarm_init(struct weng *e, struct weng_alarm *a, void (*fn)(void *))
+{
+	a->at = 0;
+	a->timer = e->ops->host.timer_new(e->opaque, fn, e);
+	return a->timer ? 0 : -ENOMEM;
+}
+
+void weng_alarm_fini(struct weng *e, struct weng_alarm *a)
+{
+	if (a->timer)
+		e->ops->host.timer_free(a->timer);
+	a->timer = NULL;
+}
+
+void weng_alarm_cancel(struct weng *e, struct weng_alarm *a)
+{
+	if (a->timer)
+		e->ops->host.timer_cancel(a->timer);
+	a->at = 0;
+}
+
+/* Wake the engine by @at at the latest. */
+void weng_alarm_arm(struct weng *e, struct weng_alarm *a, uint64_t at)
+{
+	if (a->at && a->at <= at)
+		return;
+	a->at = at;
+	e->ops->host.timer_arm(a->timer, at);
 }

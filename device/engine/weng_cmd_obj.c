@@ -637,10 +637,7 @@ int weng_cmd_modify_srq(struct weng *e, const void *body,
 		return 0;
 	srq->limit = limit;
 	/* Armed below what is posted already: it fires at once. */
-	if (srq->limit && (uint16_t)(srq->pi - srq->ci) < srq->limit) {
-		srq->limit = 0;
-		weng_aeq_post(e, WREN_AEQ_SRQ_LIMIT, srq - e->srqs, 0);
-	}
+	weng_srq_limit_check(e, srq);
 	return 0;
 }
 

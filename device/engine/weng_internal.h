@@ -254,6 +254,15 @@ struct weng_db_slot {
 	uint32_t obj;		/* QP or CQ number */
 };
 
+/*
+ * A host timer that wakes the engine by the earliest deadline asked of it
+ * (weng_base.c); its callback, called once, sets @at to 0 first.
+ */
+struct weng_alarm {
+	void *timer;
+	uint64_t at;		/* 0: not armed */
+};
+
 struct weng_stats {
 	uint64_t admin_cmds;
 	uint64_t admin_errors;
@@ -307,10 +316,8 @@ struct weng {
 	uint32_t resp_count;
 	uint32_t resp_free;
 	uint32_t resp_head, resp_tail;	/* reads to answer (weng_read.c) */
-	void *rnr_timer;	/* RC sends waiting out an RNR (weng_send.c) */
-	uint64_t rnr_timer_at;	/* 0: not armed */
-	void *read_timer;	/* RDMA_READs waiting for their response */
-	uint64_t read_timer_at;	/* 0: not armed */
+	struct weng_alarm rnr_alarm;	/* RC sends waiting out an RNR */
+	struct weng_alarm read_alarm;	/* READs waiting for their response */
 	uint64_t read_timeout_ns;	/* without a response byte */
 	uint64_t tc_base;	/* the context table (SET_TC_TABLE), or 0 */
 	bool sq_waiting;	/* a send queue waits for the transport */
@@ -374,12 +381,16 @@ enum weng_cookie_kind {
 #define WENG_COOKIE_INDEX(c)	((uint32_t)((c) >> 16) & 0xffffff)
 #define WENG_COOKIE_SLOT(c)	((uint32_t)(c) & 0xffff)
 
-/* weng_base.c: reports, and every DMA the engine makes. */
+/* weng_base.c: reports, every DMA the engine makes, alarms. */
 void weng_warn(struct weng *e, enum weng_wrn what, uint64_t a, uint64_t b);
 int weng_dma_read(struct weng *e, uint64_t addr, void *buf, size_t len);
 int weng_dma_write(struct weng *e, uint64_t addr, const void *buf,
 		   size_t len);
 bool weng_mmio_refused(struct weng *e);
+int weng_alarm_init(struct weng *e, struct weng_alarm *a, void (*fn)(void *));
+void weng_alarm_fini(struct weng *e, struct weng_alarm *a);
+void weng_alarm_cancel(struct weng *e, struct weng_alarm *a);
+void weng_alarm_arm(struct weng *e, struct weng_alarm *a, uint64_t at);
 
 /* weng_ring.c: rings the device produces into. */
 uint64_t weng_ring_slot(const struct weng_ring *r, uint32_t index,
@@ -467,6 +478,7 @@ void weng_srq_doorbell(struct weng *e, uint64_t offset, struct weng_srq *srq,
 		       uint32_t value);
 int weng_srq_take(struct weng *e, struct weng_srq *srq, uint32_t *slot,
 		  uint64_t *at);
+void weng_srq_limit_check(struct weng *e, struct weng_srq *srq);
 
 /* weng_qp.c: queue pairs, their slots, completions and flushing. */
 int weng_qp_init(struct weng *e);

@@ -31,23 +31,17 @@ static void read_timer_expired(void *arg);
 
 int weng_read_init(struct weng *e)
 {
-	e->read_timer = e->ops->host.timer_new(e->opaque, read_timer_expired,
-					       e);
-	return e->read_timer ? 0 : -ENOMEM;
+	return weng_alarm_init(e, &e->read_alarm, read_timer_expired);
 }
 
 void weng_read_fini(struct weng *e)
 {
-	if (e->read_timer)
-		e->ops->host.timer_free(e->read_timer);
-	e->read_timer = NULL;
+	weng_alarm_fini(e, &e->read_alarm);
 }
 
 void weng_read_reset(struct weng *e)
 {
-	if (e->read_timer)
-		e->ops->host.timer_cancel(e->read_timer);
-	e->read_timer_at = 0;
+	weng_alarm_cancel(e, &e->read_alarm);
 	e->resp_head = e->resp_tail = WENG_RESP_NONE;
 }
 
@@ -81,15 +75,6 @@ void weng_read_post(struct weng_qp *qp, uint32_t slot, uint32_t dst_ipv4,
 	m->rlen = sw->len;
 }
 
-/* Wake the read timer by @deadline at the latest. */
-static void read_timer_arm(struct weng *e, uint64_t deadline)
-{
-	if (e->read_timer_at && e->read_timer_at <= deadline)
-		return;
-	e->read_timer_at = deadline;
-	e->ops->host.timer_arm(e->read_timer, deadline);
-}
-
 /* A read is done once its request and its response both are. */
 static void read_settle(struct weng *e, struct weng_qp *qp,
 			struct weng_swqe *sw)
@@ -111,7 +96,7 @@ void weng_read_req_done(struct weng *e, struct weng_qp *qp,
 	sw->req_done = true;
 	if (!sw->resp_done && st == WREN_TP_OK) {
 		sw->deadline = weng_now(e) + e->read_timeout_ns;
-		read_timer_arm(e, sw->deadline);
+		weng_alarm_arm(e, &e->read_alarm, sw->deadline);
 	}
 	read_settle(e, qp, sw);
 }
@@ -125,7 +110,7 @@ static void read_timer_expired(void *arg)
 	struct weng *e = arg;
 	uint64_t now = weng_now(e), next = UINT64_MAX;
 
-	e->read_timer_at = 0;
+	e->read_alarm.at = 0;
 	for (uint32_t i = 0; i < e->cfg.max_qp; i++) {
 		struct weng_qp *qp = &e->qps[i];
 		uint32_t mask = weng_depth(qp->sq_log_depth) - 1;
@@ -149,7 +134,7 @@ static void read_timer_expired(void *arg)
 		weng_sq_retire(e, qp);
 	}
 	if (next != UINT64_MAX)
-		read_timer_arm(e, next);
+		weng_alarm_arm(e, &e->read_alarm, next);
 	weng_sq_resume(e);
 }
 

@@ -27,22 +27,17 @@ static void rnr_timer_expired(void *arg);
 
 int weng_send_init(struct weng *e)
 {
-	e->rnr_timer = e->ops->host.timer_new(e->opaque, rnr_timer_expired, e);
-	return e->rnr_timer ? 0 : -ENOMEM;
+	return weng_alarm_init(e, &e->rnr_alarm, rnr_timer_expired);
 }
 
 void weng_send_fini(struct weng *e)
 {
-	if (e->rnr_timer)
-		e->ops->host.timer_free(e->rnr_timer);
-	e->rnr_timer = NULL;
+	weng_alarm_fini(e, &e->rnr_alarm);
 }
 
 void weng_send_reset(struct weng *e)
 {
-	if (e->rnr_timer)
-		e->ops->host.timer_cancel(e->rnr_timer);
-	e->rnr_timer_at = 0;
+	weng_alarm_cancel(e, &e->rnr_alarm);
 }
 
 /* Operations on the peer's memory: they name an address and a key. */
@@ -386,15 +381,6 @@ static const uint16_t rnr_delay_10us[32] = {
 	16384, 24576, 32768, 49152,
 };
 
-/* Wake the RNR timer by @at at the latest. */
-static void rnr_timer_arm(struct weng *e, uint64_t at)
-{
-	if (e->rnr_timer_at && e->rnr_timer_at <= at)
-		return;
-	e->rnr_timer_at = at;
-	e->ops->host.timer_arm(e->rnr_timer, at);
-}
-
 /*
  * The peer of RC QP @qp had no receive for @sw: true if it is to be sent
  * again, after the QP's min_rnr_timer, rather than fail.
@@ -412,7 +398,7 @@ static bool rnr_wait(struct weng *e, struct weng_qp *qp, struct weng_swqe *sw)
 	sw->resend_at = weng_now(e) + rnr_delay_10us[rc->min_rnr_timer & 31] *
 				      10000ULL * e->cfg.time_scale;
 	rc->rnr_waiting++;
-	rnr_timer_arm(e, sw->resend_at);
+	weng_alarm_arm(e, &e->rnr_alarm, sw->resend_at);
 	return true;
 }
 
@@ -456,7 +442,7 @@ static void rnr_timer_expired(void *arg)
 	struct weng *e = arg;
 	uint64_t now = weng_now(e), next = UINT64_MAX;
 
-	e->rnr_timer_at = 0;
+	e->rnr_alarm.at = 0;
 	for (uint32_t i = 0; i < e->cfg.max_qp && e->tp; i++) {
 		struct weng_qp *qp = &e->qps[i];
 
@@ -465,7 +451,7 @@ static void rnr_timer_expired(void *arg)
 			rnr_resend(e, qp, now, &next);
 	}
 	if (next != UINT64_MAX)
-		rnr_timer_arm(e, next);
+		weng_alarm_arm(e, &e->rnr_alarm, next);
 }
 
 /* The transport is done with a message of a send queue. */

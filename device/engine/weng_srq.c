@@ -79,9 +79,15 @@ int weng_srq_take(struct weng *e, struct weng_srq *srq, uint32_t *slot,
 	*slot = (ring + k) & mask;
 	*at = srq->base + (uint64_t)ring * sizeof(struct wren_rq_wqe);
 	srq->ci++;
+	weng_srq_limit_check(e, srq);
+	return 0;
+}
+
+/* An armed limit above the receives left untaken fires, once. */
+void weng_srq_limit_check(struct weng *e, struct weng_srq *srq)
+{
 	if (srq->limit && (uint16_t)(srq->pi - srq->ci) < srq->limit) {
 		srq->limit = 0;
 		weng_aeq_post(e, WREN_AEQ_SRQ_LIMIT, srq - e->srqs, 0);
 	}
-	return 0;
 }
