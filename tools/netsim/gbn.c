@@ -897,6 +897,30 @@ static void rx_ack(struct gbn *g, const struct wren_wire_hdr *wh,
 	}
 }
 
+/*
+ * The first packet seen of a message: offer it to the upper layer, with
+ * the sender and the message as the frame @f and its header @d say.
+ */
+static enum wren_tp_status gbn_rx_begin(struct gbn *g, const uint8_t *f,
+					const struct wren_wire_data *d,
+					uint64_t *cookie)
+{
+	struct wren_tp_peer peer = {
+		.ipv4 = htonl(wren_wire_get32(f + WREN_WIRE_IP_SRC)),
+	};
+	struct wren_tp_msg m = {
+		.len = ntohl(d->msg_len), .opcode = d->opcode,
+		.flags = d->msg_flags & WREN_WIRE_MSG_ORDERED ?
+			 WREN_TP_MSG_ORDERED : 0,
+		.dst_qpn = ntohl(d->dst_qpn),
+		.src_qpn = ntohl(d->src_qpn),
+		.qkey = ntohl(d->qkey), .imm = ntohl(d->imm),
+	};
+
+	memcpy(peer.mac, f + 6, 6);
+	return g->ulp->rx_begin(g->host, &peer, &m, cookie);
+}
+
 /* IRN: place a packet of any message, in any order, once. */
 static void irn_place(struct gbn *g, struct gbn_rx *r, const uint8_t *f,
 		      size_t len)
@@ -911,24 +935,10 @@ static void irn_place(struct gbn *g, struct gbn_rx *r, const uint8_t *f,
 		if (x->msn == msn)
 			break;
 	if (!x) {
-		struct wren_tp_peer peer = {
-			.ipv4 = htonl(wren_wire_get32(f + WREN_WIRE_IP_SRC)),
-		};
-		struct wren_tp_msg m = {
-			.len = mlen, .opcode = d->opcode,
-			.flags = d->msg_flags & WREN_WIRE_MSG_ORDERED ?
-				 WREN_TP_MSG_ORDERED : 0,
-			.dst_qpn = ntohl(d->dst_qpn),
-			.src_qpn = ntohl(d->src_qpn),
-			.qkey = ntohl(d->qkey), .imm = ntohl(d->imm),
-		};
-
-		memcpy(peer.mac, f + 6, 6);
 		x = zalloc(sizeof(*x));
 		x->msn = msn;
 		x->left = mlen;
-		x->ok = g->ulp->rx_begin(g->host, &peer, &m, &x->cookie) ==
-			WREN_TP_OK;
+		x->ok = gbn_rx_begin(g, f, d, &x->cookie) == WREN_TP_OK;
 		*pp = x;
 	}
 	if (x->ok && plen &&
@@ -1042,21 +1052,7 @@ static void rx_data(struct gbn *g, const uint8_t *f, size_t len)
 		return;
 	}
 	if (off == 0) {
-		struct wren_tp_peer peer = {
-			.ipv4 = htonl(wren_wire_get32(f + WREN_WIRE_IP_SRC)),
-		};
-		struct wren_tp_msg m = {
-			.len = mlen, .opcode = d->opcode,
-			.flags = d->msg_flags & WREN_WIRE_MSG_ORDERED ?
-				 WREN_TP_MSG_ORDERED : 0,
-			.dst_qpn = ntohl(d->dst_qpn),
-			.src_qpn = ntohl(d->src_qpn),
-			.qkey = ntohl(d->qkey), .imm = ntohl(d->imm),
-		};
-
-		memcpy(peer.mac, f + 6, 6);
-		r->in_msg = g->ulp->rx_begin(g->host, &peer, &m,
-					     &r->cookie) == WREN_TP_OK;
+		r->in_msg = gbn_rx_begin(g, f, d, &r->cookie) == WREN_TP_OK;
 	}
 	if (r->in_msg && plen &&
 	    g->ulp->rx_write(g->host, r->cookie, off, f + GBN_HDRS, plen) < 0)
