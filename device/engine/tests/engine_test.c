@@ -2402,6 +2402,25 @@ static void qp_swap(struct adapter *a, struct qp_view *v)
 	*v = cur;
 }
 
+/*
+ * A second RC pair beside the current one (on rings of its own, PSNs 5
+ * and 6) with the RNR policy given; its views in @a2 and @b2, and the
+ * first pair current again.
+ */
+static void rc_second_pair(struct adapter *a, struct adapter *b,
+			   struct qp_view *a2, struct qp_view *b2,
+			   uint8_t min_rnr_timer, uint8_t rnr_retry)
+{
+	qp_swap(a, a2);
+	qp_swap(b, b2);
+	adapter_rc_qp2(a);
+	adapter_rc_qp2(b);
+	rc_connect(a, b, 5, 6, 0, min_rnr_timer, rnr_retry);
+	rc_connect(b, a, 6, 5, 0, min_rnr_timer, rnr_retry);
+	qp_swap(a, a2);
+	qp_swap(b, b2);
+}
+
 /* Like pump(), but each burst of frames from @a reaches @b backwards. */
 static void pump_reversed(struct adapter *a, struct adapter *b)
 {
@@ -2716,23 +2735,16 @@ static void test_rc_hol(void)
 	static uint8_t frame[16384];
 	uint64_t start, t1 = 0, t2 = 0;
 	bool dropped = false, done1 = false, done2 = false;
-	struct qp_view a2, b2;
+	struct qp_view a2 = { 0 }, b2 = { 0 };
 	struct wren_cqe c;
 
 	adapter_up(a, 0, WREN_QPT_RC);
 	adapter_up(b, 1, WREN_QPT_RC);
 	rc_connect(a, b, 1, 2, 0, 1, 7);
 	rc_connect(b, a, 2, 1, 0, 1, 7);
-	a2.qpn = a->qpn;
-	qp_swap(a, &a2);
-	b2.qpn = b->qpn;
+	rc_second_pair(a, b, &a2, &b2, 1, 7);
 	qp_swap(b, &b2);
-	adapter_rc_qp2(a);
-	adapter_rc_qp2(b);
-	rc_connect(a, b, 5, 6, 0, 1, 7);
-	rc_connect(b, a, 6, 5, 0, 1, 7);
 	post_recv(b, 0, 4096);		/* QP 2's receive */
-	qp_swap(a, &a2);
 	qp_swap(b, &b2);
 	post_recv(b, 8192, 4096);	/* QP 1's */
 
@@ -2986,7 +2998,7 @@ static void test_rc_srq_events(void)
 static void test_rc_rnr(void)
 {
 	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
-	struct qp_view a2, b2;
+	struct qp_view a2 = { 0 }, b2 = { 0 };
 	struct wren_tp_stats st;
 	struct wren_cqe c;
 
@@ -2996,16 +3008,7 @@ static void test_rc_rnr(void)
 	rc_connect(a, b, 1, 2, 0, 14, 7);
 	rc_connect(b, a, 2, 1, 0, 14, 7);
 	/* QP 2: no retry. */
-	a2.qpn = a->qpn;
-	qp_swap(a, &a2);
-	b2.qpn = b->qpn;
-	qp_swap(b, &b2);
-	adapter_rc_qp2(a);
-	adapter_rc_qp2(b);
-	rc_connect(a, b, 5, 6, 0, 14, 0);
-	rc_connect(b, a, 6, 5, 0, 14, 0);
-	qp_swap(a, &a2);
-	qp_swap(b, &b2);
+	rc_second_pair(a, b, &a2, &b2, 14, 0);
 
 	/* QP 1 waits for a receive ... */
 	post_send(a, 0, 0, 100, a->key, 1);
