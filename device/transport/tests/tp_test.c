@@ -880,7 +880,7 @@ static void test_rdma_headers(void)
 	struct wren_tp_msg r = {
 		.opcode = WREN_WIRE_OP_READ_REQ, .dst_qpn = 1, .src_qpn = 2,
 		.qkey = 0x11111111, .raddr = 0x1000, .rkey = 7,
-		.rlen = 1U << 30,
+		.rlen = WREN_WIRE_MAX_MSG_LEN,
 	};
 	struct wren_tp_msg bad;
 	int a, b;
@@ -900,7 +900,7 @@ static void test_rdma_headers(void)
 	net_run(net, 5 * MS);
 	CHECK(b >= 0 && net->msgs[b].delivered == 1);
 	CHECK_EQ(net->node[1].last_rx.raddr, r.raddr);
-	CHECK_EQ(net->node[1].last_rx.rlen, 1U << 30);
+	CHECK_EQ(net->node[1].last_rx.rlen, WREN_WIRE_MAX_MSG_LEN);
 	/* A failed READ_RESP arrives with its flag. */
 	bad = (struct wren_tp_msg){ .opcode = WREN_WIRE_OP_READ_RESP,
 				    .flags = WREN_TP_MSG_FAILED, .dst_qpn = 1 };
@@ -915,7 +915,7 @@ static void test_rdma_headers(void)
 	bad.len = 1;
 	CHECK_EQ(net_send_msg(net, 0, 1, &bad), -EINVAL);
 	bad = r;
-	bad.rlen = (1U << 30) + 1;
+	bad.rlen = WREN_WIRE_MAX_MSG_LEN + 1;
 	CHECK_EQ(net_send_msg(net, 0, 1, &bad), -EINVAL);
 	bad = (struct wren_tp_msg){ .opcode = WREN_WIRE_OP_SEND, .rkey = 1 };
 	CHECK_EQ(net_send_msg(net, 0, 1, &bad), -EINVAL);

@@ -150,8 +150,8 @@ static inline int wren_wire_op_is_read(__u8 opcode)
 #define WREN_WIRE_MSG_FAILED		BIT(3)	/* READ_RESP: the read failed */
 #define WREN_WIRE_MSG_CONNECTED		BIT(4)	/* of an RC QP's stream */
 
-/* A message is at most 1 GiB. */
-#define WREN_WIRE_MAX_MSG_LEN		BIT(30)
+/* A message is at most 2 GiB, as on InfiniBand: msg_len and offset fit. */
+#define WREN_WIRE_MAX_MSG_LEN		BIT(31)
 
 /**
  * struct wren_wire_data - follows the transport header in a DATA packet
