@@ -34,7 +34,7 @@ void weng_config_defaults(struct weng_config *cfg)
 	cfg->page_size_cap = (1ULL << 12) | (1ULL << 21) | (1ULL << 30);
 	cfg->max_eq_depth = 4096;
 	cfg->db_page_count = 256;
-	cfg->max_msg_size = 1U << 30;
+	cfg->max_msg_size = WREN_WIRE_MAX_MSG_LEN;
 	cfg->time_scale = 1;
 	cfg->tc_cache = 1024;
 	cfg->max_rd_atom = 128;

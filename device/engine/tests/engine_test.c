@@ -345,7 +345,7 @@ static void test_get_attr(void)
 	CHECK_EQ(wren_le64(a->max_mr_size), 512ULL << 30);
 	CHECK_EQ(wren_le64(a->page_size_cap),
 		 (1ULL << 12) | (1ULL << 21) | (1ULL << 30));
-	CHECK_EQ(wren_le32(a->max_msg_size), 1U << 30);
+	CHECK_EQ(wren_le32(a->max_msg_size), WREN_WIRE_MAX_MSG_LEN);
 	CHECK_EQ(wren_le32(a->tc_cache), 1024);
 	CHECK_EQ(a->min_tc_log, 10);
 	CHECK_EQ(a->max_tc_log, 20);
@@ -1134,9 +1134,10 @@ static void pbl_set(struct harness *h, uint64_t list, uint32_t i, uint64_t addr)
 	memcpy(fake_env_ptr(&h->env, list + 8ULL * i, 8), &v, 8);
 }
 
-static uint32_t reg_mr_ok(struct harness *h, uint32_t pdn, uint64_t iova,
-			  uint64_t len, uint32_t npages, uint64_t pbl,
-			  uint8_t access)
+/* Register @npages pages of 2^@shift bytes listed at @pbl. */
+static uint32_t reg_mr_pages(struct harness *h, uint32_t pdn, uint64_t iova,
+			     uint64_t len, uint32_t npages, uint8_t shift,
+			     uint64_t pbl, uint8_t access)
 {
 	struct wren_admin_cmd cmd;
 	struct wren_admin_cqe cqe;
@@ -1148,11 +1149,18 @@ static uint32_t reg_mr_ok(struct harness *h, uint32_t pdn, uint64_t iova,
 	mc->pbl_addr = wren_to_le64(pbl);
 	mc->pdn = wren_to_le32(pdn);
 	mc->npages = wren_to_le32(npages);
-	mc->page_shift = 12;
+	mc->page_shift = shift;
 	mc->access = access;
 	mc->key_tag = 7;
 	CHECK_EQ(run(h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	return wren_le32(cqe.result[0]);
+}
+
+static uint32_t reg_mr_ok(struct harness *h, uint32_t pdn, uint64_t iova,
+			  uint64_t len, uint32_t npages, uint64_t pbl,
+			  uint8_t access)
+{
+	return reg_mr_pages(h, pdn, iova, len, npages, 12, pbl, access);
 }
 
 #define PAGE_A		(FAKE_MEM_BASE + 0x90000)
@@ -1529,6 +1537,23 @@ static void adapter_ah(struct adapter *a, const struct adapter *to)
 	a->ah = wren_le32(cqe.result[0]);
 }
 
+/* Write @w into @a's send ring (32 entries) and ring the doorbell. */
+static void sq_push(struct adapter *a, const struct wren_sq_wqe *w)
+{
+	memcpy(fake_env_ptr(&a->h.env, a->sq_ring + (a->sq_pi & 31) * sizeof(*w),
+			    sizeof(*w)), w, sizeof(*w));
+	a->sq_pi++;
+	weng_db_write(a->h.e, a->sq_db, a->sq_pi, 4);
+}
+
+static void rq_push(struct adapter *a, const struct wren_rq_wqe *w)
+{
+	memcpy(fake_env_ptr(&a->h.env, a->rq_ring + (a->rq_pi & 31) * sizeof(*w),
+			    sizeof(*w)), w, sizeof(*w));
+	a->rq_pi++;
+	weng_db_write(a->h.e, a->rq_db, a->rq_pi, 4);
+}
+
 /* Post a send of @len bytes at data offset @off to @qpn; lkey @key. */
 static void post_send(struct adapter *a, uint32_t qpn, uint32_t off,
 		      uint32_t len, uint32_t key, uint32_t imm)
@@ -1550,10 +1575,7 @@ static void post_send(struct adapter *a, uint32_t qpn, uint32_t off,
 	w.sge[0].addr = wren_to_le64(DATA_IOVA + off);
 	w.sge[0].length = wren_to_le32(len);
 	w.sge[0].lkey = wren_to_le32(key);
-	memcpy(fake_env_ptr(&a->h.env, a->sq_ring + (a->sq_pi & 31) * sizeof(w),
-			    sizeof(w)), &w, sizeof(w));
-	a->sq_pi++;
-	weng_db_write(a->h.e, a->sq_db, a->sq_pi, 4);
+	sq_push(a, &w);
 }
 
 /* Post a one-sided @opcode: local bytes at @off, remote @raddr/@rkey. */
@@ -1578,10 +1600,7 @@ static void post_rdma(struct adapter *a, uint8_t opcode, uint32_t qpn,
 	w.sge[0].addr = wren_to_le64(DATA_IOVA + off);
 	w.sge[0].length = wren_to_le32(len);
 	w.sge[0].lkey = wren_to_le32(a->key);
-	memcpy(fake_env_ptr(&a->h.env, a->sq_ring + (a->sq_pi & 31) * sizeof(w),
-			    sizeof(w)), &w, sizeof(w));
-	a->sq_pi++;
-	weng_db_write(a->h.e, a->sq_db, a->sq_pi, 4);
+	sq_push(a, &w);
 }
 
 static void post_recv(struct adapter *a, uint32_t off, uint32_t len)
@@ -1594,10 +1613,7 @@ static void post_recv(struct adapter *a, uint32_t off, uint32_t len)
 	w.sge[0].addr = wren_to_le64(DATA_IOVA + off);
 	w.sge[0].length = wren_to_le32(len);
 	w.sge[0].lkey = wren_to_le32(a->key);
-	memcpy(fake_env_ptr(&a->h.env, a->rq_ring + (a->rq_pi & 31) * sizeof(w),
-			    sizeof(w)), &w, sizeof(w));
-	a->rq_pi++;
-	weng_db_write(a->h.e, a->rq_db, a->rq_pi, 4);
+	rq_push(a, &w);
 }
 
 /* Carry frames both ways and let time pass until the wire is quiet. */
@@ -2622,10 +2638,7 @@ static void post_atomic(struct adapter *a, uint8_t opcode, uint32_t off,
 	w.atomic.sge.lkey = wren_to_le32(a->key);
 	w.atomic.compare_add = wren_to_le64(compare_add);
 	w.atomic.swap = wren_to_le64(swap);
-	memcpy(fake_env_ptr(&a->h.env, a->sq_ring + (a->sq_pi & 31) * sizeof(w),
-			    sizeof(w)), &w, sizeof(w));
-	a->sq_pi++;
-	weng_db_write(a->h.e, a->sq_db, a->sq_pi, 4);
+	sq_push(a, &w);
 }
 
 static uint64_t mem64(struct adapter *a, uint32_t off)
@@ -2822,6 +2835,100 @@ static void test_rc_peer_gone(void)
 	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);
 	CHECK_EQ(qp_state(&a->h, a->qpn), WREN_QPS_ERR);
 	printf("# peer gone: the send failed after %d ms\n", step);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
+#define BIG_PBL		(PBL + 0x800)
+#define BIG_IOVA	0x700000000000ULL
+#define BIG_MSG		WREN_WIRE_MAX_MSG_LEN
+
+/* A region of 4 GiB over @a's pattern window, in pages of 1 GiB. */
+static uint32_t big_mr(struct adapter *a)
+{
+	for (uint32_t i = 0; i < 4; i++)
+		pbl_set(&a->h, BIG_PBL, i, FAKE_BIG_BASE + ((uint64_t)i << 30));
+	return reg_mr_pages(&a->h, a->pdn, BIG_IOVA, FAKE_BIG_SIZE, 4, 30,
+			    BIG_PBL, WREN_MR_ACCESS_LOCAL_WRITE |
+			    WREN_MR_ACCESS_REMOTE_READ);
+}
+
+/* A send entry of @opcode from the big region, its SGEs @len[0..n). */
+static void post_big(struct adapter *a, uint8_t opcode, uint32_t key,
+		     const uint32_t *len, unsigned int n, uint32_t rkey)
+{
+	struct wren_sq_wqe w;
+	uint64_t at = BIG_IOVA;
+
+	memset(&w, 0, sizeof(w));
+	w.opcode = opcode;
+	w.flags = WREN_WQE_F_SIGNALED;
+	w.num_sge = n;
+	for (unsigned int i = 0; i < n; i++) {
+		w.sge[i].addr = wren_to_le64(at);
+		w.sge[i].length = wren_to_le32(len[i]);
+		w.sge[i].lkey = wren_to_le32(key);
+		at += len[i];
+	}
+	if (rkey) {
+		w.remote_addr = wren_to_le64(BIG_IOVA);
+		w.rkey = wren_to_le32(rkey);
+	}
+	sq_push(a, &w);
+}
+
+/*
+ * The largest message, 2 GiB, as a SEND gathered from two SGEs into one
+ * receive, and as a READ; every byte checked where it lands (the pattern
+ * window); one byte more is refused before anything is sent.
+ */
+static void test_rc_largest_message(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	const uint32_t halves[] = { BIG_MSG / 2, BIG_MSG / 2 };
+	const uint32_t whole = BIG_MSG, over[] = { BIG_MSG, 1 };
+	struct wren_rq_wqe r;
+	struct wren_cqe c;
+	uint32_t akey, bkey;
+
+	adapter_up(a, 0, WREN_QPT_RC);
+	adapter_up(b, 1, WREN_QPT_RC);
+	rc_connect(a, b, 1, 2, WREN_MR_ACCESS_REMOTE_READ, 1, 7);
+	rc_connect(b, a, 2, 1, WREN_MR_ACCESS_REMOTE_READ, 1, 7);
+	akey = big_mr(a);
+	bkey = big_mr(b);
+
+	memset(&r, 0, sizeof(r));
+	r.num_sge = 1;
+	r.sge[0].addr = wren_to_le64(BIG_IOVA);
+	r.sge[0].length = wren_to_le32(BIG_MSG);
+	r.sge[0].lkey = wren_to_le32(bkey);
+	rq_push(b, &r);
+	post_big(a, WREN_WQE_SEND, akey, halves, 2, 0);
+	pump(a, b);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(wren_le32(c.byte_len), BIG_MSG);
+	CHECK_EQ(b->h.env.big_written, BIG_MSG);
+	CHECK_EQ(b->h.env.big_wrong, 0);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+
+	post_big(a, WREN_WQE_RDMA_READ, akey, &whole, 1, bkey);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(wren_le32(c.byte_len), BIG_MSG);
+	CHECK_EQ(a->h.env.big_written, BIG_MSG);
+	CHECK_EQ(a->h.env.big_wrong, 0);
+
+	post_big(a, WREN_WQE_SEND, akey, over, 2, 0);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_LOC_LEN_ERR);
+	CHECK(!poll_cq(b, &c));
 	h_fini(&a->h);
 	h_fini(&b->h);
 	free(a);
@@ -3238,6 +3345,8 @@ static const struct tap_test tests[] = {
 	  test_rc_hol },
 	{ "RC: a peer gone fails the send (retries exhausted), then ERR",
 	  test_rc_peer_gone },
+	{ "RC: a message of 2 GiB, the largest, as SEND and READ",
+	  test_rc_largest_message },
 	{ "SRQ under RC, its limit; COMM_EST, SQ_DRAINED, LAST_WQE events",
 	  test_rc_srq_events },
 };

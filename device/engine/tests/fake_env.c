@@ -18,6 +18,60 @@ void *fake_env_ptr(struct fake_env *env, uint64_t addr, size_t len)
 	return env->mem + (addr - FAKE_MEM_BASE);
 }
 
+/* Each 8-byte word of the pattern window from its address alone. */
+static uint64_t pattern_word(uint64_t addr)
+{
+	uint64_t x = (addr >> 3) * 0x9e3779b97f4a7c15ULL;
+
+	return x ^ x >> 29;
+}
+
+void fake_env_pattern(uint64_t addr, uint8_t *buf, size_t len)
+{
+	while (len) {
+		uint64_t w = pattern_word(addr & ~7ULL);
+		unsigned int at = addr & 7;
+		size_t n = len < 8U - at ? len : 8U - at;
+
+		if (n == 8) {
+			w = wren_to_le64(w);
+			memcpy(buf, &w, 8);
+		} else {
+			for (size_t i = 0; i < n; i++)
+				buf[i] = w >> (8 * (at + i));
+		}
+		addr += n;
+		buf += n;
+		len -= n;
+	}
+}
+
+static bool in_big(uint64_t addr, size_t len)
+{
+	return addr >= FAKE_BIG_BASE && len <= FAKE_BIG_SIZE &&
+	       addr - FAKE_BIG_BASE <= FAKE_BIG_SIZE - len;
+}
+
+/* A write into the pattern window: count its bytes and the wrong ones. */
+static void big_write(struct fake_env *env, uint64_t addr, const uint8_t *buf,
+		      size_t len)
+{
+	uint8_t want[256];
+
+	env->big_written += len;
+	while (len) {
+		size_t n = len < sizeof(want) ? len : sizeof(want);
+
+		fake_env_pattern(addr, want, n);
+		if (memcmp(want, buf, n))
+			for (size_t i = 0; i < n; i++)
+				env->big_wrong += want[i] != buf[i];
+		addr += n;
+		buf += n;
+		len -= n;
+	}
+}
+
 /*
  * A DMA into one of the adapter's BARs becomes register accesses, as on a
  * real PCI host; true if @addr is there.
@@ -61,7 +115,10 @@ static int fake_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 
 	if (bar_access(env, addr, buf, len, false))
 		return 0;
-
+	if (in_big(addr, len)) {
+		fake_env_pattern(addr, buf, len);
+		return 0;
+	}
 	if (!p) {
 		env->dma_errors++;
 		return -1;
@@ -78,6 +135,10 @@ static int fake_dma_write(void *opaque, uint64_t addr, const void *buf,
 
 	if (bar_access(env, addr, (void *)buf, len, true))
 		return 0;
+	if (in_big(addr, len)) {
+		big_write(env, addr, buf, len);
+		return 0;
+	}
 	if (!p) {
 		env->dma_errors++;
 		return -1;

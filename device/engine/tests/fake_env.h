@@ -26,6 +26,15 @@ struct weng;
 #define FAKE_BAR0_BASE		0x40000000ULL
 #define FAKE_DB_BAR_BASE	0x40100000ULL
 #define FAKE_DB_BAR_SIZE	0x100000ULL
+/*
+ * Beyond it, [FAKE_BIG_BASE, FAKE_BIG_BASE + FAKE_BIG_SIZE) is memory no
+ * test could afford to back: a read returns fake_env_pattern() of each
+ * byte's address, a write is compared with it and counted, so a message
+ * of gigabytes moved between the same addresses of two hosts is checked
+ * byte for byte in no memory.
+ */
+#define FAKE_BIG_BASE		(1ULL << 40)
+#define FAKE_BIG_SIZE		(1ULL << 32)
 #define FAKE_MAX_TIMERS		8
 #define FAKE_MAX_VECTORS	64
 
@@ -45,6 +54,8 @@ struct fake_env {
 	unsigned int warnings[WENG_WRN_COUNT];
 	uint64_t last_warn_a, last_warn_b;
 	unsigned int dma_errors;
+	uint64_t big_written;	/* bytes written into the pattern window */
+	uint64_t big_wrong;	/* ... of them not the pattern's */
 	struct weng *bars;	/* the engine behind the BARs, or NULL */
 	unsigned int mmio;	/* DMA accesses dispatched to the BARs */
 };
@@ -57,6 +68,8 @@ void fake_env_fini(struct fake_env *env);
 void fake_env_advance(struct fake_env *env, uint64_t ns);
 /* A pointer into guest memory for [addr, addr + len), or NULL. */
 void *fake_env_ptr(struct fake_env *env, uint64_t addr, size_t len);
+/* The bytes of the pattern window at [addr, addr + len). */
+void fake_env_pattern(uint64_t addr, uint8_t *buf, size_t len);
 unsigned int fake_env_armed_timers(const struct fake_env *env);
 unsigned int fake_env_total_warnings(const struct fake_env *env);
 
