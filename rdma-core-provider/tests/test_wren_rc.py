@@ -1,15 +1,21 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """
 The error paths of Wren's RC queue pairs through the verbs: receiver not
-ready retried and exhausted, a remote access error moving both QPs to the
-error state, and flushing.  The success paths are rdma-core's own tests
-(test_qp, test_mr, test_atomic, test_srq) and the pingpong programs.
+ready retried and exhausted, a peer that is gone, a remote access error
+moving both QPs to the error state, and flushing; and the largest
+message.  The other success paths are rdma-core's own tests (test_qp,
+test_mr, test_atomic, test_srq) and the pingpong programs.
 """
 
+import ctypes
+import ipaddress
+import random
 import time
 
 from pyverbs.qp import QPAttr
-from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.addr import AHAttr, GID, GlobalRoute
+from pyverbs.device import Context
+from pyverbs.mr import MR
 from pyverbs.wr import SGE, SendWR, RecvWR
 import pyverbs.enums as e
 
@@ -20,10 +26,12 @@ import tests.wren_base as wb
 class WrenRCResources(RCResources):
     """
     RC resources whose QPs take the RNR policy given: min_rnr_timer 1
-    (10 us) so that a test waits little, rnr_retry as asked.
+    (10 us) so that a test waits little, rnr_retry as asked; connected to
+    each other, or both to the adapter of GID dgid.
     """
-    def __init__(self, dev_name, ib_port, gid_index, rnr_retry=7):
+    def __init__(self, dev_name, ib_port, gid_index, rnr_retry=7, dgid=None):
         self.rnr_retry = rnr_retry
+        self.dgid = dgid
         super().__init__(dev_name=dev_name, ib_port=ib_port,
                          gid_index=gid_index)
 
@@ -36,8 +44,8 @@ class WrenRCResources(RCResources):
         attr.timeout = 14
         attr.retry_cnt = 7
         attr.rnr_retry = self.rnr_retry
-        gr = GlobalRoute(dgid=self.ctx.query_gid(self.ib_port, self.gid_index),
-                         sgid_index=self.gid_index)
+        dgid = self.dgid or self.ctx.query_gid(self.ib_port, self.gid_index)
+        gr = GlobalRoute(dgid=dgid, sgid_index=self.gid_index)
         attr.ah_attr = AHAttr(port_num=self.ib_port, is_global=1, gr=gr,
                               dlid=self.port_attr.lid)
         for i in range(self.qp_count):
@@ -70,8 +78,8 @@ class WrenRCErrorTest(RDMATestCase):
         super().setUp()
         self.iters = 1
 
-    def players(self, rnr_retry=7):
-        self.create_players(WrenRCResources, rnr_retry=rnr_retry)
+    def players(self, rnr_retry=7, dgid=None):
+        self.create_players(WrenRCResources, rnr_retry=rnr_retry, dgid=dgid)
 
     def test_rc_rnr_retried(self):
         """
@@ -139,3 +147,68 @@ class WrenRCErrorTest(RDMATestCase):
         self.assertEqual([wc.wr_id for wc in wcs], [0, 1, 2, 10])
         for wc in wcs:
             self.assertEqual(wc.status, e.IBV_WC_WR_FLUSH_ERR, wb.wc_str(wc))
+
+    def test_rc_peer_gone(self):
+        """
+        QPs whose peer adapter does not exist (an address of the subnet
+        nobody holds): a SEND fails with RETRY_EXC_ERR once the context's
+        retries are spent, the next is flushed, the QP is in ERR.
+        """
+        ctx = Context(name=self.dev_name)
+        try:
+            own = ipaddress.ip_address(
+                ctx.query_gid(self.ib_port, self.gid_index).gid)
+        finally:
+            ctx.close()
+        nobody = ipaddress.IPv6Address(int(own) ^ 0x80)
+        self.assertIsNotNone(nobody.ipv4_mapped, str(own))
+        self.players(dgid=GID(nobody.exploded))
+        start = time.monotonic()
+        send(self.client, wr_id=1)
+        send(self.client, wr_id=2)
+        wcs = wb.poll(self.client.cq, 2)
+        took = time.monotonic() - start
+        self.assertEqual(wcs[0].wr_id, 1)
+        self.assertEqual(wcs[0].status, e.IBV_WC_RETRY_EXC_ERR,
+                         wb.wc_str(wcs[0]))
+        self.assertEqual(wcs[1].status, e.IBV_WC_WR_FLUSH_ERR,
+                         wb.wc_str(wcs[1]))
+        self.assertEqual(qp_state(self.client), e.IBV_QPS_ERR)
+        print(f'# peer gone: the SEND failed after {took * 1000:.0f} ms')
+
+    def test_rc_largest_message(self):
+        """
+        A SEND of the port's max_msg_sz (2 GiB) lands whole in one
+        receive; one byte more fails with LOC_LEN_ERR.  Both buffers show
+        the same 2 MiB again and again, so the message costs no memory:
+        the receiver's 2 MiB must end as the sender's.
+        """
+        self.players()
+        client, server = self.client, self.server
+        size = client.ctx.query_port(self.ib_port).max_msg_sz
+        self.assertEqual(size, 2 << 30)
+        bufs = []
+        for player in (client, server):
+            buf = wb.AliasedBuffer(size + 1)
+            self.addCleanup(buf.close)
+            mr = MR(player.pd, buf.length, e.IBV_ACCESS_LOCAL_WRITE,
+                    address=buf.addr)
+            self.addCleanup(mr.close)
+            bufs.append((buf, mr))
+        (src, smr), (dst, dmr) = bufs
+        pattern = random.randbytes(2 << 20)
+        ctypes.memmove(src.addr, pattern, len(pattern))
+        server.qp.post_recv(RecvWR(wr_id=5, num_sge=1,
+                                   sg=[SGE(dst.addr, size, dmr.lkey)]))
+        client.qp.post_send(SendWR(wr_id=6, num_sge=1,
+                                   sg=[SGE(src.addr, size, smr.lkey)]))
+        wc, = wb.poll(server.cq, 1, timeout=600)
+        self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+        self.assertEqual(wc.byte_len, size)
+        wc, = wb.poll(client.cq, 1)
+        self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+        self.assertEqual(ctypes.string_at(dst.addr, len(pattern)), pattern)
+        client.qp.post_send(SendWR(wr_id=7, num_sge=1,
+                                   sg=[SGE(src.addr, size + 1, smr.lkey)]))
+        wc, = wb.poll(client.cq, 1)
+        self.assertEqual(wc.status, e.IBV_WC_LOC_LEN_ERR, wb.wc_str(wc))

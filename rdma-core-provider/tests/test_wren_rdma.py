@@ -450,7 +450,7 @@ class WrenRDMATest(WrenRDTestCase):
 
     def test_rdma_max_size(self):
         """
-        One WRITE of max_rdma_size bytes (1 GiB), cut into packets by the
+        One WRITE of max_rdma_size bytes (2 GiB), cut into packets by the
         device: every byte lands.  Both sides are MRs whose pages show the
         same 2 MiB again and again, so the gigabyte costs no memory: the
         destination's 2 MiB must end as the source's.
