@@ -179,6 +179,41 @@ static size_t pull(struct wren_tp *tp, uint8_t *f)
 	}
 	tp->ud_turn = true;
 	/*
+	 * With cfg.prio_short, a context whose next packet is urgent
+	 * (tp_tx_rank(): a retransmission, a GRANT_REQ, a message with at
+	 * most cfg.prio_short bytes left) goes first, the one with the
+	 * fewest bytes left first (SRPT), the first of equals in turn: a
+	 * short message leaves at the link's rate, not at its share of the
+	 * round robin beside long ones.  The rest take turns: shortest
+	 * first among long messages would let a sender sit on bytes that
+	 * their targets granted, and the targets' links idle.
+	 */
+	if (tp->cfg.prio_short) {
+		struct tp_ctx *best = NULL;
+		uint32_t best_rank = UINT32_MAX;
+
+		for (struct tp_link *l = tp->ready.next; l != &tp->ready;
+		     l = l->next) {
+			struct tp_ctx *c = tp_container_of(l, struct tp_ctx,
+							   ready);
+			uint32_t rank = tp_tx_rank(tp, c);
+
+			if (rank <= tp->cfg.prio_short &&
+			    (!best || rank < best_rank)) {
+				best = c;
+				best_rank = rank;
+			}
+		}
+		if (best) {
+			tp_list_del(&best->ready);
+			len = tp_tx_pull_ctx(tp, best, f);
+			if (len) {
+				tp_tx_update_ready(tp, best);
+				return len;
+			}
+		}
+	}
+	/*
 	 * Then one packet per ready context in turn, each context tried at
 	 * most once: one that found nothing it may send after all waits for
 	 * its next event instead of being retried in a loop.

@@ -9,7 +9,9 @@
  * received, over all initiators, and hands grants of cfg.grant_chunk out
  * in turn, so however many initiators push at once, no more than about a
  * window of their data is ever queued in front of the target's link.
- * The next grant goes to the message granted least so far (in turn among
+ * The next grant goes to the shortest message (shortest first, as SRPT
+ * schedulers do: a short message is not held back by a long one), among
+ * messages of one length to the one granted least so far (in turn among
  * equals): the first initiator to ask takes the whole window before the
  * others' requests arrive, and the others then catch up with it before
  * it gets more, so an incast's senders finish together, where plain turns
@@ -79,8 +81,8 @@ static size_t grant_build(struct wren_tp *tp, struct tp_rx_msg *rm,
 }
 
 /*
- * A grant to send again first, else the message granted least so far,
- * the first of them in turn.
+ * A grant to send again first, else the shortest message, the one
+ * granted least so far among equals, the first of those in turn.
  */
 static struct tp_rx_msg *grant_next(struct wren_tp *tp)
 {
@@ -93,7 +95,8 @@ static struct tp_rx_msg *grant_next(struct wren_tp *tp)
 
 		if (rm->regrant)
 			return rm;
-		if (!best || rm->granted < best->granted)
+		if (!best || rm->m.len < best->m.len ||
+		    (rm->m.len == best->m.len && rm->granted < best->granted))
 			best = rm;
 	}
 	return best;

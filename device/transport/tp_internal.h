@@ -27,6 +27,12 @@
 #define TP_MAX_BACKOFF		10	/* retransmit timeout doublings */
 #define TP_CONGESTED_SAMPLES	16	/* before a congested path is left */
 
+/* IP precedence of a packet with cfg.prio_short (wren_tp.h). */
+#define TP_PREC_GRANTED		1
+#define TP_PREC_UNSCHED		2
+#define TP_PREC_SHORT		3
+#define TP_PREC_CTRL		4
+
 /* Serial-number arithmetic on 32 bits (RFC 1982). */
 static inline bool seq_lt(uint32_t a, uint32_t b)
 {
@@ -353,6 +359,7 @@ struct tp_tx_pkt {
 	const uint8_t *dst_mac;
 	uint16_t sport;
 	bool ect;
+	uint8_t prec;			/* DATA: TP_PREC_*, with cfg.prio_short */
 	uint8_t type, flags, sf;
 	uint32_t src_ctx, dst_ctx, epoch, psn, bsn, ts, mbase;
 };
@@ -511,6 +518,7 @@ void tp_ctx_destroy(struct wren_tp *tp);
 /* tp_send.c: segmentation and transmission. */
 void tp_tx_update_ready(struct wren_tp *tp, struct tp_ctx *c);
 size_t tp_tx_pull_ctx(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f);
+uint32_t tp_tx_rank(const struct wren_tp *tp, struct tp_ctx *c);
 
 /* tp_ack.c: the targets' answers. */
 void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p);

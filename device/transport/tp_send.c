@@ -21,18 +21,53 @@ static bool msg_sendable(const struct tp_msg *m)
 	return m->next_off < (m->needs_grant ? m->granted : m->m.len);
 }
 
-/* The first message with a segment to send, or NULL. */
-static struct tp_msg *next_msg(struct tp_ctx *c)
+/* Bytes @m has still to send for the first time. */
+static uint32_t msg_left(const struct tp_msg *m)
+{
+	return m->started ? m->m.len - m->next_off : m->m.len;
+}
+
+/*
+ * The first message with a segment to send, or NULL; with
+ * cfg.prio_short, the one with the fewest bytes left to send (shortest
+ * remaining first, in the manner of SRPT: a short message does not wait
+ * behind a long one), a GRANT_REQ before any.
+ */
+static struct tp_msg *next_msg(const struct wren_tp *tp, struct tp_ctx *c)
 {
 	uint32_t msn_base = c->msgs ? c->msgs->msn : 0;
+	struct tp_msg *best = NULL;
 
 	for (struct tp_msg *m = c->msgs; m; m = m->next) {
 		if (m->msn - msn_base >= TP_MSN_WINDOW)
-			return NULL;
-		if (msg_sendable(m))
+			break;
+		if (!msg_sendable(m))
+			continue;
+		if (!tp->cfg.prio_short)
 			return m;
+		if (m->needs_grant && !m->req_sent)
+			return m;
+		if (!best || msg_left(m) < msg_left(best))
+			best = m;
 	}
-	return NULL;
+	return best;
+}
+
+/*
+ * How urgent @c's next packet is, lower first: 0 for a retransmission or
+ * a GRANT_REQ, else the bytes its message has left to send.  With
+ * cfg.prio_short the transmit scheduler serves the lowest first.
+ */
+uint32_t tp_tx_rank(const struct wren_tp *tp, struct tp_ctx *c)
+{
+	struct tp_msg *m;
+
+	if (c->lost_head != c->lost_tail)
+		return 0;
+	m = next_msg(tp, c);
+	if (!m)
+		return UINT32_MAX;
+	return m->needs_grant && !m->req_sent ? 0 : msg_left(m);
 }
 
 /* What the next segment of @m costs in its window; granted data: 0. */
@@ -56,7 +91,7 @@ static bool ctx_has_work(struct wren_tp *tp, struct tp_ctx *c)
 	if (c->lost_head != c->lost_tail &&
 	    tp_pick_subflow(tp, c, TP_NONE, tp_cc_charge(tp->cfg.mtu)) != TP_NONE)
 		return true;
-	m = next_msg(c);
+	m = next_msg(tp, c);
 	return m && c->nsn - c->bsn < tp->cfg.window &&
 	       tp_pick_subflow(tp, c, TP_NONE, msg_charge(tp, m)) != TP_NONE;
 }
@@ -164,6 +199,14 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 		mflags |= WREN_WIRE_MSG_CONNECTED;
 	if (p->req)
 		mflags |= WREN_WIRE_MSG_GRANT_REQ;
+	/*
+	 * Urgency by message, not by packet, so that the packets of one
+	 * message never overtake each other in the switches' queues.
+	 */
+	if (p->req || m->m.len <= tp->cfg.prio_short)
+		h.prec = TP_PREC_SHORT;
+	else
+		h.prec = m->needs_grant ? TP_PREC_GRANTED : TP_PREC_UNSCHED;
 
 	if (m->m.flags & WREN_TP_MSG_FAILED)
 		mflags |= WREN_WIRE_MSG_FAILED;
@@ -176,7 +219,7 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 /* Cut the next segment of the first sendable message. */
 static size_t send_new(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f)
 {
-	struct tp_msg *m = next_msg(c);
+	struct tp_msg *m = next_msg(tp, c);
 	struct tp_pkt *p;
 	uint32_t limit, sfi;
 

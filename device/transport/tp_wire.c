@@ -283,6 +283,7 @@ size_t tp_build(const struct wren_tp *tp, uint8_t *f, const struct tp_tx_pkt *h,
 	uint8_t *w = f + WREN_WIRE_HDR;
 	size_t len = WREN_WIRE_HDR + sizeof(struct wren_wire_hdr) + ext +
 		     payload;
+	uint8_t prec = 0;
 	struct wren_wire_l2l4 l = {
 		.saddr = be32toh(tp->cfg.ipv4),
 		.daddr = be32toh(h->dst_ip),
@@ -292,6 +293,11 @@ size_t tp_build(const struct wren_tp *tp, uint8_t *f, const struct tp_tx_pkt *h,
 		.proto = WREN_WIRE_IPPROTO_UDP,
 	};
 
+	/* Urgency in the precedence bits (cfg.prio_short), ECN below. */
+	if (tp->cfg.prio_short)
+		prec = h->type == WREN_WIRE_DATA ? h->prec :
+		       h->type == WREN_WIRE_UD ? TP_PREC_SHORT : TP_PREC_CTRL;
+	l.tos |= prec << 5;
 	memcpy(l.dst_mac, h->dst_mac, 6);
 	memcpy(l.src_mac, tp->cfg.mac, 6);
 	wren_wire_put_l2l4(f, len, &l);

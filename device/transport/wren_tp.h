@@ -198,6 +198,12 @@ struct wren_tp_ulp_ops {
  * @idle_ns: an idle context is closed after this long
  * @mpl_ns: maximum packet lifetime in the network: how long a closed
  *	target-side context remembers its incarnation
+ * @prio_short: 0: every packet leaves with IP precedence 0.  Else packets
+ *	carry their urgency in the IPv4 TOS byte's precedence (the DSCP
+ *	class selectors CS1 to CS4), for switches that serve them with
+ *	strict priority: 4 control packets, 3 DATA of a message of at most
+ *	this many bytes (and GRANT_REQ, and datagrams), 2 other DATA the
+ *	target does not grant, 1 granted DATA
  */
 struct wren_tp_config {
 	uint32_t ipv4;
@@ -229,6 +235,7 @@ struct wren_tp_config {
 	uint32_t grant_chunk;
 	uint64_t idle_ns;
 	uint64_t mpl_ns;
+	uint32_t prio_short;
 };
 
 /* Causes of a retransmission: wren_tp_stats.retx_<cause>. */

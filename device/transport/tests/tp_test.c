@@ -718,6 +718,78 @@ static void test_trimmed(void)
 	net_free(net);
 }
 
+/* What the frames of test_priorities() showed. */
+struct prio_seen {
+	unsigned int n;			/* DATA frames node 0 sent */
+	unsigned int first[4], last[4];	/* their order, by target */
+	unsigned int prec[4][8];	/* DATA frames by target, precedence */
+	unsigned int ctrl_prec[8];	/* frames to node 0, precedence */
+};
+
+static enum net_verdict see_prio(struct net *net, struct net_filter_ctx *f)
+{
+	struct prio_seen *ps = net->filter_arg;
+	unsigned int prec = f->frame[WREN_WIRE_IP_TOS] >> 5;
+
+	if (f->to == 0) {
+		ps->ctrl_prec[prec]++;
+	} else if (f->from == 0 && f->type == WREN_WIRE_DATA) {
+		ps->n++;
+		if (!ps->first[f->to])
+			ps->first[f->to] = ps->n;
+		ps->last[f->to] = ps->n;
+		ps->prec[f->to][prec]++;
+	}
+	return NET_PASS;
+}
+
+/*
+ * cfg.prio_short: a short message's DATA carries precedence 3 and leaves
+ * before a longer unscheduled message posted ahead of it (2), a granted
+ * message's GRANT_REQ goes at 3 and its data at 1, the target's answers
+ * at 4; without it every frame carries 0.
+ */
+static void test_priorities(void)
+{
+	struct wren_tp_config cfg;
+	struct prio_seen ps;
+	struct net *net;
+
+	for (int on = 0; on < 2; on++) {
+		cfg_default(&cfg);
+		cfg.grant_threshold = 16384;
+		cfg.prio_short = on ? 4096 : 0;
+		memset(&ps, 0, sizeof(ps));
+		net = net_new(4, &cfg, 12);
+		net->filter = see_prio;
+		net->filter_arg = &ps;
+		CHECK(net_start(net));
+		CHECK(net_send(net, 0, 1, 12000, false, 0, 0) >= 0);
+		CHECK(net_send(net, 0, 2, 60000, false, 0, 0) >= 0);
+		CHECK(net_send(net, 0, 3, 2000, false, 0, 0) >= 0);
+		net_run(net, 10 * MS);
+		CHECK_EQ(net_msgs_ok(net), 3);
+		if (on) {
+			CHECK_EQ(ps.prec[1][2], 12);
+			CHECK_EQ(ps.prec[2][3], 1);
+			CHECK(ps.prec[2][1] >= 59);
+			CHECK_EQ(ps.prec[3][3], 2);
+			CHECK_EQ(ps.ctrl_prec[0], 0);
+			CHECK(ps.ctrl_prec[4] > 0);
+			/* The short message went first, beside the request. */
+			CHECK(ps.last[3] < ps.first[1]);
+		} else {
+			CHECK_EQ(ps.prec[1][0] + ps.prec[2][0] + ps.prec[3][0],
+				 ps.n);
+			CHECK(ps.ctrl_prec[0] > 0);
+			CHECK_EQ(ps.ctrl_prec[0], ps.ctrl_prec[0] +
+				 ps.ctrl_prec[4]);
+			CHECK(ps.first[1] < ps.first[3]);
+		}
+		net_free(net);
+	}
+}
+
 static void test_refusals(void)
 {
 	struct wren_tp_config cfg;
@@ -1023,6 +1095,7 @@ static const struct tap_test tests[] = {
 	{ "sub-flow timer on a dead path, path replaced", test_subflow_timer_repath },
 	{ "grants pace large messages into one target", test_grants },
 	{ "trimmed packets are resent on NACK", test_trimmed },
+	{ "prio_short: IP precedence by urgency, short messages first", test_priorities },
 	{ "refused messages complete with the target's status", test_refusals },
 	{ "a refused message's late packets do not touch a later one", test_refused_then_window_later },
 	{ "a local read error does not block later messages", test_local_read_error },
