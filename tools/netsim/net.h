@@ -56,16 +56,25 @@ static inline uint64_t link_ser_ps(const struct link *l, uint32_t len)
 /* Put @p on @l now; returns when the wire is free again. */
 uint64_t link_send(struct link *l, struct pkt *p);
 
+/* Data queues per port with sw.prio_data: one per IP precedence. */
+#define NET_DATA_CLASSES	8
+
 /* A switch's egress port: output queue plus the link it drives. */
 struct port {
 	struct link link;
 	struct sim_ev txev;		/* the current frame leaves */
-	struct pkt *qh, *qt;		/* data, drop-tail */
+	/*
+	 * Data, drop-tail over all classes: one queue, or with sw.prio_data
+	 * one per IP precedence (the TOS byte's top 3 bits), the highest
+	 * served first; qbytes is their sum.
+	 */
+	struct pkt *qh[NET_DATA_CLASSES], *qt[NET_DATA_CLASSES];
+	uint32_t cbytes[NET_DATA_CLASSES];
 	/* Strict priority: trimmed headers, control with sw.prio_ctrl. */
 	struct pkt *hh, *ht;
 	uint32_t qbytes, hbytes;
 	bool busy;
-	uint64_t drops, marks, trims, hdr_drops, ctrl_prio;
+	uint64_t drops, marks, trims, hdr_drops, ctrl_prio, data_prio;
 	uint32_t max_q;
 };
 

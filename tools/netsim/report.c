@@ -359,7 +359,7 @@ static void switches_json(struct jw *w, struct net *n)
 	for (i = 0; i < n->nsw; i++) {
 		const struct sw *s = &n->sws[i];
 		uint64_t tp = 0, tb = 0, dr = 0, mk = 0, tr = 0, mq = 0;
-		uint64_t cp = 0, hd = 0;
+		uint64_t cp = 0, hd = 0, dp = 0;
 
 		for (j = 0; j < s->nports; j++) {
 			const struct port *p = &s->ports[j];
@@ -370,6 +370,7 @@ static void switches_json(struct jw *w, struct net *n)
 			mk += p->marks;
 			tr += p->trims;
 			cp += p->ctrl_prio;
+			dp += p->data_prio;
 			hd += p->hdr_drops;
 			if (p->max_q > mq)
 				mq = p->max_q;
@@ -382,6 +383,7 @@ static void switches_json(struct jw *w, struct net *n)
 		jw_u64(w, "marks", mk);
 		jw_u64(w, "trims", tr);
 		jw_u64(w, "ctrl_prio", cp);
+		jw_u64(w, "data_prio", dp);
 		jw_u64(w, "prio_drops", hd);
 		jw_u64(w, "max_queue", mq);
 		jw_end(w, '}');
@@ -405,6 +407,7 @@ static void switches_json(struct jw *w, struct net *n)
 			jw_u64(w, "marks", p->marks);
 			jw_u64(w, "trims", p->trims);
 			jw_u64(w, "ctrl_prio", p->ctrl_prio);
+			jw_u64(w, "data_prio", p->data_prio);
 			jw_u64(w, "prio_drops", p->hdr_drops);
 			jw_u64(w, "max_queue", p->max_q);
 			jw_end(w, '}');

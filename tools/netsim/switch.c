@@ -10,7 +10,13 @@
  * strict-priority queue, as the switches that serve receiver-driven and
  * trimming transports are configured: a control packet then waits for at
  * most the frame on the wire, never behind a full data queue, and is not
- * dropped with it.
+ * dropped with it.  With sw.prio_data, data packets queue by their IP
+ * precedence (the top 3 bits of the TOS byte: the class selector code
+ * points, which a sender sets by how urgent a packet is), the highest
+ * first, below the control queue, as data-centre switches serve 802.1p /
+ * DSCP classes with strict priority; the classes share the port's buffer.
+ * A packet is marked by the bytes it will wait behind: its own class and
+ * those above it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,14 +61,19 @@ static void port_start(struct port *pt)
 		if (!pt->hh)
 			pt->ht = NULL;
 		pt->hbytes -= p->len;
-	} else if (pt->qh) {
-		p = pt->qh;
-		pt->qh = p->next;
-		if (!pt->qh)
-			pt->qt = NULL;
-		pt->qbytes -= p->len;
 	} else {
-		return;
+		int c = NET_DATA_CLASSES - 1;
+
+		while (c >= 0 && !pt->qh[c])
+			c--;
+		if (c < 0)
+			return;
+		p = pt->qh[c];
+		pt->qh[c] = p->next;
+		if (!pt->qh[c])
+			pt->qt[c] = NULL;
+		pt->qbytes -= p->len;
+		pt->cbytes[c] -= p->len;
 	}
 	p->next = NULL;
 	pt->busy = true;
@@ -108,9 +119,12 @@ static bool pkt_is_ctrl(const struct pkt *p)
  * mark up to kmin, then a chance rising linearly to pmax at kmax, always
  * above kmax.  The network's stream draws, so runs stay deterministic.
  */
-static bool port_marks(struct port *pt, const struct cfg *c)
+static bool port_marks(struct port *pt, const struct cfg *c, unsigned int cls)
 {
-	uint32_t q = pt->qbytes;
+	uint32_t q = 0;
+
+	for (unsigned int i = cls; i < NET_DATA_CLASSES; i++)
+		q += pt->cbytes[i];
 
 	if (c->sw_kmax) {
 		if (q <= c->sw_kmin)
@@ -123,10 +137,20 @@ static bool port_marks(struct port *pt, const struct cfg *c)
 	return c->sw_ecn && q > c->sw_ecn;
 }
 
+/* The data queue @p joins: its IP precedence with sw.prio_data, else 0. */
+static unsigned int pkt_class(const struct pkt *p, const struct cfg *c)
+{
+	if (!c->sw_prio_data || p->len < WREN_WIRE_IP + 2 ||
+	    wren_wire_get16(p->data + WREN_WIRE_ETH_TYPE) != WREN_WIRE_ETH_P_IPV4)
+		return 0;
+	return p->data[WREN_WIRE_IP_TOS] >> 5;
+}
+
 void port_enqueue(struct port *pt, struct pkt *p)
 {
 	struct net *n = pt->link.net;
 	const struct cfg *c = n->cfg;
+	unsigned int cls;
 
 	if (c->sw_prio_ctrl && pkt_is_ctrl(p)) {
 		/* Bounded like trimmed headers: a flood cannot starve data. */
@@ -157,12 +181,16 @@ void port_enqueue(struct port *pt, struct pkt *p)
 		pkt_free(n, p);
 		return;
 	}
-	if (port_marks(pt, c) && wren_wire_mark_ce(p->data))
+	cls = pkt_class(p, c);
+	if (port_marks(pt, c, cls) && wren_wire_mark_ce(p->data))
 		pt->marks++;
+	if (cls)
+		pt->data_prio++;
 	pt->qbytes += p->len;
+	pt->cbytes[cls] += p->len;
 	if (pt->qbytes > pt->max_q)
 		pt->max_q = pt->qbytes;
-	q_append(&pt->qh, &pt->qt, p);
+	q_append(&pt->qh[cls], &pt->qt[cls], p);
 queued:
 	if (!pt->busy)
 		port_start(pt);

@@ -186,20 +186,22 @@ static void order_rx(void *node, struct pkt *p)
 
 	order_seen++;
 	if (FIELD_GET(WREN_WIRE_VER_TYPE_TYPE, p->data[WREN_WIRE_HDR]) ==
-	    WREN_WIRE_ACK)
+	    WREN_WIRE_ACK || p->data[WREN_WIRE_IP_TOS] >> 5 == 3)
 		ack_pos = order_seen;
 	pkt_free(n, p);
 }
 
 /*
- * Ten full DATA frames, then one ACK, into one switch port at once: the
- * position at which the ACK leaves (1-based).
+ * Ten full DATA frames, then one ACK (@data: one more DATA frame at IP
+ * precedence 3), into one switch port at once: the position at which
+ * the last leaves (1-based).
  */
-static uint32_t ack_position(bool prio, uint16_t dport)
+static uint32_t ack_position(bool prio, uint16_t dport, bool data)
 {
 	static const struct imp imp = { .down_ps = NO_TIME, .up_ps = NO_TIME };
 	struct cfg c = { .seed = 5, .sw_buffer = 1 << 20,
-			 .sw_hdr_buffer = 64 << 10, .sw_prio_ctrl = prio };
+			 .sw_hdr_buffer = 64 << 10, .sw_prio_ctrl = prio,
+			 .sw_prio_data = prio && data };
 	struct net n = { 0 };
 	struct sw s = { 0 };
 	uint32_t i;
@@ -217,12 +219,12 @@ static uint32_t ack_position(bool prio, uint16_t dport)
 	order_seen = ack_pos = 0;
 	for (i = 0; i <= 10; i++) {
 		struct pkt *p = pkt_alloc(&n);
-		uint8_t type = i < 10 ? WREN_WIRE_DATA : WREN_WIRE_ACK;
+		uint8_t type = i < 10 || data ? WREN_WIRE_DATA : WREN_WIRE_ACK;
 
-		p->len = i < 10 ? n.pkt_cap : WREN_WIRE_DATA_HDRS_LEN;
+		p->len = i < 10 || data ? n.pkt_cap : WREN_WIRE_DATA_HDRS_LEN;
 		memset(p->data, 0, p->len);
 		frame_l2l4(p->data, p->len, host_ip(0), host_ip(1), 0xc001,
-			   dport, 0);
+			   dport, i == 10 && data ? 3 << 5 : 0);
 		p->data[WREN_WIRE_HDR] =
 			FIELD_PREP(WREN_WIRE_VER_TYPE_VERSION,
 				   WREN_WIRE_VERSION) |
@@ -243,13 +245,27 @@ static uint32_t ack_position(bool prio, uint16_t dport)
  */
 static void test_prio_ctrl(void)
 {
-	uint32_t on = ack_position(true, WREN_WIRE_UDP_PORT);
-	uint32_t rocev2 = ack_position(true, GBN_UDP_PORT);
-	uint32_t off = ack_position(false, WREN_WIRE_UDP_PORT);
+	uint32_t on = ack_position(true, WREN_WIRE_UDP_PORT, false);
+	uint32_t rocev2 = ack_position(true, GBN_UDP_PORT, false);
+	uint32_t off = ack_position(false, WREN_WIRE_UDP_PORT, false);
 
 	ok(on == 2 && rocev2 == 2 && off == 11,
 	   "prio_ctrl: ACK behind 10 DATA leaves %u-th (RoCEv2 port %u-th), "
 	   "%u-th without (want 2, 2, 11)", on, rocev2, off);
+}
+
+/*
+ * sw.prio_data: a DATA frame at IP precedence 3 behind ten at 0 leaves
+ * second; without it, last.
+ */
+static void test_prio_data(void)
+{
+	uint32_t on = ack_position(true, WREN_WIRE_UDP_PORT, true);
+	uint32_t off = ack_position(false, WREN_WIRE_UDP_PORT, true);
+
+	ok(on == 2 && off == 11,
+	   "prio_data: DATA at precedence 3 behind 10 at 0 leaves %u-th, "
+	   "%u-th without (want 2, 11)", on, off);
 }
 
 /*
@@ -519,6 +535,7 @@ int main(int argc, char **argv)
 	test_ecmp();
 	test_impairments();
 	test_prio_ctrl();
+	test_prio_data();
 	test_dcqcn();
 	test_irn();
 	test_openloop();
