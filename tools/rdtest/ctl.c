@@ -32,8 +32,11 @@
 #include "rdtest.h"
 
 #define CTL_MAGIC	0x57524453U	/* "WRDS" */
-/* 2: the HELLO and the TABLE carry the one-sided window. */
-#define CTL_VERSION	2U
+/*
+ * 2: the HELLO and the TABLE carry the one-sided window; 3: and the RC
+ * QPs (wren_rc_stress).
+ */
+#define CTL_VERSION	3U
 #define CTL_MAX_BODY	(256U << 20)
 #define CTL_TEXT_MAX	400U
 
@@ -284,7 +287,7 @@ static int recv_msg(struct ctl *c, int fd, uint32_t *type, uint8_t **body,
 		return ret;
 	if (ntohl(h[0]) != CTL_MAGIC) {
 		why(c, "%s sent 0x%08x where a message starts (not %s?)",
-		    from, ntohl(h[0]), RD_PROG);
+		    from, ntohl(h[0]), rd_prog);
 		return -1;
 	}
 	*type = ntohl(h[1]);
@@ -493,6 +496,22 @@ int ctl_open(struct ctl *c, unsigned int peers, unsigned int index,
 /* The table                                                            */
 /* ------------------------------------------------------------------ */
 
+static void put_qpns(struct wbuf *b, const uint32_t *qpns, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		put32(b, qpns[i]);
+}
+
+static void get_qpns(struct rbuf *b, uint32_t *qpns, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		qpns[i] = get32(b);
+}
+
 static void hello_put(struct wbuf *b, const struct rd_hello *h)
 {
 	put32(b, CTL_VERSION);
@@ -510,9 +529,17 @@ static void hello_put(struct wbuf *b, const struct rd_hello *h)
 	put64(b, h->seed);
 	put64(b, h->digest);
 	put(b, h->gid, sizeof(h->gid));
+	put32(b, h->qps);
+	put32(b, h->qp_window);
+	put_qpns(b, h->qpns, h->peers * h->qps);
 }
 
-static int hello_get(struct rbuf *b, struct rd_hello *h, uint32_t *version)
+/*
+ * The hub reads a HELLO into @h, its QP numbers into @qpns if the sender
+ * agrees with @me on their count (hello_check() says when not).
+ */
+static int hello_get(struct rbuf *b, struct rd_hello *h, uint32_t *version,
+		     const struct rd_hello *me, uint32_t *qpns)
 {
 	*version = get32(b);
 	h->peers = get32(b);
@@ -529,6 +556,13 @@ static int hello_get(struct rbuf *b, struct rd_hello *h, uint32_t *version)
 	h->seed = get64(b);
 	h->digest = get64(b);
 	get(b, h->gid, sizeof(h->gid));
+	h->qps = get32(b);
+	h->qp_window = get32(b);
+	h->qpns = NULL;
+	if (h->peers == me->peers && h->qps == me->qps) {
+		get_qpns(b, qpns, h->peers * h->qps);
+		h->qpns = qpns;
+	}
 	return b->bad ? -1 : 0;
 }
 
@@ -595,6 +629,22 @@ static int hello_check(struct ctl *c, const struct rd_hello *me,
 		    h->rdma_max, me->rdma_max);
 		return -1;
 	}
+	if ((h->flags ^ me->flags) & RD_HELLO_RC) {
+		why(c, "participant %u runs %s, the hub %s", h->index,
+		    h->flags & RD_HELLO_RC ? "wren_rc_stress" : "wren_rd_stress",
+		    rd_prog);
+		return -1;
+	}
+	if (h->qps != me->qps) {
+		why(c, "participant %u says --qps %u, the hub %u", h->index,
+		    h->qps, me->qps);
+		return -1;
+	}
+	if (h->qp_window != me->qp_window) {
+		why(c, "participant %u says --window %u, the hub %u",
+		    h->index, h->qp_window, me->qp_window);
+		return -1;
+	}
 	if ((h->flags ^ me->flags) & RD_HELLO_ORDERED) {
 		why(c, "participant %u %s --ordered, the hub %s", h->index,
 		    h->flags & RD_HELLO_ORDERED ? "has" : "has no",
@@ -603,7 +653,7 @@ static int hello_check(struct ctl *c, const struct rd_hello *me,
 	}
 	if (h->digest != me->digest) {
 		why(c, "participant %u draws other message sizes or patterns "
-		    "than the hub (another build of %s?)", h->index, RD_PROG);
+		    "than the hub (another build of %s?)", h->index, rd_prog);
 		return -1;
 	}
 	return 0;
@@ -611,6 +661,9 @@ static int hello_check(struct ctl *c, const struct rd_hello *me,
 
 static void table_row(struct rd_peer *row, const struct rd_hello *h)
 {
+	if (h->qps && row->qpns != h->qpns)
+		memcpy(row->qpns, h->qpns,
+		       (size_t)h->peers * h->qps * sizeof(*row->qpns));
 	row->qpn = h->qpn;
 	row->ipv4 = h->ipv4;
 	row->messages = h->messages;
@@ -679,9 +732,17 @@ static int hub_start(struct ctl *c, const struct rd_hello *me,
 	struct wbuf b = { 0 };
 	char text[sizeof(c->why) + 32];
 	char pending[256];
+	uint32_t *qpns = NULL;
 	int ret = -1;
 
 	table_row(&table[0], me);
+	if (me->qps) {
+		qpns = malloc((size_t)me->peers * me->qps * sizeof(*qpns));
+		if (!qpns) {
+			why(c, "out of memory for the QP numbers");
+			goto fail;
+		}
+	}
 	while (joined < c->peers) {
 		struct pollfd pfd = { .fd = c->lfd, .events = POLLIN };
 		struct rd_hello h;
@@ -732,7 +793,8 @@ static int hub_start(struct ctl *c, const struct rd_hello *me,
 			goto fail;
 		}
 		rb = (struct rbuf){ .p = body, .len = len };
-		if (hello_get(&rb, &h, &version) ||
+		/* The QP numbers into the scratch, table_row() copies. */
+		if (hello_get(&rb, &h, &version, me, qpns) ||
 		    hello_check(c, me, &h, version)) {
 			if (rb.bad)
 				why(c, "a new participant sent a HELLO of %u "
@@ -757,6 +819,7 @@ static int hub_start(struct ctl *c, const struct rd_hello *me,
 		put32(&b, table[i].win_rkey);
 		put64(&b, table[i].win_addr);
 		put(&b, table[i].gid, sizeof(table[i].gid));
+		put_qpns(&b, table[i].qpns, me->peers * me->qps);
 	}
 	for (i = 1; i < c->peers; i++) {
 		char to[32];
@@ -773,6 +836,7 @@ fail:
 	abort_all(c, text);
 	hub_linger(c, text, joined);
 out:
+	free(qpns);
 	free(b.p);
 	return ret;
 }
@@ -838,6 +902,7 @@ static int client_start(struct ctl *c, const struct rd_hello *me,
 		table[i].win_rkey = get32(&rb);
 		table[i].win_addr = get64(&rb);
 		get(&rb, table[i].gid, sizeof(table[i].gid));
+		get_qpns(&rb, table[i].qpns, me->peers * me->qps);
 	}
 	if (rb.bad || rb.off != rb.len) {
 		why(c, "the hub's table has %u bytes", len);
@@ -846,7 +911,10 @@ static int client_start(struct ctl *c, const struct rd_hello *me,
 	if (table[c->index].qpn != me->qpn ||
 	    table[c->index].win_addr != me->win_addr ||
 	    table[c->index].win_rkey != me->win_rkey ||
-	    memcmp(table[c->index].gid, me->gid, sizeof(me->gid))) {
+	    memcmp(table[c->index].gid, me->gid, sizeof(me->gid)) ||
+	    (me->qps && memcmp(table[c->index].qpns, me->qpns,
+			       (size_t)me->peers * me->qps *
+			       sizeof(*me->qpns)))) {
 		why(c, "the hub's table does not have us as participant %u",
 		    c->index);
 		goto fail;

@@ -23,15 +23,6 @@ const struct rd_class rd_classes[RD_NCLASSES] = {
 	{ 262145, RD_CLASS_MAX, 100 },	/* 0.1%, up to --max-size */
 };
 
-/* splitmix64's finalizer: a stateless 64-bit mix. */
-static inline uint64_t mix64(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 #define TAG_SIZE	0x73697a6573697a65ULL	/* "sizesize" */
 #define TAG_PATTERN	0x7061747465726e21ULL	/* "pattern!" */
 #define TAG_RDMA	0x6f6e652d73696465ULL	/* "one-side" */
@@ -39,7 +30,7 @@ static inline uint64_t mix64(uint64_t z)
 uint64_t rd_msg_key(uint64_t seed, unsigned int s, unsigned int d,
 		    uint32_t k)
 {
-	return mix64(mix64(seed) ^ ((uint64_t)(s & 0xffff) << 48 |
+	return rd_mix64(rd_mix64(seed) ^ ((uint64_t)(s & 0xffff) << 48 |
 				    (uint64_t)(d & 0xffff) << 32 | k));
 }
 
@@ -60,7 +51,7 @@ void rd_class_range(unsigned int c, uint32_t max_size, uint32_t *lo,
 
 uint32_t rd_msg_size(uint64_t key, uint32_t max_size, unsigned int *cls)
 {
-	uint64_t x = mix64(key ^ TAG_SIZE);
+	uint64_t x = rd_mix64(key ^ TAG_SIZE);
 	uint32_t r = (uint32_t)(((x >> 32) * RD_WEIGHT_TOTAL) >> 32);
 	uint32_t lo, hi, n;
 	unsigned int c;
@@ -77,7 +68,7 @@ uint32_t rd_msg_size(uint64_t key, uint32_t max_size, unsigned int *cls)
 	if (lo == hi)
 		return lo;
 	/* Log-uniform: floor(lo * ((hi + 1) / lo)^u), u in [0, 1). */
-	u = (double)(mix64(x) >> 11) * 0x1.0p-53;
+	u = (double)(rd_mix64(x) >> 11) * 0x1.0p-53;
 	v = lo * exp(u * log((hi + 1.0) / lo));
 	n = v >= hi ? hi : (uint32_t)v;
 	return n < lo ? lo : n;
@@ -125,7 +116,7 @@ static inline uint64_t xorshift64s(uint64_t *s)
 
 static inline uint64_t pattern_state(uint64_t key)
 {
-	return mix64(key ^ TAG_PATTERN) | 1;	/* never the stuck state 0 */
+	return rd_mix64(key ^ TAG_PATTERN) | 1;	/* never the stuck state 0 */
 }
 
 void rd_fill(void *buf, uint32_t len, uint64_t key)
@@ -192,8 +183,8 @@ uint64_t rd_gen_digest(uint64_t seed, uint32_t max_size)
 		key = k % 2 ? rd_rdma_key(seed, k % 3, (k + 1) % 3, k) :
 			      rd_msg_key(seed, k % 3, (k + 1) % 3, k);
 		st = pattern_state(key);
-		h = mix64(h ^ rd_msg_size(key, max_size, NULL));
-		h = mix64(h ^ xorshift64s(&st));
+		h = rd_mix64(h ^ rd_msg_size(key, max_size, NULL));
+		h = rd_mix64(h ^ xorshift64s(&st));
 	}
 	return h;
 }

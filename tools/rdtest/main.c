@@ -26,7 +26,6 @@
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -38,11 +37,14 @@
 #include <infiniband/verbs.h>
 #include <infiniband/wrendv.h>
 
+#include "common.h"
 #include "rdtest.h"
 
-#define NS			1000000000ULL
+#define RD_PROG			"wren_rd_stress"
+
+const char *rd_prog = RD_PROG;
+
 #define RD_QKEY			0x11111111U
-#define RD_IB_PORT		1
 #define POLL_BATCH		16
 #define PROGRESS_NS		(5 * NS)
 #define CTL_EVERY_NS		(10 * 1000000ULL)
@@ -53,7 +55,6 @@
  * what they miss (the hub then tells everybody).
  */
 #define DONE_GRACE_NS		(10 * NS)
-#define MAX_LOGGED		20
 #define RNR_BACKOFF_MIN_NS	(1000000ULL)
 #define RNR_BACKOFF_MAX_NS	(64 * 1000000ULL)
 /* A batch of sends is handed to the device at this many or bytes. */
@@ -82,21 +83,18 @@
 #define WR_DEST_MASK		0xffffU
 
 struct opts {
-	unsigned int peers;
-	unsigned int index;
-	const char *hub;
-	uint16_t port;
+	union {
+		struct rd_base base;
+		struct {
+			RD_BASE_FIELDS;
+		};
+	};
 	uint32_t messages;
-	uint64_t seed;
-	const char *device;
-	unsigned int gid_index;
-	uint32_t max_size;
 	uint32_t window;
 	uint32_t recv_depth;
 	bool ordered;
 	uint32_t rdma_ops;
 	const char *json;
-	unsigned int timeout;
 };
 
 /* One send buffer and the message in it. */
@@ -173,8 +171,8 @@ struct run {
 	struct opts o;
 	uint64_t t_begin, t_data, t_end, deadline;
 
-	struct ibv_device **devs;
-	struct ibv_context *ctx;
+	struct rd_dev dv;
+	struct ibv_context *ctx;	/* dv.ctx */
 	struct ibv_pd *pd;
 	struct ibv_cq *scq, *rcq;
 	struct ibv_qp *qp;
@@ -187,8 +185,6 @@ struct run {
 	struct ibv_mr *wmr, *lmr;
 	size_t win_slot;
 	uint32_t rdma_max;	/* the largest transaction */
-	union ibv_gid gid;
-	uint32_t ipv4;
 
 	struct ctl ctl;
 	bool ctl_opened;
@@ -222,107 +218,20 @@ struct run {
 	char send_error[256];	/* a fatal send or RDMA completion, pre-blame */
 };
 
-static unsigned int g_index;
-static char g_failure[512];
-static volatile sig_atomic_t g_signal;
-
-/* ------------------------------------------------------------------ */
-/* Messages to the user                                                 */
-/* ------------------------------------------------------------------ */
-
-static void vsay(FILE *f, const char *tag, const char *fmt, va_list ap)
-{
-	fprintf(f, "%s: index %u: %s", RD_PROG, g_index, tag);
-	vfprintf(f, fmt, ap);
-	fputc('\n', f);
-	fflush(f);
-}
-
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsay(stderr, "", fmt, ap);
-	va_end(ap);
-}
-
-/* A fatal error: the first one is the run's verdict. */
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!g_failure[0]) {
-		va_start(ap, fmt);
-		vsnprintf(g_failure, sizeof(g_failure), fmt, ap);
-		va_end(ap);
-	}
-	va_start(ap, fmt);
-	vsay(stderr, "error: ", fmt, ap);
-	va_end(ap);
-}
-
-/* A wrong message: counted, and shown up to MAX_LOGGED times. */
-static void data_error(struct run *r, uint64_t *counter, const char *fmt,
-		       ...) __attribute__((format(printf, 3, 4)));
-static void data_error(struct run *r, uint64_t *counter, const char *fmt,
-		       ...)
-{
-	va_list ap;
-
-	(*counter)++;
-	if (r->logged++ >= MAX_LOGGED) {
-		if (r->logged == MAX_LOGGED + 1)
-			note("further wrong messages are counted, not shown");
-		return;
-	}
-	va_start(ap, fmt);
-	vsay(stderr, "", fmt, ap);
-	va_end(ap);
-}
-
-/*
- * The error of a verbs call: those returning an errno value give it,
- * those returning -1 leave it in errno.
- */
-static const char *verr(int ret)
-{
-	int e = ret > 0 ? ret : ret == -1 ? errno : -ret;
-
-	return strerror(e ? e : EIO);
-}
-
-static double secs(uint64_t ns)
-{
-	return (double)ns / NS;
-}
-
-static const char *gid_str(const uint8_t *gid, char *buf, size_t len)
-{
-	if (!inet_ntop(AF_INET6, gid, buf, (socklen_t)len))
-		snprintf(buf, len, "?");
-	return buf;
-}
-
 /* ------------------------------------------------------------------ */
 /* Options                                                              */
 /* ------------------------------------------------------------------ */
 
 static void usage(FILE *f)
 {
+	fprintf(f, "usage: %s --peers N --index I [--hub IP] [options]\n",
+		RD_PROG);
+	rd_usage_base(f);
 	fprintf(f,
-"usage: %s --peers N --index I [--hub IP] [options]\n"
-"  --peers N         participants in all, 2 to %u\n"
-"  --index I         this participant, 0 to N-1; 0 is the hub and listens\n"
-"  --hub IP          the hub's IPv4 address (required unless --index 0)\n"
 "  --port P          the rendezvous TCP port (18600)\n"
 "  --messages M      messages this participant sends, spread evenly over\n"
 "                    the others (10000)\n"
 "  --seed S          names the sizes and payloads (1)\n"
-"  --device NAME     the RDMA device (the first one)\n"
-"  --gid-index G     the source GID index (0)\n"
 "  --max-size BYTES  the largest message, K/M suffixes allowed (1M)\n"
 "  --window W        sends outstanding at most (32)\n"
 "  --recv-depth R    receives posted (64)\n"
@@ -330,187 +239,77 @@ static void usage(FILE *f)
 "  --rdma-ops N      also N one-sided transactions (RDMA WRITE, then READ\n"
 "                    back) with each other participant (0)\n"
 "  --json FILE       write the figures to FILE\n"
-"  --timeout SECONDS give up after this long, saying what is missing (600)\n"
-"Exit status: 0 if every check passed, 1 if one failed, 2 on bad usage.\n",
-		RD_PROG, RD_MAX_PEERS);
+"Exit status: 0 if every check passed, 1 if one failed, 2 on bad usage.\n");
 }
 
-static int parse_num(const char *opt, const char *s, uint64_t min,
-		     uint64_t max, bool sizes, uint64_t *out)
+/* The options of ours alone (rd_parse_opts() takes the others). */
+static int take_opt(void *opts, int c, const char *name, const char *arg)
 {
-	unsigned long long v;
-	char *end;
+	struct opts *o = opts;
+	uint64_t v;
 
-	errno = 0;
-	if (!*s || *s == '-')
-		goto bad;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		goto bad;
-	if (sizes && (*end == 'k' || *end == 'K')) {
-		v = v > UINT64_MAX >> 10 ? UINT64_MAX : v << 10;
-		end++;
-	} else if (sizes && (*end == 'm' || *end == 'M')) {
-		v = v > UINT64_MAX >> 20 ? UINT64_MAX : v << 20;
-		end++;
+	switch (c) {
+	case 'm':
+		if (parse_num(name, arg, 0, UINT32_MAX, false, &v))
+			return -1;
+		o->messages = (uint32_t)v;
+		return 0;
+	case 'w':
+		if (parse_num(name, arg, 1, 65536, false, &v))
+			return -1;
+		o->window = (uint32_t)v;
+		return 0;
+	case 'r':
+		if (parse_num(name, arg, 1, 65536, false, &v))
+			return -1;
+		o->recv_depth = (uint32_t)v;
+		return 0;
+	case 'o':
+		o->ordered = true;
+		return 0;
+	case 'R':
+		/* t travels in the immediate, like a message's k. */
+		if (parse_num(name, arg, 0, RD_MAX_PER_DEST, false, &v))
+			return -1;
+		o->rdma_ops = (uint32_t)v;
+		return 0;
+	case 'j':
+		o->json = arg;
+		return 0;
 	}
-	if (*end)
-		goto bad;
-	if (v < min || v > max) {
-		fprintf(stderr, "%s: --%s %s: must be %" PRIu64 " to %" PRIu64
-			"\n", RD_PROG, opt, s, min, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
-bad:
-	fprintf(stderr, "%s: --%s %s: not a number\n", RD_PROG, opt, s);
 	return -1;
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "peers", required_argument, NULL, 'n' },
-		{ "index", required_argument, NULL, 'i' },
-		{ "hub", required_argument, NULL, 'H' },
-		{ "port", required_argument, NULL, 'p' },
 		{ "messages", required_argument, NULL, 'm' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "gid-index", required_argument, NULL, 'g' },
-		{ "max-size", required_argument, NULL, 'S' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "recv-depth", required_argument, NULL, 'r' },
 		{ "ordered", no_argument, NULL, 'o' },
 		{ "rdma-ops", required_argument, NULL, 'R' },
 		{ "json", required_argument, NULL, 'j' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool have_peers = false, have_index = false;
-	uint64_t v;
-	int c;
+	static const struct rd_optdef def = {
+		.longopts = longopts,
+		.take = take_opt,
+		.usage = usage,
+	};
 
 	*o = (struct opts){
-		.port = 18600,
+		.base = {
+			.port = 18600,
+			.seed = 1,
+			.max_size = 1U << 20,
+			.timeout = 600,
+		},
 		.messages = 10000,
-		.seed = 1,
-		.max_size = 1U << 20,
 		.window = 32,
 		.recv_depth = 64,
-		.timeout = 600,
 	};
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		const char *name = "?";
-		const struct option *lo;
-
-		for (lo = longopts; lo->name; lo++)
-			if (lo->val == c)
-				name = lo->name;
-		switch (c) {
-		case 'n':
-			if (parse_num(name, optarg, 2, RD_MAX_PEERS, false, &v))
-				return -1;
-			o->peers = (unsigned int)v;
-			have_peers = true;
-			break;
-		case 'i':
-			if (parse_num(name, optarg, 0, RD_MAX_PEERS - 1, false,
-				      &v))
-				return -1;
-			o->index = (unsigned int)v;
-			have_index = true;
-			break;
-		case 'H':
-			o->hub = optarg;
-			break;
-		case 'p':
-			if (parse_num(name, optarg, 1, 65535, false, &v))
-				return -1;
-			o->port = (uint16_t)v;
-			break;
-		case 'm':
-			if (parse_num(name, optarg, 0, UINT32_MAX, false, &v))
-				return -1;
-			o->messages = (uint32_t)v;
-			break;
-		case 's':
-			if (parse_num(name, optarg, 0, UINT64_MAX, false, &v))
-				return -1;
-			o->seed = v;
-			break;
-		case 'd':
-			o->device = optarg;
-			break;
-		case 'g':
-			if (parse_num(name, optarg, 0, 65535, false, &v))
-				return -1;
-			o->gid_index = (unsigned int)v;
-			break;
-		case 'S':
-			if (parse_num(name, optarg, 1, 1U << 30, true, &v))
-				return -1;
-			o->max_size = (uint32_t)v;
-			break;
-		case 'w':
-			if (parse_num(name, optarg, 1, 65536, false, &v))
-				return -1;
-			o->window = (uint32_t)v;
-			break;
-		case 'r':
-			if (parse_num(name, optarg, 1, 65536, false, &v))
-				return -1;
-			o->recv_depth = (uint32_t)v;
-			break;
-		case 'o':
-			o->ordered = true;
-			break;
-		case 'R':
-			/* t travels in the immediate, like a message's k. */
-			if (parse_num(name, optarg, 0, RD_MAX_PER_DEST, false,
-				      &v))
-				return -1;
-			o->rdma_ops = (uint32_t)v;
-			break;
-		case 'j':
-			o->json = optarg;
-			break;
-		case 't':
-			if (parse_num(name, optarg, 1, 7 * 86400, false, &v))
-				return -1;
-			o->timeout = (unsigned int)v;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument %s\n", RD_PROG,
-			argv[optind]);
+	if (rd_parse_opts(argc, argv, &o->base, &def, o))
 		return -1;
-	}
-	if (!have_peers || !have_index) {
-		fprintf(stderr, "%s: --peers and --index are required\n",
-			RD_PROG);
-		usage(stderr);
-		return -1;
-	}
-	if (o->index >= o->peers) {
-		fprintf(stderr, "%s: --index %u: must be below --peers %u\n",
-			RD_PROG, o->index, o->peers);
-		return -1;
-	}
-	if (o->index && !o->hub) {
-		fprintf(stderr, "%s: --hub is required unless --index 0\n",
-			RD_PROG);
-		return -1;
-	}
 	if ((o->messages + (uint64_t)o->peers - 2) / (o->peers - 1) >
 	    RD_MAX_PER_DEST) {
 		fprintf(stderr, "%s: --messages %u: more than %u to one "
@@ -522,27 +321,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 }
 
 /* ------------------------------------------------------------------ */
-/* Bitmaps and counts                                                   */
+/* Counts                                                              */
 /* ------------------------------------------------------------------ */
-
-static uint64_t *bitmap_new(uint32_t bits)
-{
-	return calloc((bits + 63) / 64 + 1, sizeof(uint64_t));
-}
-
-static bool test_and_set(uint64_t *map, uint32_t bit)
-{
-	uint64_t m = 1ULL << (bit % 64);
-	bool was = map[bit / 64] & m;
-
-	map[bit / 64] |= m;
-	return was;
-}
-
-static bool test_bit(const uint64_t *map, uint32_t bit)
-{
-	return map[bit / 64] & (1ULL << (bit % 64));
-}
 
 /*
  * Messages from @s, which sends @m in all, to @d: round robin over the
@@ -610,50 +390,17 @@ static int check_rdma(struct run *r, struct ibv_device *dev,
 static int open_device(struct run *r)
 {
 	const struct opts *o = &r->o;
+	const struct ibv_device_attr *a = &r->dv.attr;
 	struct wrendv_device_attr dattr;
-	struct ibv_device_attr attr;
-	struct ibv_port_attr pattr;
-	struct ibv_device *dev = NULL;
-	char names[256] = "", gbuf[64];
+	struct ibv_device *dev;
+	char gbuf[64];
 	size_t need;
-	int n, i, ret;
+	int ret;
 
-	r->devs = ibv_get_device_list(&n);
-	if (!r->devs) {
-		fail("ibv_get_device_list: %s%s", strerror(errno),
-		     errno == ENOSYS ? " (no RDMA support here: is ib_uverbs "
-		     "loaded?)" : "");
+	if (rd_dev_open(&r->dv, o->device, o->gid_index))
 		return -1;
-	}
-	if (n == 0) {
-		fail("no RDMA device (is wren_ib loaded?)");
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		const char *name = ibv_get_device_name(r->devs[i]);
-		size_t off = strlen(names);
-
-		snprintf(names + off, sizeof(names) - off, "%s%s",
-			 i ? ", " : "", name);
-		if (!dev && (!o->device || !strcmp(name, o->device)))
-			dev = r->devs[i];
-	}
-	if (!dev) {
-		fail("no RDMA device %s (there are: %s)", o->device, names);
-		return -1;
-	}
-	r->ctx = ibv_open_device(dev);
-	if (!r->ctx) {
-		fail("ibv_open_device(%s): %s", ibv_get_device_name(dev),
-		     strerror(errno));
-		return -1;
-	}
-	ret = ibv_query_device(r->ctx, &attr);
-	if (ret) {
-		fail("ibv_query_device: %s", verr(ret));
-		return -1;
-	}
-	memset(&dattr, 0, sizeof(dattr));
+	dev = r->dv.dev;
+	r->ctx = r->dv.ctx;
 	ret = wrendv_query_device(r->ctx, &dattr, sizeof(dattr));
 	if (ret) {
 		fail("wrendv_query_device(%s): %s (not a Wren adapter?)",
@@ -676,72 +423,39 @@ static int open_device(struct run *r)
 		     dattr.max_rd_msg_size);
 		return -1;
 	}
-	if (check_rdma(r, dev, &dattr, attr.max_mr_size))
+	if (check_rdma(r, dev, &dattr, a->max_mr_size))
 		return -1;
 	if (o->window + rdma_depth(o) > dattr.max_sq_wr ||
-	    o->window + rdma_depth(o) > (uint32_t)attr.max_cqe) {
+	    o->window + rdma_depth(o) > (uint32_t)a->max_cqe) {
 		fail("--window %u%s: %s allows %u send work requests and %d "
 		     "completions per queue", o->window, o->rdma_ops ?
 		     " and one RDMA operation per participant" : "",
-		     ibv_get_device_name(dev), dattr.max_sq_wr, attr.max_cqe);
+		     ibv_get_device_name(dev), dattr.max_sq_wr, a->max_cqe);
 		return -1;
 	}
 	if (o->recv_depth > dattr.max_rq_wr ||
-	    o->recv_depth + rdma_depth(o) > (uint32_t)attr.max_cqe) {
+	    o->recv_depth + rdma_depth(o) > (uint32_t)a->max_cqe) {
 		fail("--recv-depth %u%s: %s allows %u receive work requests "
 		     "and %d completions per queue", o->recv_depth,
 		     o->rdma_ops ? " and one WRITE_WITH_IMM arrival per "
 		     "participant" : "", ibv_get_device_name(dev),
-		     dattr.max_rq_wr, attr.max_cqe);
+		     dattr.max_rq_wr, a->max_cqe);
 		return -1;
 	}
 	r->stride = ((size_t)o->max_size + SLOT_ALIGN - 1) &
 		    ~(size_t)(SLOT_ALIGN - 1);
 	need = r->stride * (o->window > o->recv_depth ? o->window :
 							 o->recv_depth);
-	if (need > attr.max_mr_size) {
+	if (need > a->max_mr_size) {
 		fail("%s registers %" PRIu64 " bytes at most; --max-size times "
 		     "--window or --recv-depth needs %zu",
-		     ibv_get_device_name(dev), (uint64_t)attr.max_mr_size,
+		     ibv_get_device_name(dev), (uint64_t)a->max_mr_size,
 		     need);
 		return -1;
 	}
-	ret = ibv_query_port(r->ctx, RD_IB_PORT, &pattr);
-	if (ret) {
-		fail("ibv_query_port(%u): %s", RD_IB_PORT, verr(ret));
-		return -1;
-	}
-	if (pattr.state != IBV_PORT_ACTIVE) {
-		fail("port %u of %s is %s, not ACTIVE", RD_IB_PORT,
-		     ibv_get_device_name(dev), ibv_port_state_str(pattr.state));
-		return -1;
-	}
-	if (o->gid_index >= (unsigned int)pattr.gid_tbl_len) {
-		fail("--gid-index %u: port %u has %d GIDs", o->gid_index,
-		     RD_IB_PORT, pattr.gid_tbl_len);
-		return -1;
-	}
-	ret = ibv_query_gid(r->ctx, RD_IB_PORT, (int)o->gid_index, &r->gid);
-	if (ret) {
-		fail("ibv_query_gid(port %u, index %u): %s", RD_IB_PORT,
-		     o->gid_index, verr(ret));
-		return -1;
-	}
-	if (!r->gid.global.subnet_prefix && !r->gid.global.interface_id) {
-		fail("GID %u of port %u is zero", o->gid_index, RD_IB_PORT);
-		return -1;
-	}
-	/* ::ffff:a.b.c.d: the adapter's IPv4 address. */
-	{
-		static const uint8_t v4mapped[12] = {
-			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-		if (!memcmp(r->gid.raw, v4mapped, sizeof(v4mapped)))
-			memcpy(&r->ipv4, r->gid.raw + 12, 4);
-	}
 	note("device %s port %u gid[%u] %s, max RD message %u bytes, max "
 	     "RDMA %u bytes", ibv_get_device_name(dev), RD_IB_PORT,
-	     o->gid_index, gid_str(r->gid.raw, gbuf, sizeof(gbuf)),
+	     o->gid_index, gid_str(r->dv.gid.raw, gbuf, sizeof(gbuf)),
 	     dattr.max_rd_msg_size, dattr.max_rdma_size);
 	return 0;
 }
@@ -1223,7 +937,7 @@ static bool txn_acked(struct run *r, unsigned int d, const struct txn *x)
 		return true;
 	if (x->t % 2 && h == before)
 		return false;
-	data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: participant %u's "
+	data_error(&r->logged, &r->rdma_corrupt, "RDMA CORRUPT: participant %u's "
 		   "window counts %" PRIu64 " arrivals of ours at transaction "
 		   "%u, %" PRIu64 "%s expected", d, h, x->t, before,
 		   x->t % 2 ? " or one more" : "");
@@ -1246,12 +960,12 @@ static void read_done(struct run *r, unsigned int d, struct txn *x,
 	r->rdma_reads++;
 	r->rdma_bytes += x->len;
 	if (wc->byte_len != WIN_HDR + x->len)
-		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: the READ of "
+		data_error(&r->logged, &r->rdma_corrupt, "RDMA CORRUPT: the READ of "
 			   "transaction %u from participant %u brought %u "
 			   "bytes, %u expected", x->t, d, wc->byte_len,
 			   WIN_HDR + x->len);
 	else if (rd_check(x->buf + WIN_HDR, x->len, x->key, &mm))
-		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
+		data_error(&r->logged, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
 			   "with participant %u (%u bytes) read back: byte %u "
 			   "is 0x%02x, 0x%02x expected", x->t, d, x->len,
 			   mm.offset, mm.got, mm.want);
@@ -1267,7 +981,7 @@ static void ack_done(struct run *r, unsigned int d, struct txn *x,
 {
 	r->ack_polls++;
 	if (wc->byte_len != sizeof(uint64_t))
-		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: the READ of "
+		data_error(&r->logged, &r->rdma_corrupt, "RDMA CORRUPT: the READ of "
 			   "participant %u's header brought %u bytes, %zu "
 			   "expected", d, wc->byte_len, sizeof(uint64_t));
 	if (txn_acked(r, d, x))
@@ -1316,7 +1030,7 @@ static int rdma_done(struct run *r, const struct ibv_wc *wc)
 	}
 	want = step == STEP_WRITE ? IBV_WC_RDMA_WRITE : IBV_WC_RDMA_READ;
 	if (wc->opcode != want)
-		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: the %s of "
+		data_error(&r->logged, &r->rdma_corrupt, "RDMA CORRUPT: the %s of "
 			   "transaction %u with participant %u completed with "
 			   "opcode %d", step_name[step], t, d, wc->opcode);
 	if (step == STEP_WRITE)
@@ -1341,26 +1055,26 @@ static bool arrival_source(struct run *r, const struct ibv_wc *wc,
 	*s = imm >> RD_IMM_K_BITS;
 	*t = imm & RD_IMM_K_MASK;
 	if (!o->rdma_ops || !(wc->wc_flags & IBV_WC_WITH_IMM)) {
-		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: a WRITE with "
+		data_error(&r->logged, &r->rdma_corrupt, "RDMA CORRUPT: a WRITE with "
 			   "immediate arrived (%u bytes from QP %u)%s",
 			   wc->byte_len, wc->src_qp, o->rdma_ops ?
 			   " without immediate data" : ", without --rdma-ops");
 		return false;
 	}
 	if (*s >= o->peers || *s == o->index) {
-		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: the immediate "
+		data_error(&r->logged, &r->rdma_corrupt, "RDMA CORRUPT: the immediate "
 			   "0x%08x of a WRITE (from QP %u, %u bytes) names "
 			   "participant %u", imm, wc->src_qp, wc->byte_len, *s);
 		return false;
 	}
 	if (wc->src_qp != r->table[*s].qpn) {
-		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
+		data_error(&r->logged, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
 			   "of participant %u came from QP %u, not %u", *t, *s,
 			   wc->src_qp, r->table[*s].qpn);
 		return false;
 	}
 	if (*t % 2 == 0 || *t >= o->rdma_ops) {
-		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: participant %u "
+		data_error(&r->logged, &r->rdma_corrupt, "RDMA CORRUPT: participant %u "
 			   "wrote transaction %u with immediate, which it does "
 			   "not", *s, *t);
 		return false;
@@ -1387,13 +1101,13 @@ static void check_arrival(struct run *r, const struct ibv_wc *wc)
 	rx = &r->rx[s];
 	/* They come one at a time: those before imm_got are the ones seen. */
 	if (t / 2 < rx->imm_got) {
-		data_error(r, &r->rdma_duplicates, "RDMA DUPLICATE: "
+		data_error(&r->logged, &r->rdma_duplicates, "RDMA DUPLICATE: "
 			   "transaction %u of participant %u arrived again "
 			   "(%u bytes)", t, s, wc->byte_len);
 		return;
 	}
 	if (t / 2 > rx->imm_got) {
-		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
+		data_error(&r->logged, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
 			   "of participant %u arrived before its transaction "
 			   "%u", t, s, 2 * rx->imm_got + 1);
 		return;
@@ -1402,11 +1116,11 @@ static void check_arrival(struct run *r, const struct ibv_wc *wc)
 	len = rd_msg_size(key, r->rdma_max, NULL);
 	slot = r->win + r->win_slot * s;
 	if (wc->byte_len != len)
-		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
+		data_error(&r->logged, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
 			   "of participant %u arrived with %u bytes, %u "
 			   "expected", t, s, wc->byte_len, len);
 	else if (rd_check(slot + WIN_HDR, len, key, &mm))
-		data_error(r, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
+		data_error(&r->logged, &r->rdma_corrupt, "RDMA CORRUPT: transaction %u "
 			   "of participant %u (%u bytes) as it arrived in our "
 			   "window: byte %u is 0x%02x, 0x%02x expected", t, s,
 			   len, mm.offset, mm.got, mm.want);
@@ -1640,13 +1354,13 @@ static int check_message(struct run *r, const struct ibv_wc *wc,
 	uint64_t key;
 
 	if (wc->opcode != IBV_WC_RECV) {
-		data_error(r, &r->corrupt, "CORRUPT: a receive completion "
+		data_error(&r->logged, &r->corrupt, "CORRUPT: a receive completion "
 			   "with opcode %d (%u bytes from QP %u)", wc->opcode,
 			   wc->byte_len, wc->src_qp);
 		return 0;
 	}
 	if (!(wc->wc_flags & IBV_WC_WITH_IMM)) {
-		data_error(r, &r->corrupt, "CORRUPT: a message of %u bytes "
+		data_error(&r->logged, &r->corrupt, "CORRUPT: a message of %u bytes "
 			   "from QP %u without immediate data", wc->byte_len,
 			   wc->src_qp);
 		return 0;
@@ -1655,26 +1369,26 @@ static int check_message(struct run *r, const struct ibv_wc *wc,
 	s = imm >> RD_IMM_K_BITS;
 	k = imm & RD_IMM_K_MASK;
 	if (s >= o->peers || s == o->index) {
-		data_error(r, &r->corrupt, "CORRUPT: immediate data 0x%08x "
+		data_error(&r->logged, &r->corrupt, "CORRUPT: immediate data 0x%08x "
 			   "(from QP %u, %u bytes) names participant %u", imm,
 			   wc->src_qp, wc->byte_len, s);
 		return 0;
 	}
 	if (wc->src_qp != r->table[s].qpn) {
-		data_error(r, &r->corrupt, "CORRUPT: message %u of participant "
+		data_error(&r->logged, &r->corrupt, "CORRUPT: message %u of participant "
 			   "%u came from QP %u, not %u", k, s, wc->src_qp,
 			   r->table[s].qpn);
 		return 0;
 	}
 	rx = &r->rx[s];
 	if (k >= rx->expect) {
-		data_error(r, &r->corrupt, "CORRUPT: message %u from "
+		data_error(&r->logged, &r->corrupt, "CORRUPT: message %u from "
 			   "participant %u, which sends us only %u", k, s,
 			   rx->expect);
 		return 0;
 	}
 	if (test_and_set(rx->seen, k)) {
-		data_error(r, &r->duplicates, "DUPLICATE: message %u from "
+		data_error(&r->logged, &r->duplicates, "DUPLICATE: message %u from "
 			   "participant %u arrived again (%u bytes)", k, s,
 			   wc->byte_len);
 		return 0;
@@ -1686,11 +1400,11 @@ static int check_message(struct run *r, const struct ibv_wc *wc,
 	len = rd_msg_size(key, o->max_size, &cls);
 	r->recv_cls[cls]++;
 	if (wc->byte_len != len)
-		data_error(r, &r->corrupt, "CORRUPT: message %u from "
+		data_error(&r->logged, &r->corrupt, "CORRUPT: message %u from "
 			   "participant %u has %u bytes, %u expected", k, s,
 			   wc->byte_len, len);
 	else if (rd_check(buf, len, key, &mm))
-		data_error(r, &r->corrupt, "CORRUPT: message %u from "
+		data_error(&r->logged, &r->corrupt, "CORRUPT: message %u from "
 			   "participant %u (%u bytes): byte %u is 0x%02x, "
 			   "0x%02x expected", k, s, len, mm.offset, mm.got,
 			   mm.want);
@@ -1738,7 +1452,7 @@ static int poll_recvs(struct run *r)
 			return -1;
 		}
 		if (wc[i].status != IBV_WC_SUCCESS)
-			data_error(r, &r->recv_errors, "a receive completed "
+			data_error(&r->logged, &r->recv_errors, "a receive completed "
 				   "with %s (status %d, vendor error 0x%x)",
 				   ibv_wc_status_str(wc[i].status),
 				   wc[i].status, wc[i].vendor_err);
@@ -1954,8 +1668,8 @@ static int run_loop(struct run *r)
 			progress(r, now, &last_t, &last_sent, &last_recv);
 			next_progress = now + PROGRESS_NS;
 		}
-		if (g_signal) {
-			fail("interrupted by signal %d", (int)g_signal);
+		if (rd_signal) {
+			fail("interrupted by signal %d", (int)rd_signal);
 			report_missing(r);
 			return -1;
 		}
@@ -2027,7 +1741,7 @@ static int check_order(struct run *r)
 		rx = &r->rx[s];
 		for (j = 0; j < rx->nlate; j++)
 			if (!test_bit(resent[s], rx->late[j].k))
-				data_error(r, &r->misordered, "MISORDERED: "
+				data_error(&r->logged, &r->misordered, "MISORDERED: "
 					   "message %u from participant %u "
 					   "arrived after its message %u",
 					   rx->late[j].k, s,
@@ -2073,22 +1787,6 @@ static void print_sizes(const struct run *r)
 		       r->sent ? 100.0 * r->sent_cls[c] / r->sent : 0.0,
 		       r->recv_cls[c]);
 	}
-}
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
 }
 
 /* The one-sided figures, one object (zeros without --rdma-ops). */
@@ -2156,8 +1854,8 @@ static int write_json(const struct run *r, bool passed, double seconds)
 	}
 	fprintf(f, "  ],\n  \"passed\": %s,\n  \"failure\": ",
 		passed ? "true" : "false");
-	if (g_failure[0])
-		json_string(f, g_failure);
+	if (rd_failure[0])
+		json_string(f, rd_failure);
 	else
 		fputs("null", f);
 	fputs("\n}\n", f);
@@ -2228,13 +1926,7 @@ static void teardown(struct run *r)
 		if (ret)
 			fail("ibv_dealloc_pd: %s", verr(ret));
 	}
-	if (r->ctx) {
-		ret = ibv_close_device(r->ctx);
-		if (ret)
-			fail("ibv_close_device: %s", verr(ret));
-	}
-	if (r->devs)
-		ibv_free_device_list(r->devs);
+	rd_dev_close(&r->dv);
 	if (r->rx)
 		for (p = 0; p < r->o.peers; p++) {
 			free(r->rx[p].seen);
@@ -2254,15 +1946,9 @@ static void teardown(struct run *r)
 	free(r->lbuf);
 }
 
-static void on_signal(int sig)
-{
-	g_signal = sig;
-}
-
 int main(int argc, char **argv)
 {
 	struct run run = { 0 }, *r = &run;
-	struct sigaction sa = { .sa_handler = on_signal };
 	char rdma_also[128] = "", rdma_failed[96] = "";
 	struct rd_hello me;
 	double seconds = 0;
@@ -2271,11 +1957,9 @@ int main(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &r->o))
 		return 2;
-	g_index = r->o.index;
+	rd_index = r->o.index;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGPIPE, SIG_IGN);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	rd_signals();
 	r->t_begin = rd_now();
 	r->deadline = r->t_begin + (uint64_t)r->o.timeout * NS;
 	note("participant %u of %u, seed %" PRIu64 ", %u messages, max-size "
@@ -2303,7 +1987,7 @@ int main(int argc, char **argv)
 		.peers = r->o.peers,
 		.index = r->o.index,
 		.qpn = r->qp->qp_num,
-		.ipv4 = r->ipv4,
+		.ipv4 = r->dv.ipv4,
 		.messages = r->o.messages,
 		.max_size = r->o.max_size,
 		.flags = r->o.ordered ? RD_HELLO_ORDERED : 0,
@@ -2314,7 +1998,7 @@ int main(int argc, char **argv)
 		.seed = r->o.seed,
 		.digest = rd_gen_digest(r->o.seed, r->o.max_size),
 	};
-	memcpy(me.gid, r->gid.raw, sizeof(me.gid));
+	memcpy(me.gid, r->dv.gid.raw, sizeof(me.gid));
 	note("qpn %u; %s", me.qpn, r->o.index ? "joining the hub" :
 	     "the hub: waiting for the others");
 	if (ctl_start(&r->ctl, &me, r->table)) {
@@ -2330,8 +2014,8 @@ int main(int argc, char **argv)
 	check_order(r);
 
 out:
-	if (g_failure[0] && r->ctl_opened)
-		ctl_fail(&r->ctl, g_failure);
+	if (rd_failure[0] && r->ctl_opened)
+		ctl_fail(&r->ctl, rd_failure);
 	if (r->data_phase) {
 		if (!r->t_end)
 			r->t_end = rd_now();
@@ -2343,7 +2027,7 @@ out:
 	/* After the release: nobody sends to our QP any more. */
 	teardown(r);
 
-	passed = !g_failure[0] && r->released && !r->duplicates && !r->lost &&
+	passed = !rd_failure[0] && r->released && !r->duplicates && !r->lost &&
 		 !r->corrupt && !r->recv_errors && !r->misordered &&
 		 !r->rdma_corrupt && !r->rdma_duplicates;
 	if (r->o.rdma_ops) {
@@ -2387,9 +2071,9 @@ out:
 		passed = false;
 	if (passed)
 		printf("%s: index %u PASSED\n", RD_PROG, r->o.index);
-	else if (g_failure[0])
+	else if (rd_failure[0])
 		printf("%s: index %u FAILED: %s\n", RD_PROG, r->o.index,
-		       g_failure);
+		       rd_failure);
 	else
 		printf("%s: index %u FAILED: %" PRIu64 " duplicates, %" PRIu64
 		       " lost, %" PRIu64 " corrupt, %" PRIu64 " misordered, %"

@@ -5,9 +5,10 @@
  * arrives exactly once with every byte intact.  With --rdma-ops, each
  * also writes into and reads back from every other's window (one-sided
  * transactions).  This header is what the
- * parts share: the message generator (gen.c) and the TCP rendezvous
- * (ctl.c), neither of which needs a device, so that the host self-test
- * (tests/selftest.c) can exercise both.
+ * parts share, with wren_rc_stress (rc.c) too: the message generator
+ * (gen.c) and the TCP rendezvous (ctl.c), neither of which needs a
+ * device, so that the host self-test (tests/selftest.c) can exercise
+ * both.
  */
 #ifndef WREN_RDTEST_H
 #define WREN_RDTEST_H
@@ -16,7 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RD_PROG			"wren_rd_stress"
+/* The program's name, for messages: each program defines it. */
+extern const char *rd_prog;
 
 /* Immediate data: the sender's index above a 24-bit message number. */
 #define RD_IMM_K_BITS		24
@@ -50,6 +52,15 @@ struct rd_class {
 #define RD_NCLASSES		5
 
 extern const struct rd_class rd_classes[RD_NCLASSES];
+
+/* splitmix64's finalizer: a stateless 64-bit mix. */
+static inline uint64_t rd_mix64(uint64_t z)
+{
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
 
 /* The key every draw for message k from @s to @d derives from. */
 uint64_t rd_msg_key(uint64_t seed, unsigned int s, unsigned int d,
@@ -96,6 +107,8 @@ uint64_t rd_gen_digest(uint64_t seed, uint32_t max_size);
 /* ------------------------------------------------------------------ */
 
 #define RD_HELLO_ORDERED	(1U << 0)
+/* wren_rc_stress, whose QPs are RC: never to meet a wren_rd_stress. */
+#define RD_HELLO_RC		(1U << 1)
 
 /* What a participant tells the hub about itself. */
 struct rd_hello {
@@ -113,6 +126,14 @@ struct rd_hello {
 	uint64_t seed;
 	uint64_t digest;	/* rd_gen_digest() */
 	uint8_t gid[16];
+	/*
+	 * RD_HELLO_RC: the RC QPs to each other participant, each taking
+	 * qp_window work requests at most, and their numbers, qps per
+	 * participant in index order (our own row unused).
+	 */
+	uint32_t qps;
+	uint32_t qp_window;
+	const uint32_t *qpns;	/* peers * qps */
 };
 
 /* One row of the table the hub hands out. */
@@ -123,6 +144,8 @@ struct rd_peer {
 	uint32_t win_rkey;
 	uint64_t win_addr;
 	uint8_t gid[16];
+	/* RD_HELLO_RC: peers * qps QP numbers, the caller's array. */
+	uint32_t *qpns;
 };
 
 /* A participant's word at the end: its own verdict, relayed to all. */
@@ -178,7 +201,10 @@ uint64_t rd_now(void);
 int ctl_open(struct ctl *c, unsigned int peers, unsigned int index,
 	     const char *hub, uint16_t port, unsigned int connect_s,
 	     uint64_t deadline);
-/* Exchange hellos for the table (@table has ctl->peers rows). */
+/*
+ * Exchange hellos for the table (@table has ctl->peers rows; with
+ * @me->qps, each row's qpns room for peers * qps numbers).
+ */
 int ctl_start(struct ctl *c, const struct rd_hello *me,
 	      struct rd_peer *table);
 /* We are done: all sent, all received; @resent lists our resends. */

@@ -2,14 +2,14 @@
 /*
  * The host self-test of wren_rd_stress's parts that need no device: the
  * message generator (sizes, their distribution and mean, the payload and
- * its check) and the TCP rendezvous (with the one-sided windows it hands
- * out), played by forked participants on loopback.  TAP, then "N passed,
+ * its check) and the TCP rendezvous (with the one-sided windows and the
+ * RC QP numbers it hands out), played by forked participants on
+ * loopback.  wren_rc_stress's operations: tests/rcgen_test.c.  TAP, then "N passed,
  * N failed"; exit 1 if any failed.
  */
 #define _GNU_SOURCE
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,24 +17,9 @@
 #include <unistd.h>
 
 #include "rdtest.h"
+#include "tap.h"
 
-static int tests, failed;
-
-static void ok(bool cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tests++;
-	failed += !cond;
-	printf("%s %d - ", cond ? "ok" : "not ok", tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
+const char *rd_prog = "rdtest_selftest";
 
 /* ------------------------------------------------------------------ */
 /* The generator                                                        */
@@ -172,7 +157,43 @@ enum role_fault {
 	FAULT_HANGUP,		/* exits after the table, saying nothing */
 	FAULT_ABSENT,		/* never connects */
 	FAULT_HUB_FAIL,		/* the hub fails before the table */
+	FAULT_QPS,		/* says another --qps */
+	FAULT_PROGRAM,		/* runs wren_rd_stress among RC ones */
 };
+
+/* RC QPs per peer in every HELLO: the table must carry their numbers. */
+#define QPS		2
+#define MAX_P		8
+
+static uint32_t qpn_store[MAX_P][MAX_P * QPS];
+
+/* Participant @i's QP @q to @p, as its HELLO says and the table must. */
+static uint32_t rc_qpn(unsigned int i, unsigned int p, unsigned int q)
+{
+	return p == i ? 0 : 5000 + 100 * i + QPS * p + q;
+}
+
+/* Room in @table for every row's QP numbers, from @rows. */
+static void table_room(struct rd_peer *table, uint32_t (*rows)[MAX_P * QPS])
+{
+	unsigned int p;
+
+	for (p = 0; p < MAX_P; p++)
+		table[p].qpns = rows[p];
+}
+
+static bool qpns_right(const struct rd_peer *table, unsigned int peers)
+{
+	unsigned int p, d, q;
+
+	for (p = 0; p < peers; p++)
+		for (d = 0; d < peers; d++)
+			for (q = 0; q < QPS; q++)
+				if (table[p].qpns[d * QPS + q] !=
+				    rc_qpn(p, d, q))
+					return false;
+	return true;
+}
 
 static struct rd_hello hello_of(unsigned int peers, unsigned int i,
 				uint64_t seed)
@@ -190,8 +211,16 @@ static struct rd_hello hello_of(unsigned int peers, unsigned int i,
 		.win_addr = 0x7f0000000000ULL + ((uint64_t)i << 32),
 		.seed = seed,
 		.digest = rd_gen_digest(seed, 4096),
+		.flags = RD_HELLO_RC,
+		.qps = QPS,
+		.qp_window = 8,
+		.qpns = qpn_store[i],
 	};
+	unsigned int p, q;
 
+	for (p = 0; p < peers; p++)
+		for (q = 0; q < QPS; q++)
+			qpn_store[i][p * QPS + q] = rc_qpn(i, p, q);
 	memset(h.gid, 0, sizeof(h.gid));
 	h.gid[10] = h.gid[11] = 0xff;
 	h.gid[15] = (uint8_t)(i + 1);
@@ -202,7 +231,8 @@ static struct rd_hello hello_of(unsigned int peers, unsigned int i,
 static bool refused_hello(enum role_fault fault)
 {
 	return fault == FAULT_SEED || fault == FAULT_RDMA_OPS ||
-	       fault == FAULT_RDMA_MAX;
+	       fault == FAULT_RDMA_MAX || fault == FAULT_QPS ||
+	       fault == FAULT_PROGRAM;
 }
 
 /*
@@ -213,7 +243,8 @@ static bool refused_hello(enum role_fault fault)
 static int participant(unsigned int peers, unsigned int i, uint16_t port,
 		       enum role_fault fault, const char *expect)
 {
-	struct rd_peer table[8];
+	static uint32_t rows[MAX_P][MAX_P * QPS];
+	struct rd_peer table[MAX_P];
 	struct rd_hello me = hello_of(peers, i, fault == FAULT_SEED ? 99 : 1);
 	struct rd_pair resent[2] = { { (i + 1) % peers, 7 },
 				     { (i + 2) % peers, 8 } };
@@ -227,6 +258,15 @@ static int participant(unsigned int peers, unsigned int i, uint16_t port,
 		me.rdma_ops = 11;
 	if (fault == FAULT_RDMA_MAX)
 		me.rdma_max = 2048;
+	if (fault == FAULT_QPS) {
+		/* Its numbers for 3 QPs per peer: the hub must not read on. */
+		me.qps = 3;
+	}
+	if (fault == FAULT_PROGRAM) {
+		me.flags &= ~RD_HELLO_RC;
+		me.qps = 0;
+	}
+	table_room(table, rows);
 	alarm(20);
 	ret = ctl_open(&c, peers, i, "127.0.0.1", port, 10,
 		       rd_now() + 15000000000ULL);
@@ -252,6 +292,8 @@ static int participant(unsigned int peers, unsigned int i, uint16_t port,
 		    memcmp(table[p].gid, h.gid, sizeof(h.gid)))
 			return 13;
 	}
+	if (!qpns_right(table, peers))
+		return 20;
 	if (fault == FAULT_FAIL) {
 		ctl_fail(&c, "a deliberate failure");
 		ctl_close(&c);
@@ -344,7 +386,8 @@ static void scenario(const char *name, unsigned int peers, unsigned int who,
 		close(pfd[1]);
 		/* Re-enter through the common path with the socket open. */
 		{
-			struct rd_peer table[8];
+			static uint32_t rows[MAX_P][MAX_P * QPS];
+			struct rd_peer table[MAX_P];
 			struct rd_hello me = hello_of(peers, 0, 1);
 			struct rd_pair resent[2] = { { 1, 7 },
 						     { 2 % peers, 8 } };
@@ -352,6 +395,7 @@ static void scenario(const char *name, unsigned int peers, unsigned int who,
 			enum ctl_state s;
 			unsigned int p;
 
+			table_room(table, rows);
 			alarm(20);
 			if (fault == FAULT_HUB_FAIL) {
 				usleep(300000);	/* let them queue up */
@@ -373,6 +417,8 @@ static void scenario(const char *name, unsigned int peers, unsigned int who,
 				    table[p].win_rkey != h.win_rkey)
 					_exit(34);
 			}
+			if (!qpns_right(table, peers))
+				_exit(38);
 			if (ctl_done(&c, &rep, resent, peers > 2 ? 2 : 1))
 				_exit(35);
 			do
@@ -447,6 +493,10 @@ int main(void)
 		 FAULT_RDMA_OPS, "says --rdma-ops 11, the hub 10", false);
 	scenario("another largest transaction aborts everybody", 3, 2,
 		 FAULT_RDMA_MAX, "writes and reads 2048 bytes at most", false);
+	scenario("a --qps mismatch aborts everybody", 3, 2, FAULT_QPS,
+		 "says --qps 3, the hub 2", false);
+	scenario("wren_rd_stress among wren_rc_stress aborts everybody", 3, 1,
+		 FAULT_PROGRAM, "participant 1 runs wren_rd_stress", false);
 	scenario("a participant's failure aborts everybody", 3, 1, FAULT_FAIL,
 		 "participant 1 failed: a deliberate failure", false);
 	scenario("a participant hanging up aborts everybody", 3, 2,
@@ -457,6 +507,5 @@ int main(void)
 		 FAULT_HUB_FAIL,
 		 "participant 0 (the hub) failed: a deliberate failure", false);
 
-	printf("%d passed, %d failed\n", tests - failed, failed);
-	return failed ? 1 : 0;
+	return tap_done();
 }
