@@ -11,7 +11,8 @@
  * SENDs, RDMA WRITEs with and without immediate each followed by a READ
  * of the same bytes back, READs of the responder's read source, and
  * FETCH_AND_ADDs and CMP_AND_SWPs on a counter the responder keeps for
- * that QP alone, some through ibv_post_send, some through ibv_wr_*, with
+ * that QP alone, and FETCH_AND_ADDs on one the responder shares among all
+ * its QPs, some through ibv_post_send, some through ibv_wr_*, with
  * one to three SGEs.  At most --window operations of a QP are
  * outstanding.
  *
@@ -20,7 +21,9 @@
  * every READ and atomic returns (an atomic's old value is the counter's
  * predicted one: the sum of every earlier addend, exactly once, in
  * order); the responder which arrival comes next on each QP, its length,
- * immediate and bytes, and at the end the value each counter must hold.
+ * immediate and bytes, and at the end the value each counter must hold
+ * (the shared one: the sum of every stream's addends, none lost to a
+ * concurrent one on another QP).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -55,7 +58,10 @@ const char *rd_prog = RC_PROG;
  */
 #define SGE_GAP			64
 #define MISSING_SHOWN		16
-/* A counter and the padding before a QP's write slots in the window. */
+/*
+ * A counter and the padding after it: the shared counter after the read
+ * source, each QP's before its write slots.
+ */
 #define COUNTER_AREA		64
 #define PSN_MASK		0xffffffU
 #define MAX_RD_ATOMIC		16
@@ -127,6 +133,7 @@ struct run {
 
 	uint64_t ops_done, arrivals, arrivals_expected, ops_expected, bytes;
 	uint64_t count[RC_NTYPES], wr_api, post_send, swapped;
+	uint64_t shared_final;	/* our shared counter must end at */
 	uint64_t lost, duplicates, out_of_order, corrupt, counters_checked;
 	uint64_t imm_no_recv;	/* WRITE_WITH_IMM arrivals that took none */
 	unsigned int logged;
@@ -248,7 +255,14 @@ static struct rcqp *qp_of(struct run *r, unsigned int peer, unsigned int q)
 static size_t area_off(const struct run *r, unsigned int writer,
 		       unsigned int q)
 {
-	return r->src_size + (writer * r->o.qps + q) * r->area;
+	return r->src_size + COUNTER_AREA +
+	       (writer * r->o.qps + q) * r->area;
+}
+
+/* The counter every participant adds to, after the read source. */
+static uint64_t *shared_counter(const struct run *r)
+{
+	return (uint64_t *)(r->win + r->src_size);
 }
 
 static int check_device(struct run *r)
@@ -344,8 +358,9 @@ static int alloc_memory(struct run *r)
 		     IBV_ACCESS_LOCAL_WRITE, "local buffers") ||
 	    alloc_mr(r, &r->rmem, &r->rmr, r->rstride * o->recv_depth * r->nqp,
 		     IBV_ACCESS_LOCAL_WRITE, "receive buffers") ||
-	    alloc_mr(r, &r->win, &r->wmr, r->src_size + r->area * r->nqp,
-		     remote, "the window"))
+	    alloc_mr(r, &r->win, &r->wmr,
+		     r->src_size + COUNTER_AREA + r->area * r->nqp, remote,
+		     "the window"))
 		return -1;
 	r->scratch = malloc(o->max_size);
 	r->source = malloc((size_t)o->max_size * o->peers);
@@ -354,6 +369,8 @@ static int alloc_memory(struct run *r)
 		return -1;
 	}
 	rd_fill(r->win, o->max_size, rc_source_key(o->seed, o->index));
+	*shared_counter(r) = rc_shared_init(o->seed, o->index);
+	r->shared_final = *shared_counter(r);
 	return 0;
 }
 
@@ -525,6 +542,7 @@ static int connect_qps(struct run *r)
 		rc_totals(&r->cfg, c->peer, o->index, c->q, &tot);
 		c->arrivals = tot.consumed;
 		c->counter_final = tot.counter;
+		r->shared_final += tot.shared;
 		r->arrivals_expected += tot.consumed;
 		r->ops_expected += o->ops;
 
@@ -640,6 +658,8 @@ static uint64_t op_raddr(const struct run *r, const struct rcqp *c,
 		return c->remote + COUNTER_AREA + r->wstride * op->slot;
 	case RC_READ:
 		return r->table[c->peer].win_addr + op->offset;
+	case RC_FADD_SHARED:
+		return r->table[c->peer].win_addr + r->src_size;
 	default:
 		return c->remote;	/* the counter */
 	}
@@ -680,6 +700,7 @@ static void build_wr(struct run *r, struct rcqp *c, const struct rc_op *op,
 		wr->opcode = IBV_WR_RDMA_READ;
 		break;
 	case RC_FADD:
+	case RC_FADD_SHARED:
 		wr->opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 		wr->wr.atomic.compare_add = op->arg;
 		break;
@@ -691,7 +712,7 @@ static void build_wr(struct run *r, struct rcqp *c, const struct rc_op *op,
 	case RC_NTYPES:
 		break;
 	}
-	if (op->type == RC_FADD || op->type == RC_CSWAP) {
+	if (rc_is_atomic(op->type)) {
 		wr->wr.atomic.remote_addr = raddr;
 		wr->wr.atomic.rkey = rkey;
 	} else {
@@ -731,6 +752,7 @@ static void build_wrx(struct run *r, struct rcqp *c, const struct rc_op *op,
 		ibv_wr_rdma_read(x, rkey, raddr);
 		break;
 	case RC_FADD:
+	case RC_FADD_SHARED:
 		ibv_wr_atomic_fetch_add(x, rkey, raddr, op->arg);
 		break;
 	case RC_CSWAP:
@@ -856,6 +878,7 @@ static enum ibv_wc_opcode wc_opcode(enum rc_op_type t)
 	case RC_READBACK:
 		return IBV_WC_RDMA_READ;
 	case RC_FADD:
+	case RC_FADD_SHARED:
 		return IBV_WC_FETCH_ADD;
 	case RC_CSWAP:
 		return IBV_WC_COMP_SWAP;
@@ -1348,7 +1371,8 @@ static int run_loop(struct run *r)
 
 /*
  * Everybody is done, so every atomic on our counters has executed: each
- * must hold what its stream's draws add up to.
+ * QP's must hold what its stream's draws add up to, the shared one what
+ * every stream's shared FETCH_AND_ADDs add up to.
  */
 static void check_counters(struct run *r)
 {
@@ -1367,6 +1391,12 @@ static void check_counters(struct run *r)
 				   c->counter_final);
 		r->counters_checked++;
 	}
+	if (*shared_counter(r) != r->shared_final)
+		data_error(&r->logged, &r->corrupt, "CORRUPT: the shared "
+			   "counter holds 0x%016" PRIx64 ", not 0x%016" PRIx64
+			   " (an addend lost or repeated among the QPs)",
+			   *shared_counter(r), r->shared_final);
+	r->counters_checked++;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1491,11 +1521,11 @@ static void print_results(const struct run *r, double seconds)
 	       r->arrivals, r->bytes, r->lost, r->duplicates, r->out_of_order,
 	       r->corrupt, seconds);
 	printf("%s: index %u atomics checked %" PRIu64 " swapped %" PRIu64
-	       " counters %" PRIu64 "; posted through ibv_post_send %" PRIu64
-	       ", ibv_wr_* %" PRIu64 "; WRITE_WITH_IMM arrivals without a "
-	       "receive %" PRIu64 "\n", RC_PROG, r->o.index,
-	       r->count[RC_FADD] + r->count[RC_CSWAP], r->swapped,
-	       r->counters_checked, r->post_send, r->wr_api, r->imm_no_recv);
+	       " shared %" PRIu64 " counters %" PRIu64 "; posted through "
+	       "ibv_post_send %" PRIu64 ", ibv_wr_* %" PRIu64 "; "
+	       "WRITE_WITH_IMM arrivals without a receive %" PRIu64 "\n",
+	       RC_PROG, r->o.index, r->count[RC_FADD] + r->count[RC_CSWAP],
+	       r->swapped, r->count[RC_FADD_SHARED], r->counters_checked, r->post_send, r->wr_api, r->imm_no_recv);
 	for (t = 0; t < RC_NTYPES; t++)
 		printf("%s: index %u   %-20s %10" PRIu64 "\n", RC_PROG,
 		       r->o.index, rc_op_name[t], r->count[t]);

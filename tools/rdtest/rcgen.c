@@ -26,6 +26,7 @@ const char *const rc_op_name[RC_NTYPES] = {
 	[RC_READ] = "RDMA READ",
 	[RC_FADD] = "FETCH_AND_ADD",
 	[RC_CSWAP] = "CMP_AND_SWP",
+	[RC_FADD_SHARED] = "FETCH_AND_ADD (shared)",
 };
 
 /*
@@ -36,7 +37,7 @@ static const struct {
 	enum rc_op_type type;
 	uint32_t weight;
 } mix[] = {
-	{ RC_SEND, 200 },
+	{ RC_SEND, 160 },
 	{ RC_SEND_IMM, 150 },
 	{ RC_SEND_INLINE, 100 },
 	{ RC_WRITE, 130 },
@@ -44,6 +45,7 @@ static const struct {
 	{ RC_READ, 150 },
 	{ RC_FADD, 100 },
 	{ RC_CSWAP, 80 },
+	{ RC_FADD_SHARED, 40 },
 };
 
 static uint64_t stream_seed(uint64_t seed, unsigned int q)
@@ -56,6 +58,11 @@ uint64_t rc_counter_init(uint64_t seed, unsigned int s, unsigned int d,
 {
 	return rd_mix64(rd_msg_key(stream_seed(seed, q), s, d, 0) ^
 			TAG_COUNTER);
+}
+
+uint64_t rc_shared_init(uint64_t seed, unsigned int d)
+{
+	return rd_mix64(rc_source_key(seed, d) ^ TAG_COUNTER);
 }
 
 uint32_t rc_psn(uint64_t seed, unsigned int s, unsigned int d,
@@ -91,6 +98,11 @@ bool rc_consumes(enum rc_op_type t)
 {
 	return t == RC_SEND || t == RC_SEND_IMM || t == RC_SEND_INLINE ||
 	       t == RC_WRITE_IMM;
+}
+
+bool rc_is_atomic(enum rc_op_type t)
+{
+	return t == RC_FADD || t == RC_CSWAP || t == RC_FADD_SHARED;
 }
 
 static bool is_write(enum rc_op_type t)
@@ -178,13 +190,18 @@ bool rc_next(struct rc_stream *st, struct rc_op *op)
 		if (op->swaps)
 			st->counter = op->arg;
 		break;
+	case RC_FADD_SHARED:
+		/* Its old value depends on the others': none expected. */
+		op->len = 8;
+		op->arg = rd_mix64(y);
+		break;
 	case RC_READBACK:
 	case RC_NTYPES:
 		break;
 	}
 	if (op->type == RC_SEND_IMM || op->type == RC_WRITE_IMM)
 		op->imm = (uint32_t)st->q << 24 | (st->j & 0xffffffU);
-	op->nsge = op->type == RC_FADD || op->type == RC_CSWAP ? 1 :
+	op->nsge = rc_is_atomic(op->type) ? 1 :
 		   draw_nsge(x, op->len, op->type == RC_SEND_INLINE ? 2 :
 							     RC_MAX_SGE);
 	st->prev = *op;
@@ -203,6 +220,8 @@ void rc_totals(const struct rc_cfg *cfg, unsigned int s, unsigned int d,
 	while (rc_next(&st, &op)) {
 		t->count[op.type]++;
 		t->consumed += rc_consumes(op.type);
+		if (op.type == RC_FADD_SHARED)
+			t->shared += op.arg;
 	}
 	t->counter = st.counter;
 }

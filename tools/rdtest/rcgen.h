@@ -27,6 +27,7 @@ enum rc_op_type {
 	RC_READ,		/* of the responder's read source */
 	RC_FADD,
 	RC_CSWAP,
+	RC_FADD_SHARED,		/* on the responder's counter for everybody */
 	RC_NTYPES,
 };
 
@@ -79,9 +80,17 @@ void rc_stream_init(struct rc_stream *st, const struct rc_cfg *cfg,
 bool rc_next(struct rc_stream *st, struct rc_op *op);
 /* Does @t take a receive at the responder? */
 bool rc_consumes(enum rc_op_type t);
+/* Is @t an 8-byte atomic? */
+bool rc_is_atomic(enum rc_op_type t);
 /* The counter's value before the first atomic of the stream. */
 uint64_t rc_counter_init(uint64_t seed, unsigned int s, unsigned int d,
 			 unsigned int q);
+/*
+ * The value @d's shared counter starts at: every participant's
+ * FETCH_AND_ADDs on every QP to @d add to it at once, so only its final
+ * value tells (that no addend was lost to another's).
+ */
+uint64_t rc_shared_init(uint64_t seed, unsigned int d);
 /* The 24-bit start PSN of the stream's QP at s. */
 uint32_t rc_psn(uint64_t seed, unsigned int s, unsigned int d,
 		unsigned int q);
@@ -92,6 +101,7 @@ uint64_t rc_source_key(uint64_t seed, unsigned int d);
 struct rc_totals {
 	uint32_t consumed;	/* operations that take a receive */
 	uint64_t counter;	/* the atomic counter's final value */
+	uint64_t shared;	/* what the stream adds to the shared one */
 	uint64_t count[RC_NTYPES];
 };
 

@@ -82,8 +82,7 @@ static void test_bounds(void)
 			bad |= 1;
 		if (op.type == RC_READ && op.offset + op.len > cfg.max_size)
 			bad |= 2;
-		if ((op.type == RC_FADD || op.type == RC_CSWAP) &&
-		    (op.len != 8 || op.nsge != 1))
+		if (rc_is_atomic(op.type) && (op.len != 8 || op.nsge != 1))
 			bad |= 4;
 		/* A READBACK right after every WRITE, of the same bytes. */
 		if ((prev.type == RC_WRITE || prev.type == RC_WRITE_IMM) !=
@@ -119,8 +118,8 @@ static void test_bounds(void)
 	ok(prev.type != RC_WRITE && prev.type != RC_WRITE_IMM,
 	   "the last operation is no WRITE (it would not be read back)");
 	for (t = 0, i = 0; t < RC_NTYPES; t++)
-		i += count[t] > total / 20;
-	ok(i == RC_NTYPES, "every kind of operation is 5%% or more of %"
+		i += count[t] > total / 40;
+	ok(i == RC_NTYPES, "every kind of operation is 2.5%% or more of %"
 	   PRIu64, total);
 	ok(apis > total * 45 / 100 && apis < total * 55 / 100,
 	   "about half go through ibv_wr_* (%u of %" PRIu64 ")", apis, total);
@@ -133,12 +132,16 @@ static void test_atomics(void)
 	struct rc_op op;
 	struct rc_totals t;
 	uint64_t counter = rc_counter_init(cfg.seed, 2, 0, 9);
-	uint32_t wrong = 0, swaps = 0, fails = 0, consumed = 0;
+	uint32_t wrong = 0, swaps = 0, fails = 0, consumed = 0, shared = 0;
+	uint64_t added = 0;
 
 	rc_stream_init(&st, &cfg, 2, 0, 9);
 	while (rc_next(&st, &op)) {
 		consumed += rc_consumes(op.type);
-		if (op.type == RC_FADD) {
+		if (op.type == RC_FADD_SHARED) {
+			added += op.arg;
+			shared++;
+		} else if (op.type == RC_FADD) {
 			wrong += op.old != counter;
 			counter += op.arg;
 		} else if (op.type == RC_CSWAP) {
@@ -158,6 +161,10 @@ static void test_atomics(void)
 	rc_totals(&cfg, 2, 0, 9, &t);
 	ok(t.counter == counter && t.consumed == consumed,
 	   "the totals: the counter's final value, %u arrivals", consumed);
+	ok(t.shared == added && shared > 1000, "the totals: what %u shared "
+	   "FETCH_AND_ADDs add", shared);
+	ok(rc_shared_init(cfg.seed, 0) != rc_shared_init(cfg.seed, 1),
+	   "each participant's shared counter starts elsewhere");
 	ok(rc_counter_init(cfg.seed, 2, 0, 9) !=
 	   rc_counter_init(cfg.seed, 2, 0, 8), "each QP's counter starts "
 	   "elsewhere");
