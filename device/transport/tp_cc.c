@@ -20,7 +20,8 @@
  * A loss found by later acknowledgements does not by itself shrink the
  * window: on a lossy but idle link that would only waste the link, and
  * congestion shows in the delay and the ECN marks first.  Receiver grants
- * (tp_grant.c), not these windows, pace large messages into a target.
+ * (tp_grant.c) say how much of a large message may come into its target's
+ * link; these windows, as for any data, how much its paths take.
  */
 #include "tp_internal.h"
 

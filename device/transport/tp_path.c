@@ -134,9 +134,8 @@ void tp_sf_pop_settled(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 /*
  * The sub-flow for a packet charged @charge bytes: the one with the most
  * room in its window (none: TP_NONE, and the windows are marked as
- * holding sending back), or, for a packet its window does not pace
- * (@charge 0: granted data), the one with the fewest packets in flight.
- * Ties go round robin; @avoid (or TP_NONE) is passed over.
+ * holding sending back).  Ties go round robin; @avoid (or TP_NONE) is
+ * passed over.
  */
 uint32_t tp_pick_subflow(struct wren_tp *tp, struct tp_ctx *c,
 			     uint32_t avoid, uint32_t charge)
@@ -159,12 +158,11 @@ uint32_t tp_pick_subflow(struct wren_tp *tp, struct tp_ctx *c,
 			if (s->next_seq - s->head_seq >= 2 * tp->cfg.window)
 				continue;
 		}
-		if (charge && !tp_cc_allows(s, charge, &t)) {
+		if (!tp_cc_allows(s, charge, &t)) {
 			s->cwnd_limited = true;
 			continue;
 		}
-		room = charge ? (int64_t)s->cwnd - s->inflight_bytes :
-				-(int64_t)s->inflight;
+		room = (int64_t)s->cwnd - s->inflight_bytes;
 		if (room > best_room) {
 			best = i;
 			best_room = room;
