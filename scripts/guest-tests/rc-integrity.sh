@@ -9,13 +9,14 @@
 # exactly once and in order with every byte intact, every READ and atomic
 # returned what it must, and that the atomic counters it keeps for the
 # others (one per QP, one shared by all) end at the value their
-# operations add up to.  Guest 0 is the
-# rendezvous hub, 10.0.0.1 on the LAN.  ARGS go to wren_rc_stress (--qps,
-# --ops, --seed, --max-size, --timeout...); give scripts/vm a --timeout
-# that covers the run.  Passes when the summary shows every operation
-# and arrival with none lost, duplicated, out of order or corrupt and the
-# program exits 0; with --lossy (a fabric that loses frames), also when
-# the adapter's counters (rdma statistic) show the retransmissions that
+# operations add up to.  Guest 0 is the rendezvous hub, 10.0.0.1 on the
+# LAN.  ARGS go to wren_rc_stress (--qps, --ops, --srq, --seed,
+# --max-size, --timeout...); give scripts/vm a --timeout that covers the
+# run.  Passes when the summary shows every operation and arrival with
+# none lost, duplicated, out of order or corrupt and the program exits 0;
+# with --srq in ARGS, also when arrivals came through the shared receive
+# queue; with --lossy (a fabric that loses frames), also when the
+# adapter's counters (rdma statistic) show the retransmissions that
 # repaired the losses.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
@@ -59,6 +60,10 @@ opt_value() {
 limit=$(opt_value timeout 600 "$@")
 qps=$(opt_value qps 16 "$@")
 ops=$(opt_value ops 500 "$@")
+srq=
+for a in "$@"; do
+	[ "$a" = --srq ] && srq=1
+done
 
 check "modules load" load_wren
 check "LAN up" lan_up
@@ -76,6 +81,11 @@ expect_match "$total operations on $nqp RC QPs: none lost, duplicated, out of or
 expect_match "every atomic counter here ends right ($nqp QPs' and the shared one)" \
 	"^wren_rc_stress: index $index atomics checked [1-9][0-9]* swapped [1-9][0-9]* shared [1-9][0-9]* counters $((nqp + 1)); " \
 	"$out"
+if [ -n "$srq" ]; then
+	expect_match "the odd QPs' arrivals came through the SRQ" \
+		"^wren_rc_stress: index $index atomics .*; through the SRQ [1-9][0-9]*$" \
+		"$out"
+fi
 check "wren_rc_stress passed (exit status $rc)" test "$rc" -eq 0
 
 stats=$(rdma statistic show link wren_0/1 2>&1)

@@ -14,7 +14,8 @@
  * that QP alone, and FETCH_AND_ADDs on one the responder shares among all
  * its QPs, some through ibv_post_send, some through ibv_wr_*, with
  * one to three SGEs.  At most --window operations of a QP are
- * outstanding.
+ * outstanding.  With --srq, the odd QPs take their receives from one
+ * shared receive queue.
  *
  * Both ends draw the same stream, so each knows what must come next: the
  * requester that its completions come back in posting order and what
@@ -87,6 +88,7 @@ struct opts {
 	uint32_t ops;
 	uint32_t window;
 	uint32_t recv_depth;
+	bool srq;
 };
 
 /* One RC QP to one participant, both its streams. */
@@ -101,6 +103,7 @@ struct rcqp {
 	bool *done;		/* op j completed, at j % window */
 	uint8_t *lbuf;		/* window local buffers */
 	uint8_t *rbuf;		/* recv_depth receive buffers */
+	bool on_srq;		/* --srq: takes its receives from r->srq */
 	uint32_t posted;
 	uint32_t completed;	/* every op before this one completed */
 	uint32_t arrived, arrivals;	/* the peer's consuming ops */
@@ -118,6 +121,8 @@ struct run {
 	struct rd_dev dv;
 	struct ibv_pd *pd;
 	struct ibv_cq *scq, *rcq;
+	struct ibv_srq *srq;	/* --srq: the odd QPs' receives */
+	uint32_t srq_depth;
 	uint8_t *lmem, *rmem, *win, *scratch;
 	struct ibv_mr *lmr, *rmr, *wmr;
 	size_t lstride, rstride, wstride, area, src_size;
@@ -136,6 +141,7 @@ struct run {
 	uint64_t shared_final;	/* our shared counter must end at */
 	uint64_t lost, duplicates, out_of_order, corrupt, counters_checked;
 	uint64_t imm_no_recv;	/* WRITE_WITH_IMM arrivals that took none */
+	uint64_t srq_arrivals;
 	unsigned int logged;
 	bool done_reported, released, data_phase;
 };
@@ -157,6 +163,8 @@ static void usage(FILE *f)
 "  --max-size BYTES  the largest operation, K/M suffixes allowed (64K)\n"
 "  --window W        operations outstanding per QP at most (8)\n"
 "  --recv-depth R    receives posted per QP (16)\n"
+"  --srq             the odd QPs take their receives from one shared\n"
+"                    receive queue of recv-depth per QP\n"
 "Exit status: 0 if every check passed, 1 if one failed, 2 on bad usage.\n");
 }
 
@@ -189,6 +197,9 @@ static int take_opt(void *opts, int c, const char *name, const char *arg)
 			return -1;
 		o->recv_depth = (uint32_t)v;
 		return 0;
+	case 'Q':
+		o->srq = true;
+		return 0;
 	}
 	return -1;
 }
@@ -200,6 +211,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "ops", required_argument, NULL, 'm' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "recv-depth", required_argument, NULL, 'r' },
+		{ "srq", no_argument, NULL, 'Q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct rd_optdef def = {
@@ -356,7 +368,8 @@ static int alloc_memory(struct run *r)
 	r->area = COUNTER_AREA + r->cfg.nslots * r->wstride;
 	if (alloc_mr(r, &r->lmem, &r->lmr, r->lstride * o->window * r->nqp,
 		     IBV_ACCESS_LOCAL_WRITE, "local buffers") ||
-	    alloc_mr(r, &r->rmem, &r->rmr, r->rstride * o->recv_depth * r->nqp,
+	    alloc_mr(r, &r->rmem, &r->rmr,
+		     r->rstride * ((size_t)o->recv_depth * r->nqp + r->srq_depth),
 		     IBV_ACCESS_LOCAL_WRITE, "receive buffers") ||
 	    alloc_mr(r, &r->win, &r->wmr,
 		     r->src_size + COUNTER_AREA + r->area * r->nqp, remote,
@@ -387,10 +400,52 @@ static int modify(struct rcqp *c, struct ibv_qp_attr *a, int mask,
 	return 0;
 }
 
+/*
+ * Receive @slot of QP @c, or (@c NULL) of the SRQ, whose place is after
+ * every QP's: its wr_id and its buffer.
+ */
 static uint64_t recv_wr_id(const struct run *r, const struct rcqp *c,
 			   uint32_t slot)
 {
-	return RECV_TAG | (uint64_t)(c - r->qp) << RECV_IDX_SHIFT | slot;
+	uint64_t idx = c ? (uint64_t)(c - r->qp) : r->nqp;
+
+	return RECV_TAG | idx << RECV_IDX_SHIFT | slot;
+}
+
+static uint8_t *recv_buf(const struct run *r, const struct rcqp *c,
+			 uint32_t slot)
+{
+	if (c)
+		return c->rbuf + r->rstride * slot;
+	return r->rmem + r->rstride * ((size_t)r->o.recv_depth * r->nqp +
+				       slot);
+}
+
+static int post_recv(struct run *r, struct rcqp *c, uint32_t slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)recv_buf(r, c, slot),
+		.length = r->o.max_size,
+		.lkey = r->rmr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = recv_wr_id(r, c, slot),
+		.sg_list = &sge,
+		.num_sge = 1,
+	}, *bad;
+	int ret = c ? ibv_post_recv(c->qp, &wr, &bad) :
+		      ibv_post_srq_recv(r->srq, &wr, &bad);
+
+	if (ret) {
+		if (c)
+			fail("ibv_post_recv(QP %u, receive %u): %s",
+			     c->qp->qp_num, slot, verr(ret));
+		else
+			fail("ibv_post_srq_recv(receive %u of %u): %s", slot,
+			     r->srq_depth, verr(ret));
+		return -1;
+	}
+	return 0;
 }
 
 /* An RC QP to @peer, taken to INIT, its receives posted. */
@@ -429,6 +484,11 @@ static int make_qp(struct run *r, struct rcqp *c)
 	};
 	uint32_t i;
 
+	if (c->on_srq) {
+		ia.srq = r->srq;
+		ia.cap.max_recv_wr = 0;
+		ia.cap.max_recv_sge = 0;
+	}
 	c->qp = ibv_create_qp_ex(r->dv.ctx, &ia);
 	if (!c->qp) {
 		fail("ibv_create_qp_ex(RC to participant %u, q %u, %u sends of "
@@ -445,25 +505,34 @@ static int make_qp(struct run *r, struct rcqp *c)
 	if (modify(c, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 		   IBV_QP_ACCESS_FLAGS, "INIT"))
 		return -1;
-	for (i = 0; i < o->recv_depth; i++) {
-		struct ibv_sge sge = {
-			.addr = (uintptr_t)(c->rbuf + r->rstride * i),
-			.length = o->max_size,
-			.lkey = r->rmr->lkey,
-		};
-		struct ibv_recv_wr wr = {
-			.wr_id = recv_wr_id(r, c, i),
-			.sg_list = &sge,
-			.num_sge = 1,
-		}, *bad;
-		int ret = ibv_post_recv(c->qp, &wr, &bad);
-
-		if (ret) {
-			fail("ibv_post_recv(QP %u, receive %u): %s",
-			     c->qp->qp_num, i, verr(ret));
+	for (i = 0; i < o->recv_depth && !c->on_srq; i++)
+		if (post_recv(r, c, i))
 			return -1;
-		}
+	return 0;
+}
+
+/* --srq: recv-depth receives for every odd QP, posted. */
+static int make_srq(struct run *r)
+{
+	struct ibv_srq_init_attr sa = {
+		.attr = {
+			.max_wr = r->srq_depth,
+			.max_sge = 1,
+		},
+	};
+	uint32_t i;
+
+	if (!r->srq_depth)
+		return 0;
+	r->srq = ibv_create_srq(r->pd, &sa);
+	if (!r->srq) {
+		fail("ibv_create_srq(%u receives): %s", r->srq_depth,
+		     strerror(errno));
+		return -1;
 	}
+	for (i = 0; i < r->srq_depth; i++)
+		if (post_recv(r, NULL, i))
+			return -1;
 	return 0;
 }
 
@@ -494,7 +563,14 @@ static int setup_verbs(struct run *r)
 		     strerror(errno));
 		return -1;
 	}
-	if (alloc_memory(r))
+	if (o->srq)
+		r->srq_depth = (o->peers - 1) * (o->qps / 2) * o->recv_depth;
+	if (r->srq_depth > (uint32_t)r->dv.attr.max_srq_wr) {
+		fail("--srq: %u receives, %s's SRQs take %d", r->srq_depth,
+		     ibv_get_device_name(r->dv.dev), r->dv.attr.max_srq_wr);
+		return -1;
+	}
+	if (alloc_memory(r) || make_srq(r))
 		return -1;
 	for (p = 0; p < o->peers; p++) {
 		for (q = 0; q < o->qps && p != o->index; q++) {
@@ -503,6 +579,7 @@ static int setup_verbs(struct run *r)
 
 			c->peer = p;
 			c->q = q;
+			c->on_srq = r->srq && q % 2;
 			c->lbuf = r->lmem + r->lstride * o->window * i;
 			c->rbuf = r->rmem + r->rstride * o->recv_depth * i;
 			c->counter = (uint64_t *)(r->win + area_off(r, p, q));
@@ -1131,18 +1208,45 @@ static int imm_without_recv(struct run *r, const struct ibv_wc *wc)
 	return 0;
 }
 
+/*
+ * --srq: a receive of the SRQ, which any odd QP may have taken (its
+ * number says which); receives of different QPs complete in their own
+ * streams' order, so the SRQ's posting order is not checked.
+ */
+static int srq_recv_done(struct run *r, const struct ibv_wc *wc,
+			 uint32_t slot)
+{
+	struct rcqp *c = qp_by_num(r, wc->qp_num);
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		fail("SRQ receive %u (QP %u) completed with %s (vendor error "
+		     "0x%x)", slot, wc->qp_num, ibv_wc_status_str(wc->status),
+		     wc->vendor_err);
+		return -1;
+	}
+	if (!c || !c->on_srq) {
+		data_error(&r->logged, &r->corrupt, "CORRUPT: SRQ receive %u "
+			   "completed for QP %u, not one on the SRQ", slot,
+			   wc->qp_num);
+		return post_recv(r, NULL, slot);
+	}
+	r->srq_arrivals++;
+	check_arrival(r, c, wc, recv_buf(r, NULL, slot));
+	return post_recv(r, NULL, slot);
+}
+
 static int recv_done(struct run *r, const struct ibv_wc *wc)
 {
 	uint64_t idx = (wc->wr_id & ~RECV_TAG) >> RECV_IDX_SHIFT;
 	uint32_t slot = (uint32_t)wc->wr_id;
-	struct ibv_recv_wr wr, *bad;
-	struct ibv_sge sge;
 	struct rcqp *c;
-	int ret;
 
 	if (!(wc->wr_id & RECV_TAG))
 		return imm_without_recv(r, wc);
-	if (idx >= r->nqp || !r->qp[idx].qp || slot >= r->o.recv_depth) {
+	if (idx == r->nqp && r->srq && slot < r->srq_depth)
+		return srq_recv_done(r, wc, slot);
+	if (idx >= r->nqp || !r->qp[idx].qp || r->qp[idx].on_srq ||
+	    slot >= r->o.recv_depth) {
 		data_error(&r->logged, &r->corrupt, "CORRUPT: a receive "
 			   "completion of no receive (wr_id 0x%" PRIx64 ")",
 			   wc->wr_id);
@@ -1166,25 +1270,8 @@ static int recv_done(struct run *r, const struct ibv_wc *wc)
 			   "%u was first", c->qp->qp_num, c->peer, c->q, slot,
 			   c->recv_next % r->o.recv_depth);
 	c->recv_next++;
-	check_arrival(r, c, wc, c->rbuf + r->rstride * slot);
-
-	sge = (struct ibv_sge){
-		.addr = (uintptr_t)(c->rbuf + r->rstride * slot),
-		.length = r->o.max_size,
-		.lkey = r->rmr->lkey,
-	};
-	wr = (struct ibv_recv_wr){
-		.wr_id = wc->wr_id,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
-	ret = ibv_post_recv(c->qp, &wr, &bad);
-	if (ret) {
-		fail("ibv_post_recv(QP %u, receive %u): %s", c->qp->qp_num,
-		     slot, verr(ret));
-		return -1;
-	}
-	return 0;
+	check_arrival(r, c, wc, recv_buf(r, c, slot));
+	return post_recv(r, c, slot);
 }
 
 /* Drain @cq through @done, POLL_BATCH at a time: how many, or -1. */
@@ -1487,6 +1574,8 @@ static void teardown(struct run *r)
 		free(r->qp[i].ring);
 		free(r->qp[i].done);
 	}
+	if (r->srq && (ret = ibv_destroy_srq(r->srq)))
+		fail("ibv_destroy_srq: %s", verr(ret));
 	if (r->lmr && (ret = ibv_dereg_mr(r->lmr)))
 		fail("ibv_dereg_mr(local buffers): %s", verr(ret));
 	if (r->rmr && (ret = ibv_dereg_mr(r->rmr)))
@@ -1523,9 +1612,11 @@ static void print_results(const struct run *r, double seconds)
 	printf("%s: index %u atomics checked %" PRIu64 " swapped %" PRIu64
 	       " shared %" PRIu64 " counters %" PRIu64 "; posted through "
 	       "ibv_post_send %" PRIu64 ", ibv_wr_* %" PRIu64 "; "
-	       "WRITE_WITH_IMM arrivals without a receive %" PRIu64 "\n",
+	       "WRITE_WITH_IMM arrivals without a receive %" PRIu64 "; "
+	       "through the SRQ %" PRIu64 "\n",
 	       RC_PROG, r->o.index, r->count[RC_FADD] + r->count[RC_CSWAP],
-	       r->swapped, r->count[RC_FADD_SHARED], r->counters_checked, r->post_send, r->wr_api, r->imm_no_recv);
+	       r->swapped, r->count[RC_FADD_SHARED], r->counters_checked,
+	       r->post_send, r->wr_api, r->imm_no_recv, r->srq_arrivals);
 	for (t = 0; t < RC_NTYPES; t++)
 		printf("%s: index %u   %-20s %10" PRIu64 "\n", RC_PROG,
 		       r->o.index, rc_op_name[t], r->count[t]);
