@@ -382,6 +382,23 @@ def s10(results, run, bucket, fig, scen="s10_websearch"):
     return get(results, scen, run, "fct", bucket, fig)
 
 
+RETX = ("retx_timeout", "retx_fast", "retx_nack", "retx_reconnect")
+
+
+def retx_share(results, scenario, run, spurious=False):
+    """Retransmissions (or, with @spurious, the copies the target
+    already had) per DATA packet sent, median over the seeds; both
+    transports keep the same counters."""
+    vals = []
+    for r in results.get(scenario, {}).get(run, []):
+        st = (r["result"] or {}).get("stats") or {}
+        if st.get("tx_data_pkts"):
+            n = st.get("retx_spurious", 0) if spurious else \
+                sum(st.get(k, 0) for k in RETX)
+            vals.append(n / st["tx_data_pkts"])
+    return statistics.median(vals) if vals else None
+
+
 def beside(results):
     """The baselines and other figures shown next to the targets."""
     g = lambda s, r, *p: get(results, s, r, *p)
@@ -454,6 +471,12 @@ def beside(results):
         for pct in ("p50", "p99"):
             add("S9 %s %s / single flow" % (label, pct),
                 s9_ratio(results, run, single, pct))
+        add("S9 %s goodput (fraction of wire limit)" % label,
+            g("s9_perm2m", run, "goodput", "fraction_of_wire_limit"))
+        add("S9 %s retransmitted / spurious, per DATA packet" % label,
+            "%.4f / %.4f" % (retx_share(results, "s9_perm2m", run),
+                             retx_share(results, "s9_perm2m", run, True))
+            if retx_share(results, "s9_perm2m", run) is not None else None)
     for scen, tag in (("s10_websearch", "S10"), ("s11_hadoop", "S11")):
         for run in run_names(scen):
             for b in S10_BUCKETS:
@@ -462,6 +485,13 @@ def beside(results):
                 if p50 is not None:
                     add("%s %s %s slowdown p50 / p99" % (tag, run, b),
                         "%.2f / %.2f" % (p50, p99))
+            add("%s %s goodput to the last completion (of WL)" % (tag, run),
+                g(scen, run, "goodput", "fraction_of_wire_limit"))
+            rx = retx_share(results, scen, run)
+            add("%s %s retransmitted / spurious, per DATA packet"
+                % (tag, run), "%.4f / %.4f" %
+                (rx, retx_share(results, scen, run, True))
+                if rx is not None else None)
     return out
 
 
