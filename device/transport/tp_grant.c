@@ -134,7 +134,9 @@ size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f)
 	 * packet at a time, least granted first, so that they keep level.
 	 */
 	if (tp->granted_out && tp_list_empty(&tp->grants) &&
-	    chunk < min_u64(tp->cfg.grant_chunk, rm->m.len - rm->granted))
+	    chunk < min_u64(min_u64(tp->cfg.grant_chunk,
+				    tp->cfg.grant_window) / mtu * mtu,
+			    rm->m.len - rm->granted))
 		chunk = 0;
 	if (!chunk) {
 		/* No room: wait for granted bytes to arrive. */

@@ -693,6 +693,40 @@ static void test_grants(void)
 	net_free(net);
 }
 
+/*
+ * A message granted alone is granted in whole chunks; a chunk that is
+ * not a whole number of packets must not hold its grants back until
+ * nothing is outstanding (stop and go): it takes about as long as with
+ * a chunk of whole packets.
+ */
+static void test_grant_lone_chunks(void)
+{
+	uint64_t at[2], t0;
+
+	for (int i = 0; i < 2; i++) {
+		struct wren_tp_config cfg;
+		struct wren_tp_stats st;
+		struct net *net;
+
+		cfg_default(&cfg);
+		cfg.grant_threshold = 16384;
+		cfg.grant_window = 65536;
+		cfg.grant_chunk = i ? 10000 : 10240;
+		net = net_new(2, &cfg, 13);
+		CHECK(net_start(net));
+		CHECK(net_send(net, 1, 0, 1 << 20, false, 0, 0) >= 0);
+		t0 = net->now;
+		net_run(net, 100 * MS);
+		CHECK_EQ(net_msgs_ok(net), 1);
+		net_stats(net, 0, &st);
+		/* Whole chunks: far fewer GRANTs than DATA packets. */
+		CHECK(st.tx_grants < st.rx_data_pkts / 4);
+		at[i] = net->msgs[0].delivered_at - t0;
+		net_free(net);
+	}
+	CHECK(at[1] < at[0] + at[0] / 5);
+}
+
 static enum net_verdict trim_some(struct net *net, struct net_filter_ctx *f)
 {
 	return f->type == WREN_WIRE_DATA && net_rand(net) % 10 == 0 ?
@@ -1094,6 +1128,7 @@ static const struct tap_test tests[] = {
 	{ "remote unreachable vs unresponsive", test_unreachable_unresponsive },
 	{ "sub-flow timer on a dead path, path replaced", test_subflow_timer_repath },
 	{ "grants pace large messages into one target", test_grants },
+	{ "a lone granted message: whole chunks, no stop and go", test_grant_lone_chunks },
 	{ "trimmed packets are resent on NACK", test_trimmed },
 	{ "prio_short: IP precedence by urgency, short messages first", test_priorities },
 	{ "refused messages complete with the target's status", test_refusals },
