@@ -327,6 +327,59 @@ static void wren_uapi_create_qp_attrs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, params.flags, WREN_QP_FLAG_SQ_SIG_ALL);
 }
 
+/*
+ * The entries' sizes: the smallest that hold what is asked for, up to the
+ * device's limits, which the largest entries bound.
+ */
+static void wren_uapi_create_qp_entry_sizes(struct kunit *test)
+{
+	struct wren_caps caps = wren_uapi_caps;
+	struct wren_ib_dev *dev = wren_uapi_dev(test, &caps);
+	struct wren_ib_create_qp_req req = {};
+	struct wren_qp_params params;
+	struct ib_qp_init_attr attr;
+	struct ib_cq cq = {};
+	static const struct {
+		u32 send_sge, inline_data, recv_sge;
+		u8 sq_shift, rq_shift;
+	} cases[] = {
+		{ 1, 0, 1, 0, 0 },
+		{ 5, 80, 3, 0, 0 },
+		{ 6, 0, 4, 1, 1 },
+		{ 0, 81, 0, 1, 0 },
+		{ 13, 208, 7, 1, 1 },
+		{ 14, 0, 8, 2, 2 },
+		{ 16, 0, 16, 2, 3 },
+		{ 29, 464, 31, 2, 3 },
+	};
+
+	caps.caps |= WREN_CAP_WQE_SHIFT;
+	caps.max_sge = WREN_SQ_WQE_SGE(WREN_SQ_WQE_SHIFT_MAX);
+	caps.max_recv_sge = WREN_RQ_WQE_SGE(WREN_RQ_WQE_SHIFT_MAX);
+	caps.max_inline = WREN_SQ_WQE_INLINE(WREN_SQ_WQE_SHIFT_MAX);
+	for (unsigned int i = 0; i < ARRAY_SIZE(cases); i++) {
+		attr = wren_uapi_qp_attr(&cq);
+		attr.cap.max_send_sge = cases[i].send_sge;
+		attr.cap.max_inline_data = cases[i].inline_data;
+		attr.cap.max_recv_sge = cases[i].recv_sge;
+		params = (struct wren_qp_params) {};
+		KUNIT_EXPECT_EQ(test, wren_ib_qp_check(dev, &attr, &req,
+						       &params), 0);
+		KUNIT_EXPECT_EQ_MSG(test, params.sq_wqe_shift,
+				    cases[i].sq_shift, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, params.rq_wqe_shift,
+				    cases[i].rq_shift, "case %u", i);
+	}
+	attr = wren_uapi_qp_attr(&cq);
+	attr.cap.max_send_sge = caps.max_sge + 1;
+	KUNIT_EXPECT_EQ(test, wren_ib_qp_check(dev, &attr, &req, &params),
+			-EINVAL);
+	attr = wren_uapi_qp_attr(&cq);
+	attr.cap.max_recv_sge = caps.max_recv_sge + 1;
+	KUNIT_EXPECT_EQ(test, wren_ib_qp_check(dev, &attr, &req, &params),
+			-EINVAL);
+}
+
 static void wren_uapi_modify_qp(struct kunit *test)
 {
 	struct wren_ib_dev *dev = wren_uapi_dev(test, &wren_uapi_caps);
@@ -504,6 +557,7 @@ static struct kunit_case wren_uapi_cases[] = {
 	KUNIT_CASE(wren_uapi_create_qp_types),
 	KUNIT_CASE(wren_uapi_create_qp_missing_cap),
 	KUNIT_CASE(wren_uapi_create_qp_attrs),
+	KUNIT_CASE(wren_uapi_create_qp_entry_sizes),
 	KUNIT_CASE(wren_uapi_modify_qp),
 	KUNIT_CASE(wren_uapi_reg_mr),
 	KUNIT_CASE(wren_uapi_create_ah),

@@ -30,8 +30,6 @@ struct weng_config {
 	uint32_t max_cq_depth;
 	uint32_t max_qp;
 	uint32_t max_qp_depth;
-	uint32_t max_sge;
-	uint32_t max_inline;
 	uint32_t max_ah;
 	uint32_t max_mr;
 	uint64_t max_mr_size;

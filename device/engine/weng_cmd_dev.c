@@ -45,9 +45,10 @@ static void fill_attr(struct weng *e, struct wren_dev_attr *a)
 	a->max_cq_depth = wren_to_le32(c->max_cq_depth);
 	a->max_qp = wren_to_le32(c->max_qp);
 	a->max_qp_depth = wren_to_le32(c->max_qp_depth);
-	a->max_sge = wren_to_le32(c->max_sge);
-	a->max_recv_sge = wren_to_le32(WREN_RQ_MAX_SGE);
-	a->max_inline = wren_to_le32(c->max_inline);
+	/* What the largest entries hold (WREN_CAP_WQE_SHIFT). */
+	a->max_sge = wren_to_le32(WREN_SQ_WQE_SGE(WREN_SQ_WQE_SHIFT_MAX));
+	a->max_recv_sge = wren_to_le32(WREN_RQ_WQE_SGE(WREN_RQ_WQE_SHIFT_MAX));
+	a->max_inline = wren_to_le32(WREN_SQ_WQE_INLINE(WREN_SQ_WQE_SHIFT_MAX));
 	a->max_ah = wren_to_le32(c->max_ah);
 	a->max_mr = wren_to_le32(c->max_mr);
 	a->db_page_count = wren_to_le32(c->db_page_count);

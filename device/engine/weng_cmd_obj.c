@@ -160,7 +160,8 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	uint16_t slots[2], gen;
 	uint32_t i = 0, n;
 
-	if (!WENG_RSVD_OK(st, c, struct wren_cmd_create_qp, rsvd))
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_create_qp, rsvd0) ||
+	    !WENG_RSVD_OK(st, c, struct wren_cmd_create_qp, rsvd))
 		return -1;
 	if (!base_ok(wren_le64(c->sq_base)))
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
@@ -196,6 +197,13 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	    !log_depth_ok(c->rq_log_depth, e->cfg.max_qp_depth))
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
 						  rq_log_depth));
+	if (c->sq_wqe_shift > WREN_SQ_WQE_SHIFT_MAX)
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+						  sq_wqe_shift));
+	if (c->rq_wqe_shift > (c->flags & WREN_QP_FLAG_SRQ ? 0 :
+			       WREN_RQ_WQE_SHIFT_MAX))
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+						  rq_wqe_shift));
 	if (c->flags & ~(rd_only | WREN_QP_FLAG_SQ_SIG_ALL |
 			 WREN_QP_FLAG_SRQ) ||
 	    (c->type != WREN_QPT_RD && c->flags & rd_only))
@@ -219,9 +227,11 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	gen = qp->gen + 1;
 	memset(qp, 0, sizeof(*qp));
 	qp->gen = gen;
-	qp->sq_shadow = calloc(1U << c->sq_log_depth, sizeof(*qp->sq_shadow));
-	qp->rq_shadow = calloc(1U << c->rq_log_depth, sizeof(*qp->rq_shadow));
-	if (!qp->sq_shadow || !qp->rq_shadow ||
+	qp->sq_log_depth = c->sq_log_depth;
+	qp->rq_log_depth = c->rq_log_depth;
+	qp->sq_entry_log = WENG_SQ_ENTRY_LOG0 + c->sq_wqe_shift;
+	qp->rq_entry_log = WENG_RQ_ENTRY_LOG0 + c->rq_wqe_shift;
+	if (weng_qp_alloc_slots(qp) ||
 	    (c->type == WREN_QPT_RC && weng_rc_alloc(qp))) {
 		weng_qp_free_shadows(qp);
 		weng_db_free(e, page, slots[0]);
@@ -236,8 +246,6 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	if (c->type == WREN_QPT_RD)
 		qp->access = WREN_MR_ACCESS_REMOTE_WRITE |
 			     WREN_MR_ACCESS_REMOTE_READ;
-	qp->sq_log_depth = c->sq_log_depth;
-	qp->rq_log_depth = c->rq_log_depth;
 	qp->sq_slot = slots[0];
 	qp->rq_slot = slots[1];
 	qp->pdn = pdn;
@@ -429,10 +437,7 @@ int weng_cmd_modify_qp(struct weng *e, const void *body,
 		qp->rq_pi = qp->rq_ci = 0;
 		qp->sq_blocked = false;
 		qp->qkey = 0;
-		memset(qp->sq_shadow, 0, (1U << qp->sq_log_depth) *
-		       sizeof(*qp->sq_shadow));
-		memset(qp->rq_shadow, 0, (1U << qp->rq_log_depth) *
-		       sizeof(*qp->rq_shadow));
+		weng_qp_clear_slots(qp);
 		if (qp->rc) {
 			weng_rc_clear(e, qp, true);
 			qp->access = 0;
@@ -536,6 +541,9 @@ int weng_cmd_create_srq(struct weng *e, const void *body,
 	if (!log_depth_ok(c->log_depth, e->cfg.max_qp_depth))
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_srq,
 						  log_depth));
+	if (c->wqe_shift > WREN_RQ_WQE_SHIFT_MAX)
+		return reject_field(st, WENG_BODY(struct wren_cmd_create_srq,
+						  wqe_shift));
 	for (n = 0; n < e->cfg.max_srq && e->srqs[n].in_use; n++)
 		;
 	if (n == e->cfg.max_srq ||
@@ -543,8 +551,11 @@ int weng_cmd_create_srq(struct weng *e, const void *body,
 		return reject_status(st, WREN_STATUS_NO_RESOURCES);
 	srq = &e->srqs[n];
 	memset(srq, 0, sizeof(*srq));
+	srq->entry_log = WENG_RQ_ENTRY_LOG0 + c->wqe_shift;
 	srq->shadow = calloc(1U << c->log_depth, sizeof(*srq->shadow));
-	if (!srq->shadow) {
+	srq->entries = calloc(1U << c->log_depth, (size_t)1 << srq->entry_log);
+	if (!srq->shadow || !srq->entries) {
+		weng_srq_free_slots(srq);
 		weng_db_free(e, page, slot);
 		return reject_status(st, WREN_STATUS_NO_RESOURCES);
 	}
@@ -570,34 +581,41 @@ static int srq_move(struct weng *e, struct weng_srq *srq, uint64_t base,
 {
 	uint32_t mask = weng_depth(srq->log_depth) - 1;
 	uint16_t n = srq->pi - srq->ci;
+	size_t size = (size_t)1 << srq->entry_log;
 	struct weng_rwqe *shadow;
-	struct wren_rq_wqe w;
+	uint8_t w[WREN_RQ_WQE_SIZE(WREN_RQ_WQE_SHIFT_MAX)];
+	uint8_t *entries;
 
 	shadow = calloc(weng_depth(log_depth), sizeof(*shadow));
-	if (!shadow)
-		return -1;
+	entries = calloc(weng_depth(log_depth), size);
+	if (!shadow || !entries)
+		goto fail;
 	for (uint16_t i = 0; i < n; i++) {
 		uint64_t from = srq->base +
-				(uint64_t)((srq->ci + i) & mask) * sizeof(w);
+				((uint64_t)((srq->ci + i) & mask) << srq->entry_log);
 
-		if (weng_dma_read(e, from, &w, sizeof(w)) ||
-		    weng_dma_write(e, base + (uint64_t)i * sizeof(w), &w,
-				   sizeof(w))) {
-			free(shadow);
-			return -1;
-		}
+		if (weng_dma_read(e, from, w, size) ||
+		    weng_dma_write(e, base + ((uint64_t)i << srq->entry_log),
+				   w, size))
+			goto fail;
 	}
 	/* Receives being placed keep their slots: the SRQ only grows. */
 	memcpy(shadow, srq->shadow, weng_depth(srq->log_depth) *
 	       sizeof(*shadow));
-	free(srq->shadow);
+	memcpy(entries, srq->entries, weng_depth(srq->log_depth) * size);
+	weng_srq_free_slots(srq);
 	srq->shadow = shadow;
+	srq->entries = entries;
 	srq->base = base;
 	srq->log_depth = log_depth;
 	srq->ci = 0;
 	srq->pi = n;
 	*moved = n;
 	return 0;
+fail:
+	free(shadow);
+	free(entries);
+	return -1;
 }
 
 int weng_cmd_modify_srq(struct weng *e, const void *body,
@@ -672,7 +690,7 @@ int weng_cmd_destroy_srq(struct weng *e, const void *body,
 		return reject_status(st, WREN_STATUS_BAD_STATE);
 	weng_db_free(e, srq->db_page, srq->db_slot);
 	e->pd_refs[srq->pdn]--;
-	free(srq->shadow);
+	weng_srq_free_slots(srq);
 	memset(srq, 0, sizeof(*srq));
 	return 0;
 }

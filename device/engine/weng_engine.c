@@ -25,8 +25,6 @@ void weng_config_defaults(struct weng_config *cfg)
 	cfg->max_cq_depth = 4096;
 	cfg->max_qp = 1024;
 	cfg->max_qp_depth = 4096;
-	cfg->max_sge = WREN_SQ_MAX_SGE;
-	cfg->max_inline = WREN_SQ_MAX_INLINE;
 	cfg->max_ah = 4096;
 	cfg->max_mr = 4096;
 	/* What a page list describes in 4 KiB pages: any memory fits. */

@@ -36,7 +36,7 @@
 				 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ | \
 				 WREN_CAP_RESIZE_CQ | WREN_CAP_RC | \
 				 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | \
-				 WREN_CAP_SRQ)
+				 WREN_CAP_SRQ | WREN_CAP_WQE_SHIFT)
 #define WENG_FW_MAJOR		1
 #define WENG_FW_MINOR		0
 #define WENG_FW_PATCH		0
@@ -77,9 +77,11 @@ struct weng_cq {
 	uint32_t refs;		/* QPs completing on it */
 };
 
-/* What the device keeps of a send entry it has taken. */
+/*
+ * What the device keeps of a send entry it has taken, beside its copy of
+ * the entry (weng_sq_entry()).
+ */
 struct weng_swqe {
-	struct wren_sq_wqe wqe;
 	uint32_t len;
 	uint8_t status;		/* enum wren_cqe_status, once done */
 	bool posted;
@@ -103,7 +105,6 @@ struct weng_swqe {
 
 /* ... and of a receive entry a message is being placed into. */
 struct weng_rwqe {
-	struct wren_rq_wqe wqe;
 	uint32_t len;		/* of the message */
 	uint32_t src_qpn;
 	uint32_t src_ipv4;
@@ -128,7 +129,9 @@ struct weng_srq {
 	uint16_t pi, ci;	/* producer from the doorbell, consumer */
 	uint32_t limit;		/* armed: the event fires below it; 0: not */
 	uint32_t refs;		/* QPs taking receives from it */
+	uint8_t entry_log;	/* log2 of its entries' bytes */
 	struct weng_rwqe *shadow;	/* per slot while a message is placed */
+	uint8_t *entries;	/* ... and the entry taken into it */
 };
 
 /*
@@ -174,6 +177,8 @@ struct weng_qp {
 	uint8_t flags;
 	uint8_t sq_log_depth;
 	uint8_t rq_log_depth;
+	uint8_t sq_entry_log;	/* log2 of the entries' bytes */
+	uint8_t rq_entry_log;
 	uint16_t sq_slot;
 	uint16_t rq_slot;
 	uint32_t pdn;
@@ -194,8 +199,35 @@ struct weng_qp {
 	uint8_t access;		/* WREN_MR_ACCESS_REMOTE_* peers may use */
 	struct weng_swqe *sq_shadow;	/* per send slot while in flight */
 	struct weng_rwqe *rq_shadow;	/* per receive slot while in use */
+	uint8_t *sq_entries;	/* per send slot, the entry taken */
+	uint8_t *rq_entries;	/* per receive slot, the same */
 	struct weng_rc *rc;		/* RC only */
 };
+
+/* log2 of the entries' bytes at wqe_shift 0 */
+#define WENG_SQ_ENTRY_LOG0	7
+#define WENG_RQ_ENTRY_LOG0	6
+static_assert(sizeof(struct wren_sq_wqe) == 1U << WENG_SQ_ENTRY_LOG0 &&
+	      sizeof(struct wren_rq_wqe) == 1U << WENG_RQ_ENTRY_LOG0,
+	      "entry sizes");
+
+/*
+ * The device's copy of the entry in send slot @slot, taken and checked
+ * when the doorbell named it: the guest may rewrite its ring meanwhile.
+ */
+static inline struct wren_sq_wqe *weng_sq_entry(const struct weng_qp *qp,
+						uint32_t slot)
+{
+	return (struct wren_sq_wqe *)(qp->sq_entries +
+				      ((size_t)slot << qp->sq_entry_log));
+}
+
+static inline struct wren_rq_wqe *weng_srq_entry(const struct weng_srq *srq,
+						 uint32_t slot)
+{
+	return (struct wren_rq_wqe *)(srq->entries +
+				      ((size_t)slot << srq->entry_log));
+}
 
 struct weng_ah {
 	bool in_use;
@@ -474,6 +506,7 @@ int weng_srq_init(struct weng *e);
 void weng_srq_fini(struct weng *e);
 void weng_srq_reset(struct weng *e);
 struct weng_srq *weng_srq_get(struct weng *e, uint32_t srqn);
+void weng_srq_free_slots(struct weng_srq *srq);
 void weng_srq_doorbell(struct weng *e, uint64_t offset, struct weng_srq *srq,
 		       uint32_t value);
 int weng_srq_take(struct weng *e, struct weng_srq *srq, uint32_t *slot,
@@ -490,6 +523,8 @@ uint64_t weng_qp_cookie(const struct weng *e, const struct weng_qp *qp,
 			uint32_t slot);
 struct weng_qp *weng_qp_of_cookie(struct weng *e, uint64_t cookie,
 				  uint32_t *slot);
+int weng_qp_alloc_slots(struct weng_qp *qp);
+void weng_qp_clear_slots(struct weng_qp *qp);
 void weng_qp_free_shadows(struct weng_qp *qp);
 void weng_sq_retire(struct weng *e, struct weng_qp *qp);
 void weng_qp_flush(struct weng *e, struct weng_qp *qp);
@@ -497,6 +532,8 @@ void weng_qp_error(struct weng *e, struct weng_qp *qp);
 void weng_qp_event(struct weng *e, const struct weng_qp *qp, uint8_t event);
 struct weng_rwqe *weng_qp_rwqe(struct weng *e, struct weng_qp *qp,
 			       uint32_t slot);
+struct wren_rq_wqe *weng_rq_entry(struct weng *e, const struct weng_qp *qp,
+				  uint32_t slot);
 
 /* weng_resp.c: responder entries of one-sided operations. */
 int weng_resp_init(struct weng *e);

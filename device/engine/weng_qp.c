@@ -28,13 +28,46 @@ void weng_qp_fini(struct weng *e)
 	e->qps = NULL;
 }
 
+/*
+ * Room for what the device keeps of each slot, the copy of its entry
+ * included; -1 if there is none.
+ */
+int weng_qp_alloc_slots(struct weng_qp *qp)
+{
+	size_t sq = weng_depth(qp->sq_log_depth);
+	size_t rq = weng_depth(qp->rq_log_depth);
+
+	qp->sq_shadow = calloc(sq, sizeof(*qp->sq_shadow));
+	qp->sq_entries = calloc(sq, (size_t)1 << qp->sq_entry_log);
+	qp->rq_shadow = calloc(rq, sizeof(*qp->rq_shadow));
+	qp->rq_entries = calloc(rq, (size_t)1 << qp->rq_entry_log);
+	return qp->sq_shadow && qp->sq_entries && qp->rq_shadow &&
+	       qp->rq_entries ? 0 : -1;
+}
+
+/* Forget every slot's state, as a reset or a flush of the QP does. */
+void weng_qp_clear_slots(struct weng_qp *qp)
+{
+	size_t sq = weng_depth(qp->sq_log_depth);
+	size_t rq = weng_depth(qp->rq_log_depth);
+
+	memset(qp->sq_shadow, 0, sq * sizeof(*qp->sq_shadow));
+	memset(qp->sq_entries, 0, sq << qp->sq_entry_log);
+	memset(qp->rq_shadow, 0, rq * sizeof(*qp->rq_shadow));
+	memset(qp->rq_entries, 0, rq << qp->rq_entry_log);
+}
+
 void weng_qp_free_shadows(struct weng_qp *qp)
 {
 	free(qp->sq_shadow);
+	free(qp->sq_entries);
 	free(qp->rq_shadow);
+	free(qp->rq_entries);
 	free(qp->rc);
 	qp->sq_shadow = NULL;
+	qp->sq_entries = NULL;
 	qp->rq_shadow = NULL;
+	qp->rq_entries = NULL;
 	qp->rc = NULL;
 }
 
@@ -90,9 +123,9 @@ struct weng_qp *weng_qp_of_cookie(struct weng *e, uint64_t cookie,
 }
 
 /* The completion opcode of a send entry. */
-static uint8_t send_cqe_op(const struct weng_swqe *sw)
+static uint8_t send_cqe_op(uint8_t wqe_opcode)
 {
-	switch (sw->wqe.opcode) {
+	switch (wqe_opcode) {
 	case WREN_WQE_RDMA_WRITE:
 	case WREN_WQE_RDMA_WRITE_IMM:
 		return WREN_CQE_OP_RDMA_WRITE;
@@ -112,25 +145,27 @@ static uint8_t send_cqe_op(const struct weng_swqe *sw)
  * it brought.
  */
 static void complete_send(struct weng *e, const struct weng_qp *qp,
-			  const struct weng_swqe *sw, uint32_t slot)
+			  uint32_t slot)
 {
+	const struct weng_swqe *sw = &qp->sq_shadow[slot];
+	uint8_t opcode = weng_sq_entry(qp, slot)->opcode;
 	struct weng_completion c = {
 		.qpn = weng_qpn(e, qp),
 		.wqe_index = slot,
-		.opcode = send_cqe_op(sw),
+		.opcode = send_cqe_op(opcode),
 		.status = sw->status,
-		.byte_len = weng_wqe_is_read(sw->wqe.opcode) &&
-			    !sw->status ? sw->len : 0,
+		.byte_len = weng_wqe_is_read(opcode) && !sw->status ?
+			    sw->len : 0,
 	};
 
 	weng_cq_complete(e, qp->send_cq, &c);
 }
 
-/* Does finished send entry @sw get a completion? */
-static bool sw_completes(const struct weng_qp *qp, const struct weng_swqe *sw)
+/* Does the finished send entry of @slot get a completion? */
+static bool sw_completes(const struct weng_qp *qp, uint32_t slot)
 {
-	return sw->status != WREN_CQE_SUCCESS ||
-	       sw->wqe.flags & WREN_WQE_F_SIGNALED ||
+	return qp->sq_shadow[slot].status != WREN_CQE_SUCCESS ||
+	       weng_sq_entry(qp, slot)->flags & WREN_WQE_F_SIGNALED ||
 	       qp->flags & WREN_QP_FLAG_SQ_SIG_ALL;
 }
 
@@ -150,8 +185,8 @@ void weng_sq_retire(struct weng *e, struct weng_qp *qp)
 		struct weng_swqe *sw = &qp->sq_shadow[qp->sq_ci & mask];
 		bool failed = sw->status != WREN_CQE_SUCCESS;
 
-		if (sw_completes(qp, sw))
-			complete_send(e, qp, sw, qp->sq_ci & mask);
+		if (sw_completes(qp, qp->sq_ci & mask))
+			complete_send(e, qp, qp->sq_ci & mask);
 		sw->done = false;
 		sw->posted = false;
 		qp->sq_ci++;
@@ -186,10 +221,11 @@ static void complete_recv_flushed(struct weng *e, const struct weng_qp *qp,
 static uint16_t rq_req_id(struct weng *e, const struct weng_qp *qp,
 			  uint32_t slot)
 {
-	uint64_t at = qp->rq_base + (uint64_t)slot * sizeof(struct wren_rq_wqe);
+	uint64_t at = qp->rq_base + ((uint64_t)slot << qp->rq_entry_log);
 	struct wren_rq_wqe w;
 
-	if (weng_dma_read(e, at, &w, sizeof(w)))
+	/* The header is all it needs, whatever the entries' size. */
+	if (weng_dma_read(e, at, &w, offsetof(struct wren_rq_wqe, sge)))
 		return slot;
 	return wren_le16(w.req_id);
 }
@@ -215,8 +251,8 @@ void weng_qp_flush(struct weng *e, struct weng_qp *qp)
 		if (!sw->done || (failed && qp->type == WREN_QPT_RC))
 			sw->status = WREN_CQE_WR_FLUSH_ERR;
 		failed |= sw->status != WREN_CQE_SUCCESS;
-		if (sw_completes(qp, sw))
-			complete_send(e, qp, sw, qp->sq_ci & sq_mask);
+		if (sw_completes(qp, qp->sq_ci & sq_mask))
+			complete_send(e, qp, qp->sq_ci & sq_mask);
 	}
 	if (qp->flags & WREN_QP_FLAG_SRQ) {
 		/* The receives it took; the untaken are the SRQ's. */
@@ -229,7 +265,8 @@ void weng_qp_flush(struct weng *e, struct weng_qp *qp)
 			    rw->qp_gen != qp->gen)
 				continue;
 			rw->busy = false;
-			complete_recv_flushed(e, qp, wren_le16(rw->wqe.req_id));
+			complete_recv_flushed(e, qp,
+					      wren_le16(weng_srq_entry(srq, i)->req_id));
 		}
 	}
 	/*
@@ -241,7 +278,8 @@ void weng_qp_flush(struct weng *e, struct weng_qp *qp)
 		const struct weng_rwqe *rw = &qp->rq_shadow[i];
 
 		if (rw->busy)
-			complete_recv_flushed(e, qp, wren_le16(rw->wqe.req_id));
+			complete_recv_flushed(e, qp,
+					      wren_le16(weng_rq_entry(e, qp, i)->req_id));
 	}
 	for (; qp->rq_ci != qp->rq_pi; qp->rq_ci++)
 		complete_recv_flushed(e, qp,
@@ -249,10 +287,7 @@ void weng_qp_flush(struct weng *e, struct weng_qp *qp)
 	qp->sq_fetch = qp->sq_ci;
 	qp->sq_blocked = false;
 	qp->reads_out = 0;
-	memset(qp->sq_shadow, 0, weng_depth(qp->sq_log_depth) *
-	       sizeof(*qp->sq_shadow));
-	memset(qp->rq_shadow, 0, weng_depth(qp->rq_log_depth) *
-	       sizeof(*qp->rq_shadow));
+	weng_qp_clear_slots(qp);
 	if (qp->rc)
 		weng_rc_clear(e, qp, false);
 	qp->gen++;
@@ -285,4 +320,14 @@ struct weng_rwqe *weng_qp_rwqe(struct weng *e, struct weng_qp *qp,
 	if (qp->flags & WREN_QP_FLAG_SRQ)
 		return &e->srqs[qp->srqn].shadow[slot];
 	return &qp->rq_shadow[slot];
+}
+
+/* ... and the device's copy of the entry taken into it. */
+struct wren_rq_wqe *weng_rq_entry(struct weng *e, const struct weng_qp *qp,
+				  uint32_t slot)
+{
+	if (qp->flags & WREN_QP_FLAG_SRQ)
+		return weng_srq_entry(&e->srqs[qp->srqn], slot);
+	return (struct wren_rq_wqe *)(qp->rq_entries +
+				      ((size_t)slot << qp->rq_entry_log));
 }

@@ -70,7 +70,8 @@ void weng_read_post(struct weng_qp *qp, uint32_t slot, uint32_t dst_ipv4,
 	sw->dst_ipv4 = dst_ipv4;
 	sw->dst_qpn = m->dst_qpn;
 	/* An atomic's payload is its operands (weng_send_tx_read()). */
-	m->len = sw->wqe.opcode == WREN_WQE_RDMA_READ ? 0 : WREN_WIRE_ATOMIC_LEN;
+	m->len = weng_sq_entry(qp, slot)->opcode == WREN_WQE_RDMA_READ ?
+		 0 : WREN_WIRE_ATOMIC_LEN;
 	m->imm = sw->tag;
 	m->rlen = sw->len;
 }
@@ -120,7 +121,8 @@ static void read_timer_expired(void *arg)
 		for (uint16_t k = qp->sq_ci; k != qp->sq_fetch; k++) {
 			struct weng_swqe *sw = &qp->sq_shadow[k & mask];
 
-			if (!weng_wqe_is_read(sw->wqe.opcode) || sw->done ||
+			if (!weng_wqe_is_read(weng_sq_entry(qp, k & mask)->opcode) ||
+			    sw->done ||
 			    !sw->req_done || sw->resp_done)
 				continue;
 			if (sw->deadline > now) {
@@ -160,7 +162,8 @@ enum wren_tp_status weng_read_resp_begin(struct weng *e,
 	slot = m->imm & (weng_depth(qp->sq_log_depth) - 1);
 	sw = &qp->sq_shadow[slot];
 	if (!sw->posted || sw->done || sw->resp_done ||
-	    !weng_wqe_is_read(sw->wqe.opcode) || sw->tag != m->imm ||
+	    !weng_wqe_is_read(weng_sq_entry(qp, slot)->opcode) ||
+	    sw->tag != m->imm ||
 	    sw->dst_ipv4 != peer->ipv4 || m->src_qpn != sw->dst_qpn ||
 	    m->len != (m->flags & WREN_TP_MSG_FAILED ? 0 : sw->len))
 		return WREN_TP_BAD_DEST_QP;
@@ -177,13 +180,15 @@ int weng_read_resp_write(struct weng *e, uint64_t cookie, uint32_t off,
 	uint32_t slot;
 	struct weng_qp *qp = weng_qp_of_cookie(e, cookie, &slot);
 	struct weng_swqe *sw;
+	struct wren_sq_wqe *w;
 
 	if (!qp)
 		return -1;
 	sw = &qp->sq_shadow[slot];
+	w = weng_sq_entry(qp, slot);
 	/* Progress: the responder is alive. */
 	sw->deadline = weng_now(e) + e->read_timeout_ns;
-	if (sw->wqe.opcode != WREN_WQE_RDMA_READ) {
+	if (w->opcode != WREN_WQE_RDMA_READ) {
 		__le64 old;
 
 		/* An atomic's old value: big-endian, whole, in one packet. */
@@ -194,13 +199,13 @@ int weng_read_resp_write(struct weng *e, uint64_t cookie, uint32_t off,
 		old = wren_to_le64(wren_wire_get64(buf));
 		buf = &old;
 		if (!sw->resp_failed &&
-		    weng_sgl_copy(e, qp->pdn, sw->wqe.sge, 1, 0,
+		    weng_sgl_copy(e, qp->pdn, &w->atomic.sge, 1, 0,
 				  (uint8_t *)buf, len, true))
 			sw->resp_failed = true;
 		return sw->resp_failed ? -1 : 0;
 	}
 	if (!sw->resp_failed &&
-	    weng_sgl_copy(e, qp->pdn, sw->wqe.sge, sw->wqe.num_sge, off,
+	    weng_sgl_copy(e, qp->pdn, wren_sq_wqe_sges(w), w->num_sge, off,
 			  (uint8_t *)buf, len, true))
 		sw->resp_failed = true;
 	return sw->resp_failed ? -1 : 0;

@@ -70,9 +70,13 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 	bool ud = m->flags & WREN_TP_MSG_DATAGRAM, rc = qp->type == WREN_QPT_RC;
 	bool srq = qp->flags & WREN_QP_FLAG_SRQ;
 	uint32_t mask, slot, shadow, grh, k;
+	uint8_t log = srq ? e->srqs[qp->srqn].entry_log : qp->rq_entry_log;
+	uint32_t size = 1U << log;
 	enum wren_tp_status st;
 	struct weng_rwqe *rw;
-	uint64_t at = 0, room = 0;
+	struct wren_rq_wqe *w;
+	struct wren_sge *sge;
+	uint64_t at = 0, room = 0, tail;
 
 	mask = weng_depth(qp->rq_log_depth) - 1;
 	if (qp->flags & WREN_QP_FLAG_SRQ) {
@@ -105,38 +109,43 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 		shadow = (slot + k) & mask;
 	}
 	rw = weng_qp_rwqe(e, qp, shadow);
-	if (!(qp->flags & WREN_QP_FLAG_SRQ))
-		at = qp->rq_base + (uint64_t)slot * sizeof(rw->wqe);
+	w = weng_rq_entry(e, qp, shadow);
+	sge = wren_rq_wqe_sges(w);
+	if (!srq)
+		at = qp->rq_base + ((uint64_t)slot << log);
 	memset(rw, 0, sizeof(*rw));
 	/*
 	 * An unreadable or malformed entry fails the QP.  A datagram QP's
 	 * completes with the reason; an RC QP's is flushed in ring order, and
 	 * QP_FATAL says why.
 	 */
-	if (weng_dma_read(e, at, &rw->wqe, sizeof(rw->wqe))) {
+	if (weng_dma_read(e, at, w, size)) {
 		if (!rc && !srq)
 			complete_taken(e, qp, qp->rq_ci++ & mask,
 				       WREN_CQE_LOC_DMA_ERR);
 		goto fatal;
 	}
-	if (!rw->wqe.num_sge || rw->wqe.num_sge > WREN_RQ_MAX_SGE ||
-	    rw->wqe.rsvd0 || rw->wqe.rsvd1 || rw->wqe.rsvd2) {
+	/* An entry's last 8 bytes are reserved, whatever its size. */
+	memcpy(&tail, (uint8_t *)w + size - sizeof(tail), sizeof(tail));
+	if (!w->num_sge ||
+	    w->num_sge > WREN_RQ_WQE_SGE(log - WENG_RQ_ENTRY_LOG0) ||
+	    w->rsvd0 || w->rsvd2 || tail) {
 		if (!rc) {
 			qp->rq_ci += !srq;
-			complete_taken(e, qp, wren_le16(rw->wqe.req_id),
+			complete_taken(e, qp, wren_le16(w->req_id),
 				       WREN_CQE_LOC_QP_OP_ERR);
 		}
 		goto fatal;
 	}
-	for (unsigned int i = 0; i < rw->wqe.num_sge; i++)
-		room += wren_le32(rw->wqe.sge[i].length);
+	for (unsigned int i = 0; i < w->num_sge; i++)
+		room += wren_le32(sge[i].length);
 	grh = ud ? WREN_GRH_LEN : 0;
 	if (room < (uint64_t)m->len + grh) {
 		if (!ud && !srq)
 			return WREN_TP_TOO_LONG;	/* the entry stays */
 		/* An SRQ's entry was taken: it completes in error. */
 		qp->rq_ci += !srq;
-		complete_taken(e, qp, wren_le16(rw->wqe.req_id),
+		complete_taken(e, qp, wren_le16(w->req_id),
 			       WREN_CQE_LOC_LEN_ERR);
 		return WREN_TP_TOO_LONG;
 	}
@@ -156,9 +165,8 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 		uint8_t g[WREN_GRH_LEN];
 
 		make_grh(g, m->len, peer->ipv4, e->cfg.ipv4);
-		rw->failed = weng_sgl_copy(e, qp->pdn, rw->wqe.sge,
-					   rw->wqe.num_sge, 0, g, sizeof(g),
-					   true) != 0;
+		rw->failed = weng_sgl_copy(e, qp->pdn, sge, w->num_sge, 0, g,
+					   sizeof(g), true) != 0;
 	}
 	*cookie = weng_qp_cookie(e, qp, shadow);
 	return WREN_TP_OK;
@@ -177,30 +185,36 @@ int weng_recv_write(struct weng *e, uint64_t cookie, uint32_t off,
 	uint32_t slot;
 	struct weng_qp *qp = weng_qp_of_cookie(e, cookie, &slot);
 	struct weng_rwqe *rw;
+	struct wren_rq_wqe *w;
 
 	if (!qp)
 		return -1;
 	rw = weng_qp_rwqe(e, qp, slot);
+	w = weng_rq_entry(e, qp, slot);
 	if (qp->type == WREN_QPT_UD)
 		off += WREN_GRH_LEN;
 	if (!rw->failed &&
-	    weng_sgl_copy(e, qp->pdn, rw->wqe.sge, rw->wqe.num_sge, off,
+	    weng_sgl_copy(e, qp->pdn, wren_rq_wqe_sges(w), w->num_sge, off,
 			  (uint8_t *)buf, len, true))
 		rw->failed = true;
 	return rw->failed ? -1 : 0;
 }
 
-/* The receive completion of the message in @rw; its entry is free. */
-static void recv_complete(struct weng *e, const struct weng_qp *qp,
-			  struct weng_rwqe *rw, enum wren_tp_status st)
+/*
+ * The receive completion of the message in (shadow) slot @slot; its entry
+ * is free.  False if it failed.
+ */
+static bool recv_complete(struct weng *e, struct weng_qp *qp, uint32_t slot,
+			  enum wren_tp_status st)
 {
+	struct weng_rwqe *rw = weng_qp_rwqe(e, qp, slot);
 	struct weng_completion c = { .opcode = WREN_CQE_OP_RECV };
 	bool ud = qp->type == WREN_QPT_UD;
 	bool imm = rw->opcode == WREN_WIRE_OP_SEND_IMM;
 
 	rw->busy = false;
 	c.qpn = weng_qpn(e, qp);
-	c.wqe_index = wren_le16(rw->wqe.req_id);
+	c.wqe_index = wren_le16(weng_rq_entry(e, qp, slot)->req_id);
 	if (rw->failed)
 		c.status = WREN_CQE_LOC_PROT_ERR;
 	else if (st != WREN_TP_OK)
@@ -212,6 +226,7 @@ static void recv_complete(struct weng *e, const struct weng_qp *qp,
 	c.src_qpn = rw->src_qpn;
 	c.src_ipv4 = rw->src_ipv4;
 	weng_cq_complete(e, qp->recv_cq, &c);
+	return !rw->failed;
 }
 
 /*
@@ -228,7 +243,7 @@ void weng_recv_done(struct weng *e, uint64_t cookie, enum wren_tp_status st)
 		return;
 	rw = weng_qp_rwqe(e, qp, slot);
 	if (qp->type != WREN_QPT_RC) {
-		recv_complete(e, qp, rw, st);
+		recv_complete(e, qp, slot, st);
 		return;
 	}
 	/* Refused bytes complete in error; an abandoned message fails. */
@@ -243,19 +258,12 @@ void weng_recv_done(struct weng *e, uint64_t cookie, enum wren_tp_status st)
 bool weng_recv_execute(struct weng *e, struct weng_qp *qp, uint32_t slot)
 {
 	uint32_t mask = weng_depth(qp->rq_log_depth) - 1;
-	struct weng_rwqe *rw;
+	bool own = !(qp->flags & WREN_QP_FLAG_SRQ);
 
-	if (qp->flags & WREN_QP_FLAG_SRQ) {
-		/* Any SRQ entry: the stream's order is the completions'. */
-		rw = weng_qp_rwqe(e, qp, slot);
-		if (!rw->busy)
-			return false;
-	} else {
-		rw = &qp->rq_shadow[slot & mask];
-		if (slot != (qp->rq_ci & mask) || !rw->busy)
-			return false;
-		qp->rq_ci++;
-	}
-	recv_complete(e, qp, rw, WREN_TP_OK);
-	return !rw->failed;
+	/* Any SRQ entry: the stream's order is the completions'. */
+	if ((own && slot != (qp->rq_ci & mask)) ||
+	    !weng_qp_rwqe(e, qp, slot)->busy)
+		return false;
+	qp->rq_ci += own;
+	return recv_complete(e, qp, slot, WREN_TP_OK);
 }

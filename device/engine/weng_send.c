@@ -70,8 +70,10 @@ static bool sq_opcode_ok(const struct weng_qp *qp, uint8_t opcode)
  * fails with.
  */
 static uint8_t sq_check(struct weng *e, const struct weng_qp *qp,
-			const struct wren_sq_wqe *w, uint32_t *len)
+			struct wren_sq_wqe *w, uint32_t *len)
 {
+	uint8_t shift = qp->sq_entry_log - WENG_SQ_ENTRY_LOG0;
+	const struct wren_sge *sge = wren_sq_wqe_sges(w);
 	bool read = weng_wqe_is_read(w->opcode);
 	bool rc = qp->type == WREN_QPT_RC;
 	uint64_t total = 0;
@@ -94,14 +96,15 @@ static uint8_t sq_check(struct weng *e, const struct weng_qp *qp,
 		 !weng_ah_get(e, wren_le32(w->ah), qp->pdn))
 		return WREN_CQE_LOC_QP_OP_ERR;
 	if (w->flags & WREN_WQE_F_INLINE) {
-		if (w->num_sge || wren_le32(w->inline_len) > WREN_SQ_MAX_INLINE)
+		if (w->num_sge ||
+		    wren_le32(w->inline_len) > WREN_SQ_WQE_INLINE(shift))
 			return WREN_CQE_LOC_QP_OP_ERR;
 		total = wren_le32(w->inline_len);
 	} else {
-		if (w->num_sge > WREN_SQ_MAX_SGE || w->inline_len)
+		if (w->num_sge > WREN_SQ_WQE_SGE(shift) || w->inline_len)
 			return WREN_CQE_LOC_QP_OP_ERR;
 		for (unsigned int i = 0; i < w->num_sge; i++) {
-			const struct wren_sge *s = &w->sge[i];
+			const struct wren_sge *s = &sge[i];
 			uint32_t n = wren_le32(s->length);
 
 			total += n;
@@ -179,26 +182,27 @@ static void dest_of_peer(const struct weng_qp *qp, const struct weng_swqe *sw,
 static int sq_post(struct weng *e, struct weng_qp *qp, uint32_t slot)
 {
 	struct weng_swqe *sw = &qp->sq_shadow[slot];
+	const struct wren_sq_wqe *w = weng_sq_entry(qp, slot);
 	struct wren_tp_dest d = { 0 };
 	struct wren_tp_msg m = {
 		.len = sw->len,
-		.opcode = wire_op(sw->wqe.opcode),
-		.flags = sw->wqe.flags & WREN_WQE_F_SOLICITED ?
+		.opcode = wire_op(w->opcode),
+		.flags = w->flags & WREN_WQE_F_SOLICITED ?
 			 WREN_TP_MSG_SOLICITED : 0,
 		.src_qpn = weng_qpn(e, qp),
-		.imm = be32toh(sw->wqe.imm),
+		.imm = be32toh(w->imm),
 	};
 	uint64_t cookie = weng_qp_cookie(e, qp, slot);
 
 	if (qp->rc)
 		dest_of_peer(qp, sw, &d, &m);
 	else
-		dest_of_ah(e, qp, &sw->wqe, &d, &m);
-	if (is_rdma(sw->wqe.opcode)) {
-		m.raddr = wren_le64(sw->wqe.remote_addr);
-		m.rkey = wren_le32(sw->wqe.rkey);
+		dest_of_ah(e, qp, w, &d, &m);
+	if (is_rdma(w->opcode)) {
+		m.raddr = wren_le64(w->remote_addr);
+		m.rkey = wren_le32(w->rkey);
 	}
-	if (weng_wqe_is_read(sw->wqe.opcode))
+	if (weng_wqe_is_read(w->opcode))
 		weng_read_post(qp, slot, d.ipv4, &m);
 	return qp->type == WREN_QPT_UD ? wren_tp_send_ud(e->tp, &d, &m, cookie) :
 					 wren_tp_send(e->tp, &d, &m, cookie);
@@ -208,11 +212,12 @@ static int sq_post(struct weng *e, struct weng_qp *qp, uint32_t slot)
  * An RC entry taken from the ring gets the next place in the stream; the
  * stream moves on once the transport has taken it (@posted).
  */
-static void rc_place(struct weng_qp *qp, struct weng_swqe *sw, bool posted)
+static void rc_place(struct weng_qp *qp, uint32_t slot, bool posted)
 {
+	struct weng_swqe *sw = &qp->sq_shadow[slot];
+	uint8_t opcode = weng_sq_entry(qp, slot)->opcode;
 	struct weng_rc *rc = qp->rc;
-	bool send = sw->wqe.opcode == WREN_WQE_SEND ||
-		    sw->wqe.opcode == WREN_WQE_SEND_IMM;
+	bool send = opcode == WREN_WQE_SEND || opcode == WREN_WQE_SEND_IMM;
 
 	if (!posted) {
 		sw->psn = rc->sq_psn;
@@ -253,7 +258,8 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 	while (qp->sq_fetch != qp->sq_pi) {
 		uint32_t slot = qp->sq_fetch & mask;
 		struct weng_swqe *sw = &qp->sq_shadow[slot];
-		uint64_t at = qp->sq_base + (uint64_t)slot * sizeof(sw->wqe);
+		struct wren_sq_wqe *w = weng_sq_entry(qp, slot);
+		uint64_t at = qp->sq_base + ((uint64_t)slot << qp->sq_entry_log);
 		uint8_t status;
 		int rc;
 
@@ -267,18 +273,18 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 			return;
 		}
 		memset(sw, 0, sizeof(*sw));
-		if (weng_dma_read(e, at, &sw->wqe, sizeof(sw->wqe))) {
+		if (weng_dma_read(e, at, w, 1U << qp->sq_entry_log)) {
 			sq_fail(e, qp, WREN_CQE_LOC_DMA_ERR);
 			return;
 		}
-		status = sq_check(e, qp, &sw->wqe, &sw->len);
+		status = sq_check(e, qp, w, &sw->len);
 		if (status) {
 			weng_warn(e, WENG_WRN_BAD_WQE, weng_qpn(e, qp),
 				  (uint64_t)slot << 8 | status);
 			sq_fail(e, qp, status);
 			return;
 		}
-		if (weng_wqe_is_read(sw->wqe.opcode) &&
+		if (weng_wqe_is_read(w->opcode) &&
 		    !weng_read_may_post(e, qp)) {
 			/* Resumed when one of the QP's reads is done. */
 			qp->sq_blocked = true;
@@ -286,7 +292,7 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 			return;
 		}
 		if (qp->rc)
-			rc_place(qp, sw, false);
+			rc_place(qp, slot, false);
 		rc = sq_post(e, qp, slot);
 		if (rc == -ENOBUFS) {
 			/* Full: resumed when the transport finishes one. */
@@ -300,8 +306,8 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 		}
 		sw->posted = true;
 		if (qp->rc)
-			rc_place(qp, sw, true);
-		if (weng_wqe_is_read(sw->wqe.opcode))
+			rc_place(qp, slot, true);
+		if (weng_wqe_is_read(w->opcode))
 			qp->reads_out++;
 		qp->sq_fetch++;
 	}
@@ -327,11 +333,11 @@ int weng_send_tx_read(struct weng *e, uint64_t cookie, uint32_t off,
 {
 	uint32_t slot;
 	struct weng_qp *qp = weng_qp_of_cookie(e, cookie, &slot);
-	const struct wren_sq_wqe *w;
+	struct wren_sq_wqe *w;
 
 	if (!qp)
 		return -1;
-	w = &qp->sq_shadow[slot].wqe;
+	w = weng_sq_entry(qp, slot);
 	if (is_atomic(w->opcode)) {
 		uint8_t ops[WREN_WIRE_ATOMIC_LEN];
 
@@ -345,11 +351,11 @@ int weng_send_tx_read(struct weng *e, uint64_t cookie, uint32_t off,
 		return 0;
 	}
 	if (w->flags & WREN_WQE_F_INLINE) {
-		memcpy(buf, w->inline_data + off, len);
+		memcpy(buf, wren_sq_wqe_inline(w) + off, len);
 		return 0;
 	}
-	return weng_sgl_copy(e, qp->pdn, w->sge, w->num_sge, off, buf, len,
-			     false);
+	return weng_sgl_copy(e, qp->pdn, wren_sq_wqe_sges(w), w->num_sge, off,
+			     buf, len, false);
 }
 
 static uint8_t cqe_status(enum wren_tp_status st)
@@ -468,7 +474,7 @@ void weng_send_tx_done(struct weng *e, uint64_t cookie,
 	if (st == WREN_TP_RNR && qp->rc && rnr_wait(e, qp, sw))
 		return;
 	sw->status = cqe_status(st);
-	if (weng_wqe_is_read(sw->wqe.opcode)) {
+	if (weng_wqe_is_read(weng_sq_entry(qp, slot)->opcode)) {
 		weng_read_req_done(e, qp, sw, st);
 	} else {
 		sw->done = true;

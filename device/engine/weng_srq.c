@@ -21,10 +21,18 @@ int weng_srq_init(struct weng *e)
 	return e->srqs || !e->cfg.max_srq ? 0 : -ENOMEM;
 }
 
+void weng_srq_free_slots(struct weng_srq *srq)
+{
+	free(srq->shadow);
+	free(srq->entries);
+	srq->shadow = NULL;
+	srq->entries = NULL;
+}
+
 void weng_srq_reset(struct weng *e)
 {
 	for (uint32_t i = 0; i < e->cfg.max_srq; i++) {
-		free(e->srqs[i].shadow);
+		weng_srq_free_slots(&e->srqs[i]);
 		memset(&e->srqs[i], 0, sizeof(e->srqs[i]));
 	}
 }
@@ -77,7 +85,7 @@ int weng_srq_take(struct weng *e, struct weng_srq *srq, uint32_t *slot,
 	if (k > mask)
 		return -EAGAIN;
 	*slot = (ring + k) & mask;
-	*at = srq->base + (uint64_t)ring * sizeof(struct wren_rq_wqe);
+	*at = srq->base + ((uint64_t)ring << srq->entry_log);
 	srq->ci++;
 	weng_srq_limit_check(e, srq);
 	return 0;

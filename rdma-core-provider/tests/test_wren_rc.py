@@ -12,7 +12,8 @@ import ipaddress
 import random
 import time
 
-from pyverbs.qp import QPAttr
+from pyverbs.qp import QPAttr, QPCap
+from pyverbs.srq import SrqAttr
 from pyverbs.addr import AHAttr, GID, GlobalRoute
 from pyverbs.device import Context
 from pyverbs.mr import MR
@@ -29,11 +30,12 @@ class WrenRCResources(RCResources):
     (10 us) so that a test waits little, rnr_retry as asked; connected to
     each other, or both to the adapter of GID dgid.
     """
-    def __init__(self, dev_name, ib_port, gid_index, rnr_retry=7, dgid=None):
+    def __init__(self, dev_name, ib_port, gid_index, rnr_retry=7, dgid=None,
+                 **kwargs):
         self.rnr_retry = rnr_retry
         self.dgid = dgid
         super().__init__(dev_name=dev_name, ib_port=ib_port,
-                         gid_index=gid_index)
+                         gid_index=gid_index, **kwargs)
 
     def to_rts(self):
         attr = self.create_qp_attr()
@@ -53,6 +55,29 @@ class WrenRCResources(RCResources):
             attr.rq_psn = self.psns[i]
             attr.sq_psn = self.rpsns[i]
             self.qps[i].to_rts(attr)
+
+
+class WrenRCSGLResources(WrenRCResources):
+    """
+    RC QPs (on an SRQ with with_srq) whose work requests carry SGL_LEN
+    SGEs each way, or INLINE_LEN inline bytes: the middleware sizes that
+    the device's larger queue entries exist for.
+    """
+    SGL_LEN = 16
+    INLINE_LEN = 256
+
+    def __init__(self, dev_name, ib_port, gid_index, with_srq=False):
+        super().__init__(dev_name=dev_name, ib_port=ib_port,
+                         gid_index=gid_index, with_srq=with_srq,
+                         msg_size=4096)
+
+    def create_qp_cap(self):
+        return QPCap(max_send_wr=self.num_msgs, max_recv_wr=self.num_msgs,
+                     max_send_sge=self.SGL_LEN, max_recv_sge=self.SGL_LEN,
+                     max_inline_data=self.INLINE_LEN)
+
+    def create_srq_attr(self):
+        return SrqAttr(max_wr=self.num_msgs, max_sge=self.SGL_LEN)
 
 
 def qp_state(player):
@@ -212,3 +237,67 @@ class WrenRCErrorTest(RDMATestCase):
                                    sg=[SGE(src.addr, size + 1, smr.lkey)]))
         wc, = wb.poll(client.cq, 1)
         self.assertEqual(wc.status, e.IBV_WC_LOC_LEN_ERR, wb.wc_str(wc))
+
+    def sgl_round(self, with_srq):
+        """
+        One SEND gathered from SGL_LEN pieces of the client's MR, taken in
+        reverse order, scattered into SGL_LEN pieces of the server's 100
+        bytes apart; then an inline SEND of INLINE_LEN bytes.
+        """
+        self.create_players(WrenRCSGLResources, with_srq=with_srq)
+        client, server = self.client, self.server
+        n, piece = WrenRCSGLResources.SGL_LEN, 64
+        attr, init = client.qp.query(e.IBV_QP_CAP)
+        self.assertGreaterEqual(init.cap.max_send_sge, n)
+        self.assertGreaterEqual(init.cap.max_inline_data,
+                                WrenRCSGLResources.INLINE_LEN)
+        payload = random.randbytes(n * piece)
+        client.mr.write(payload, len(payload))
+        server.mr.write(bytes(server.msg_size), server.msg_size)
+        sends = [SGE(client.mr.buf + (n - 1 - i) * piece, piece,
+                     client.mr.lkey) for i in range(n)]
+        recvs = [SGE(server.mr.buf + i * (piece + 100), piece,
+                     server.mr.lkey) for i in range(n)]
+        queue = server.srq if with_srq else server.qp
+        queue.post_recv(RecvWR(wr_id=1, num_sge=n, sg=recvs))
+        client.qp.post_send(SendWR(wr_id=2, num_sge=n, sg=sends))
+        wc, = wb.poll(server.cq, 1)
+        self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+        self.assertEqual(wc.byte_len, n * piece)
+        got = server.mr.read(server.msg_size, 0)
+        want = b''.join(payload[(n - 1 - i) * piece:(n - i) * piece]
+                        for i in range(n))
+        self.assertEqual(b''.join(got[i * (piece + 100):
+                                      i * (piece + 100) + piece]
+                                  for i in range(n)), want)
+        wc, = wb.poll(client.cq, 1)
+        self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+
+        inline = random.randbytes(WrenRCSGLResources.INLINE_LEN)
+        client.mr.write(inline, len(inline))
+        queue.post_recv(RecvWR(wr_id=3, num_sge=1,
+                               sg=[SGE(server.mr.buf, len(inline),
+                                       server.mr.lkey)]))
+        client.qp.post_send(SendWR(wr_id=4, num_sge=1,
+                                   sg=[SGE(client.mr.buf, len(inline),
+                                           client.mr.lkey)],
+                                   send_flags=e.IBV_SEND_INLINE |
+                                   e.IBV_SEND_SIGNALED))
+        wc, = wb.poll(server.cq, 1)
+        self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+        self.assertEqual(server.mr.read(len(inline), 0), inline)
+        wc, = wb.poll(client.cq, 1)
+        self.assertEqual(wc.status, e.IBV_WC_SUCCESS, wb.wc_str(wc))
+
+    def test_rc_sixteen_sges(self):
+        """
+        Work requests of 16 SGEs both ways and 256 inline bytes, as UCX
+        and libfabric ask for, on a QP's own receive queue.
+        """
+        self.sgl_round(with_srq=False)
+
+    def test_rc_sixteen_sges_srq(self):
+        """
+        The same with the receives on an SRQ of 16-SGE entries.
+        """
+        self.sgl_round(with_srq=True)

@@ -20,8 +20,8 @@ from pyverbs.pd import PD
 from pyverbs.cq import CQ
 
 from tests.wren_base import WrenAPITestCase, WrenRDTestCase, wrendv, wren_e
-from tests.wren_base import RD_QKEY, RD_PKEY_INDEX, WREN_SQ_MAX_SGE, \
-    WREN_RQ_MAX_SGE, WREN_SQ_MAX_INLINE, WREN_MIN_RD_MSG_SIZE, \
+from tests.wren_base import RD_QKEY, RD_PKEY_INDEX, WREN_MAX_SEND_SGE, \
+    WREN_MAX_RECV_SGE, WREN_MAX_INLINE, WREN_MIN_RD_MSG_SIZE, \
     WREN_CQE_LOC_LEN_ERR, WREN_CQE_LOC_QP_OP_ERR, IMM_DATA
 import tests.wren_base as wb
 import tests.utils as u
@@ -80,9 +80,9 @@ class WrenDVDeviceTest(WrenAPITestCase):
         self.assertGreater(dv.max_rq_wr, 0)
         # uverbs reports the smaller of the send and receive SGE limits.
         self.assertEqual(min(dv.max_sq_sge, dv.max_rq_sge), self.attr.max_sge)
-        self.assertIn(dv.max_sq_sge, range(1, WREN_SQ_MAX_SGE + 1))
-        self.assertIn(dv.max_rq_sge, range(1, WREN_RQ_MAX_SGE + 1))
-        self.assertIn(dv.inline_buf_size, range(1, WREN_SQ_MAX_INLINE + 1))
+        self.assertIn(dv.max_sq_sge, range(1, WREN_MAX_SEND_SGE + 1))
+        self.assertIn(dv.max_rq_sge, range(1, WREN_MAX_RECV_SGE + 1))
+        self.assertIn(dv.inline_buf_size, range(1, WREN_MAX_INLINE + 1))
         self.assertGreaterEqual(dv.max_rd_msg_size, WREN_MIN_RD_MSG_SIZE)
         self.assertLessEqual(dv.max_rd_msg_size, port.max_msg_sz)
 
@@ -240,8 +240,9 @@ class WrenRDTest(WrenRDTestCase):
         A message gathered from max_sq_sge scattered pieces arrives whole
         in a receive of max_rq_sge scattered pieces, both APIs.
         """
+        # Room for max_sq_sge pieces of up to 4 KiB, 64 bytes apart.
         self.create_players(send_ops_flags=SEND_OPS, max_send_sge=None,
-                            max_recv_sge=None, msg_size=64 * 1024)
+                            max_recv_sge=None, msg_size=256 * 1024)
         client, server = self.client, self.server
         n_send = client.dv_attr.max_sq_sge
         n_recv = server.dv_attr.max_rq_sge

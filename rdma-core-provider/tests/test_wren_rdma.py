@@ -24,7 +24,7 @@ from pyverbs.mr import MR, DmaBufMR
 from pyverbs.pd import PD
 
 from tests.wren_base import WrenRDTestCase, WrenRDResources, wren_e, \
-    RD_QKEY, IMM_DATA, WREN_SQ_MAX_INLINE
+    RD_QKEY, IMM_DATA, WREN_MAX_INLINE
 import tests.wren_base as wb
 
 REMOTE_ACCESS = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | \
@@ -193,7 +193,7 @@ class WrenRDMATest(WrenRDTestCase):
         """
         An inline WRITE carries its bytes in the work request.
         """
-        self.write_and_check(WREN_SQ_MAX_INLINE, remote_off=100, inline=True)
+        self.write_and_check(WREN_MAX_INLINE, remote_off=100, inline=True)
 
     def test_rdma_write_imm(self):
         """

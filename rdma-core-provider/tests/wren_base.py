@@ -48,11 +48,13 @@ except ImportError as ex:
 WREN_VENDOR_ID = 0x1234
 WREN_DEVICE_ID = 0x5752
 
-# The device ABI's per-entry limits (include/linux/wren/wren_if.h):
-# WREN_SQ_MAX_SGE, WREN_RQ_MAX_SGE, WREN_SQ_MAX_INLINE.
-WREN_SQ_MAX_SGE = 5
-WREN_RQ_MAX_SGE = 3
-WREN_SQ_MAX_INLINE = 80
+# What the device ABI's largest queue entries hold
+# (include/linux/wren/wren_if.h): WREN_SQ_WQE_SGE(WREN_SQ_WQE_SHIFT_MAX),
+# WREN_RQ_WQE_SGE(WREN_RQ_WQE_SHIFT_MAX) and
+# WREN_SQ_WQE_INLINE(WREN_SQ_WQE_SHIFT_MAX).
+WREN_MAX_SEND_SGE = 29
+WREN_MAX_RECV_SGE = 31
+WREN_MAX_INLINE = 464
 
 # Every RD QP is required to carry messages of at least this size.
 WREN_MIN_RD_MSG_SIZE = 1 << 20

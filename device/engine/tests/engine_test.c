@@ -211,7 +211,8 @@ static void test_reset_handshake(void)
 		 WREN_CAP_KEEP_ALIVE | WREN_CAP_ADMIN_INTR | WREN_CAP_UD |
 		 WREN_CAP_RD | WREN_CAP_TC_TABLE | WREN_CAP_RDMA_WRITE |
 		 WREN_CAP_RDMA_READ | WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
-		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ);
+		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ |
+		 WREN_CAP_WQE_SHIFT);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
 
 	CHECK_EQ(h_enable(&h, 3, 3),
@@ -323,7 +324,8 @@ static void test_get_attr(void)
 		 WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_TC_TABLE |
 		 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ |
 		 WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
-		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ);
+		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ |
+		 WREN_CAP_WQE_SHIFT);
 	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
 	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
 	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);
@@ -338,9 +340,9 @@ static void test_get_attr(void)
 	CHECK_EQ(wren_le32(a->msix_vectors), 5);
 	CHECK_EQ(wren_le32(a->max_pd), 1024);
 	CHECK_EQ(wren_le32(a->max_qp_depth), 4096);
-	CHECK_EQ(wren_le32(a->max_sge), WREN_SQ_MAX_SGE);
-	CHECK_EQ(wren_le32(a->max_recv_sge), WREN_RQ_MAX_SGE);
-	CHECK_EQ(wren_le32(a->max_inline), WREN_SQ_MAX_INLINE);
+	CHECK_EQ(wren_le32(a->max_sge), 29);
+	CHECK_EQ(wren_le32(a->max_recv_sge), 31);
+	CHECK_EQ(wren_le32(a->max_inline), 464);
 	CHECK_EQ(wren_le32(a->db_page_count), 256);
 	CHECK_EQ(wren_le64(a->max_mr_size), 512ULL << 30);
 	CHECK_EQ(wren_le64(a->page_size_cap),
@@ -1457,6 +1459,7 @@ static void test_tc_table_cmd(void)
 struct adapter {
 	struct harness h;
 	uint32_t tc_cache;	/* non-zero: that cache and a context table */
+	uint8_t sq_shift, rq_shift;	/* entries of 128 << and 64 << them */
 	uint16_t max_rd_atom;	/* non-zero: that limit */
 	uint32_t pdn, cqn, key, ah;
 	uint64_t cq_db;
@@ -1476,6 +1479,8 @@ static void adapter_qp(struct adapter *a, uint8_t type)
 	struct wren_admin_cqe cqe;
 
 	make_qp(&cmd, a->pdn, a->cqn, 1, type);
+	((struct wren_cmd_create_qp *)cmd.payload)->sq_wqe_shift = a->sq_shift;
+	((struct wren_cmd_create_qp *)cmd.payload)->rq_wqe_shift = a->rq_shift;
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	a->qpn = wren_le32(cqe.result[0]);
 	a->sq_ring = SQ_RING;
@@ -1537,21 +1542,39 @@ static void adapter_ah(struct adapter *a, const struct adapter *to)
 	a->ah = wren_le32(cqe.result[0]);
 }
 
-/* Write @w into @a's send ring (32 entries) and ring the doorbell. */
-static void sq_push(struct adapter *a, const struct wren_sq_wqe *w)
+/* Write entry @w of @len bytes into slot @pi of a ring of @size-byte entries. */
+static void ring_put(struct adapter *a, uint64_t ring, uint16_t pi,
+		     size_t size, const void *w, size_t len)
 {
-	memcpy(fake_env_ptr(&a->h.env, a->sq_ring + (a->sq_pi & 31) * sizeof(*w),
-			    sizeof(*w)), w, sizeof(*w));
+	uint8_t *at = fake_env_ptr(&a->h.env, ring + (pi & 31) * size, size);
+
+	memset(at, 0, size);
+	memcpy(at, w, len < size ? len : size);
+}
+
+/* Write @w into @a's send ring (32 entries) and ring the doorbell. */
+static void sq_push_n(struct adapter *a, const void *w, size_t len)
+{
+	ring_put(a, a->sq_ring, a->sq_pi, WREN_SQ_WQE_SIZE(a->sq_shift), w, len);
 	a->sq_pi++;
 	weng_db_write(a->h.e, a->sq_db, a->sq_pi, 4);
 }
 
-static void rq_push(struct adapter *a, const struct wren_rq_wqe *w)
+static void sq_push(struct adapter *a, const struct wren_sq_wqe *w)
 {
-	memcpy(fake_env_ptr(&a->h.env, a->rq_ring + (a->rq_pi & 31) * sizeof(*w),
-			    sizeof(*w)), w, sizeof(*w));
+	sq_push_n(a, w, sizeof(*w));
+}
+
+static void rq_push_n(struct adapter *a, const void *w, size_t len)
+{
+	ring_put(a, a->rq_ring, a->rq_pi, WREN_RQ_WQE_SIZE(a->rq_shift), w, len);
 	a->rq_pi++;
 	weng_db_write(a->h.e, a->rq_db, a->rq_pi, 4);
+}
+
+static void rq_push(struct adapter *a, const struct wren_rq_wqe *w)
+{
+	rq_push_n(a, w, sizeof(*w));
 }
 
 /* Post a send of @len bytes at data offset @off to @qpn; lkey @key. */
@@ -2315,6 +2338,122 @@ static void test_rd_between_adapters(void)
 static void test_ud_between_adapters(void)
 {
 	two_adapters(WREN_QPT_UD);
+}
+
+/*
+ * Queues of larger entries: a send of 16 SGEs and one of 400 inline bytes
+ * into receives of 20 SGEs, every byte where it belongs; what an entry of
+ * its size cannot hold, and sizes beyond the largest, refused.
+ */
+static void test_large_entries(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	uint8_t sbuf[512], rbuf[512], *src, *dst;
+	struct wren_sq_wqe *w = (void *)sbuf;
+	struct wren_rq_wqe *r = (void *)rbuf;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_create_qp *qc = (void *)cmd.payload;
+	struct wren_cqe c;
+	uint32_t j, k;
+
+	a->sq_shift = b->sq_shift = WREN_SQ_WQE_SHIFT_MAX;
+	a->rq_shift = b->rq_shift = WREN_RQ_WQE_SHIFT_MAX;
+	adapter_up(a, 0, WREN_QPT_RD);
+	adapter_up(b, 1, WREN_QPT_RD);
+	adapter_ah(a, b);
+	src = fake_env_ptr(&a->h.env, DATA, 4096);
+	dst = fake_env_ptr(&b->h.env, DATA, 16 * 4096);
+	for (k = 0; k < 4096; k++)
+		src[k] = k * 7 + 1;
+
+	/* 16 SGEs of 100 bytes, the source's pieces in reverse order. */
+	memset(sbuf, 0, sizeof(sbuf));
+	w->opcode = WREN_WQE_SEND;
+	w->flags = WREN_WQE_F_SIGNALED;
+	w->num_sge = 16;
+	w->ah = wren_to_le32(a->ah);
+	w->remote_qpn = wren_to_le32(b->qpn);
+	w->remote_qkey = wren_to_le32(0x11111111);
+	for (j = 0; j < 16; j++) {
+		wren_sq_wqe_sges(w)[j].addr =
+			wren_to_le64(DATA_IOVA + (15 - j) * 100);
+		wren_sq_wqe_sges(w)[j].length = wren_to_le32(100);
+		wren_sq_wqe_sges(w)[j].lkey = wren_to_le32(a->key);
+	}
+	/* Receives of 20 SGEs of 80 bytes, 200 bytes apart. */
+	memset(rbuf, 0, sizeof(rbuf));
+	r->num_sge = 20;
+	for (j = 0; j < 20; j++) {
+		wren_rq_wqe_sges(r)[j].addr = wren_to_le64(DATA_IOVA + j * 200);
+		wren_rq_wqe_sges(r)[j].length = wren_to_le32(80);
+		wren_rq_wqe_sges(r)[j].lkey = wren_to_le32(b->key);
+	}
+	rq_push_n(b, rbuf, sizeof(rbuf));
+	sq_push_n(a, sbuf, sizeof(sbuf));
+	pump(a, b);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(wren_le32(c.byte_len), 1600);
+	for (k = 0; k < 1600; k++)
+		if (dst[k / 80 * 200 + k % 80] != src[(15 - k / 100) * 100 +
+						       k % 100])
+			break;
+	CHECK_EQ(k, 1600);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+
+	/* 400 bytes inline. */
+	w->flags = WREN_WQE_F_SIGNALED | WREN_WQE_F_INLINE;
+	w->num_sge = 0;
+	w->inline_len = wren_to_le32(400);
+	for (k = 0; k < 400; k++)
+		wren_sq_wqe_inline(w)[k] = k ^ 0x5a;
+	rq_push_n(b, rbuf, sizeof(rbuf));
+	sq_push_n(a, sbuf, sizeof(sbuf));
+	pump(a, b);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(wren_le32(c.byte_len), 400);
+	for (k = 0; k < 400; k++)
+		if (dst[k / 80 * 200 + k % 80] != (uint8_t)(k ^ 0x5a))
+			break;
+	CHECK_EQ(k, 400);
+	CHECK(poll_cq(a, &c));
+
+	/* A receive entry's last 8 bytes are reserved. */
+	rbuf[sizeof(rbuf) - 1] = 1;
+	rq_push_n(b, rbuf, sizeof(rbuf));
+	w->flags = WREN_WQE_F_SIGNALED;
+	w->inline_len = 0;
+	w->num_sge = 1;
+	wren_sq_wqe_sges(w)[0].addr = wren_to_le64(DATA_IOVA);
+	wren_sq_wqe_sges(w)[0].length = wren_to_le32(100);
+	wren_sq_wqe_sges(w)[0].lkey = wren_to_le32(a->key);
+	sq_push_n(a, sbuf, sizeof(sbuf));
+	pump(a, b);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_LOC_QP_OP_ERR);
+	CHECK(poll_cq(a, &c));
+
+	/* One SGE more than 512 bytes hold. */
+	w->num_sge = WREN_SQ_WQE_SGE(WREN_SQ_WQE_SHIFT_MAX) + 1;
+	sq_push_n(a, sbuf, sizeof(sbuf));
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_LOC_QP_OP_ERR);
+
+	/* No larger entries; none of its own for a QP on an SRQ. */
+	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RD);
+	qc->sq_wqe_shift = WREN_SQ_WQE_SHIFT_MAX + 1;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RD);
+	qc->rq_wqe_shift = WREN_RQ_WQE_SHIFT_MAX + 1;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -3160,6 +3299,7 @@ static void test_rc_rnr(void)
 	/* One context carried both QPs' messages. */
 	wren_tp_get_stats(a->h.e->tp, &st);
 	CHECK_EQ(st.ctx_created, 1);
+
 	h_fini(&a->h);
 	h_fini(&b->h);
 	free(a);
@@ -3334,6 +3474,8 @@ static const struct tap_test tests[] = {
 	{ "contexts spill to the host's table and come back", test_tc_table_spill },
 	{ "DMA to the device's own BARs is refused, never dispatched", test_dma_self },
 	{ "RESIZE_CQ: waiting completions move, in order", test_cq_resize },
+	{ "larger queue entries: more SGEs, more inline bytes, their limits",
+	  test_large_entries },
 	{ "REREG_MR: new PD, rights and pages under the same key",
 	  test_mr_rereg },
 	{ "RC: stream order over reordered packets, access errors",

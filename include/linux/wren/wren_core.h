@@ -150,7 +150,10 @@ struct wren_cq_params {
  * @rq_log_depth: log2 of the receive ring's entries
  * @flags: WREN_QP_FLAG_*
  * @srqn: with WREN_QP_FLAG_SRQ, the SRQ its receives come from (and no
- *	receive ring: @rq_base and @rq_log_depth zero)
+ *	receive ring: @rq_base, @rq_log_depth and @rq_wqe_shift zero)
+ * @sq_wqe_shift: the send ring's entries are sizeof(struct wren_sq_wqe)
+ *	<< @sq_wqe_shift bytes
+ * @rq_wqe_shift: the same for the receive ring
  */
 struct wren_qp_params {
 	dma_addr_t sq_base;
@@ -164,6 +167,8 @@ struct wren_qp_params {
 	u8 rq_log_depth;
 	u8 flags;
 	u32 srqn;
+	u8 sq_wqe_shift;
+	u8 rq_wqe_shift;
 };
 
 /**
@@ -172,12 +177,15 @@ struct wren_qp_params {
  * @pdn: protection domain
  * @db_page: doorbell page of its doorbell
  * @log_depth: log2 of the ring's entries
+ * @wqe_shift: its entries are sizeof(struct wren_rq_wqe) << @wqe_shift
+ *	bytes (CREATE_SRQ only; a grown ring keeps them)
  */
 struct wren_srq_params {
 	dma_addr_t base;
 	u32 pdn;
 	u32 db_page;
 	u8 log_depth;
+	u8 wqe_shift;
 };
 
 /**

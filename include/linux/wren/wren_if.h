@@ -76,6 +76,7 @@
 #define WREN_CAP_REREG_MR		BIT_ULL(9)	/* REREG_MR */
 #define WREN_CAP_ATOMIC			BIT_ULL(10)	/* RC: 8-byte atomics */
 #define WREN_CAP_SRQ			BIT_ULL(11)	/* shared receive queues */
+#define WREN_CAP_WQE_SHIFT		BIT_ULL(12)	/* larger queue entries */
 
 /* ------------------------------------------------------------------ */
 /* BAR0 register map (32-bit registers, 32-bit accesses only)          */
@@ -339,8 +340,9 @@ enum wren_dev_stat {
  * @max_cq_depth: entries per completion queue
  * @max_qp: queue pairs
  * @max_qp_depth: work requests per send or receive queue
- * @max_sge: scatter/gather entries per send work request
- * @max_inline: inline data bytes per send work request
+ * @max_sge: scatter/gather entries per send work request, in the largest
+ *	send queue entry a QP may take (WREN_CAP_WQE_SHIFT)
+ * @max_inline: inline data bytes per send work request, the same
  * @max_ah: address handles
  * @max_mr: memory regions
  * @max_mr_size: bytes per memory region
@@ -348,7 +350,8 @@ enum wren_dev_stat {
  * @db_page_count: pages in the doorbell BAR, page 0 included
  * @msix_vectors: MSI-X vectors; vector 0 serves the management queues
  * @max_msg_size: largest message in bytes
- * @max_recv_sge: scatter/gather entries per receive work request
+ * @max_recv_sge: scatter/gather entries per receive work request, in the
+ *	largest receive queue entry
  * @tc_cache: transport contexts the adapter holds at once
  * @max_tc_log: log2 of the most records SET_TC_TABLE accepts
  * @min_tc_log: log2 of the fewest
@@ -640,8 +643,14 @@ enum wren_qp_type {
  * @rq_log_depth: the same for the receive queue
  * @flags: WREN_QP_FLAG_*
  * @srqn: with WREN_QP_FLAG_SRQ, the shared receive queue the QP takes its
- *	receives from (on the QP's PD); its own receive queue, @rq_base and
- *	@rq_log_depth, is then not used (zero); else zero
+ *	receives from (on the QP's PD); its own receive queue, @rq_base,
+ *	@rq_log_depth and @rq_wqe_shift, is then not used (zero); else zero
+ * @sq_wqe_shift: the send queue's entries are sizeof(struct wren_sq_wqe)
+ *	<< @sq_wqe_shift bytes, at most WREN_SQ_WQE_SHIFT_MAX
+ *	(WREN_CAP_WQE_SHIFT; else zero)
+ * @rq_wqe_shift: the same for the receive queue, at most
+ *	WREN_RQ_WQE_SHIFT_MAX
+ * @rsvd0: zero
  * @rsvd: zero
  *
  * The QP starts in WREN_QPS_RESET.  result[0] of the completion is the
@@ -660,7 +669,10 @@ struct wren_cmd_create_qp {
 	__u8 rq_log_depth;
 	__u8 flags;
 	__le32 srqn;
-	__le32 rsvd[4];
+	__u8 sq_wqe_shift;
+	__u8 rq_wqe_shift;
+	__le16 rsvd0;
+	__le32 rsvd[3];
 };
 
 /* QP states, as in the verbs. */
@@ -853,6 +865,8 @@ struct wren_cmd_rereg_mr {
  * @db_page: the doorbell page of its doorbell
  * @log_depth: log2 of its entries, from WREN_QUEUE_LOG_DEPTH_MIN; depth at
  *	most max_qp_depth
+ * @wqe_shift: its entries are sizeof(struct wren_rq_wqe) << @wqe_shift
+ *	bytes, at most WREN_RQ_WQE_SHIFT_MAX (WREN_CAP_WQE_SHIFT; else zero)
  * @rsvd0: zero
  * @rsvd: zero
  *
@@ -865,7 +879,8 @@ struct wren_cmd_create_srq {
 	__le32 pdn;
 	__le32 db_page;
 	__u8 log_depth;
-	__u8 rsvd0[3];
+	__u8 wqe_shift;
+	__u8 rsvd0[2];
 	__le32 rsvd[9];
 };
 
@@ -923,6 +938,11 @@ struct wren_sge {
 	__le32 lkey;
 };
 
+/*
+ * What the structures below hold; a queue of larger entries (sq_wqe_shift,
+ * rq_wqe_shift) holds more, its @sge or @inline_data running on to the
+ * entry's end: see wren_sq_wqe_sges() and the sizes after the structures.
+ */
 #define WREN_SQ_MAX_SGE			5
 #define WREN_SQ_MAX_INLINE		80
 #define WREN_RQ_MAX_SGE			3
@@ -946,11 +966,11 @@ enum wren_wqe_opcode {
  * struct wren_sq_wqe - one send queue entry
  * @opcode: &enum wren_wqe_opcode
  * @flags: WREN_WQE_F_*
- * @num_sge: entries of @sge in use, at most WREN_SQ_MAX_SGE; 0 with
- *	WREN_WQE_F_INLINE
+ * @num_sge: entries of @sge in use, at most WREN_SQ_WQE_SGE() of the
+ *	queue's entry size; 0 with WREN_WQE_F_INLINE
  * @rsvd0: zero
  * @inline_len: with WREN_WQE_F_INLINE, bytes of @inline_data, at most
- *	WREN_SQ_MAX_INLINE; else zero
+ *	WREN_SQ_WQE_INLINE() of the queue's entry size; else zero
  * @imm: immediate data of SEND_IMM and RDMA_WRITE_IMM, opaque
  * @rsvd1: zero
  * @ah: the destination's address handle (UD, RD; zero on RC, whose
@@ -998,7 +1018,8 @@ struct wren_sq_wqe {
 
 /**
  * struct wren_rq_wqe - one receive queue entry
- * @num_sge: entries of @sge in use, 1 to WREN_RQ_MAX_SGE
+ * @num_sge: entries of @sge in use, 1 to WREN_RQ_WQE_SGE() of the queue's
+ *	entry size
  * @rsvd0: zero
  * @req_id: any value; the receive's completion returns it as wqe_index.
  *	The device takes receive entries in ring order and copies each as it
@@ -1021,6 +1042,42 @@ struct wren_rq_wqe {
 	struct wren_sge sge[WREN_RQ_MAX_SGE];
 	__le64 rsvd1;
 };
+
+/*
+ * Entries of sizeof() << shift bytes.  Their scatter/gather lists begin
+ * where the structures' do and take the rest of the entry, but for the
+ * last 8 bytes of a receive entry (@rsvd1 in the smallest), reserved.
+ */
+#define WREN_SQ_WQE_SHIFT_MAX		2	/* 512 bytes */
+#define WREN_RQ_WQE_SHIFT_MAX		3	/* 512 bytes */
+#define WREN_SQ_WQE_SIZE(shift)		(sizeof(struct wren_sq_wqe) << (shift))
+#define WREN_RQ_WQE_SIZE(shift)		(sizeof(struct wren_rq_wqe) << (shift))
+#define WREN_SQ_WQE_INLINE(shift)	(WREN_SQ_WQE_SIZE(shift) - \
+					 offsetof(struct wren_sq_wqe, sge))
+#define WREN_SQ_WQE_SGE(shift)		(WREN_SQ_WQE_INLINE(shift) / \
+					 sizeof(struct wren_sge))
+#define WREN_RQ_WQE_SGE(shift)		((WREN_RQ_WQE_SIZE(shift) - \
+					  offsetof(struct wren_rq_wqe, sge)) / \
+					 sizeof(struct wren_sge))
+
+/*
+ * The scatter/gather lists of entries of any size; indexing the
+ * structures' own arrays beyond their declared length would not be C.
+ */
+static inline struct wren_sge *wren_sq_wqe_sges(struct wren_sq_wqe *w)
+{
+	return (struct wren_sge *)((__u8 *)w + offsetof(struct wren_sq_wqe, sge));
+}
+
+static inline __u8 *wren_sq_wqe_inline(struct wren_sq_wqe *w)
+{
+	return (__u8 *)w + offsetof(struct wren_sq_wqe, inline_data);
+}
+
+static inline struct wren_sge *wren_rq_wqe_sges(struct wren_rq_wqe *w)
+{
+	return (struct wren_sge *)((__u8 *)w + offsetof(struct wren_rq_wqe, sge));
+}
 
 /* The GRH a UD receive starts with, as on RoCE v2. */
 #define WREN_GRH_LEN			40
@@ -1185,6 +1242,9 @@ static_assert(offsetof(struct wren_cmd_rereg_mr, access) ==
 static_assert(sizeof(struct wren_sge) == 16);
 static_assert(sizeof(struct wren_sq_wqe) == 128);
 static_assert(sizeof(struct wren_rq_wqe) == 64);
+static_assert(WREN_SQ_WQE_SGE(0) == WREN_SQ_MAX_SGE &&
+	      WREN_SQ_WQE_INLINE(0) == WREN_SQ_MAX_INLINE &&
+	      WREN_RQ_WQE_SGE(0) == WREN_RQ_MAX_SGE);
 static_assert(sizeof(struct wren_cqe) == 32);
 static_assert(sizeof(struct wren_dev_attr) == 256);
 static_assert(sizeof(struct wren_aeq_entry) == 16);

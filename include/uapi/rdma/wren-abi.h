@@ -185,6 +185,10 @@ struct wren_ib_create_qp_req {
  * @rq_log_depth: log2 of the receive queue's entries
  * @sq_db_offset: byte offset of the send doorbell in the doorbell page
  * @rq_db_offset: byte offset of the receive doorbell in the doorbell page
+ * @sq_wqe_shift: the send queue's entries are sizeof(struct wren_sq_wqe)
+ *	<< @sq_wqe_shift bytes: the smallest that hold the SGEs and inline
+ *	bytes asked for (a shorter response than this means 0)
+ * @rq_wqe_shift: the same for the receive queue and struct wren_rq_wqe
  */
 struct wren_ib_create_qp_resp {
 	__u32 comp_mask;
@@ -197,6 +201,8 @@ struct wren_ib_create_qp_resp {
 	__u32 rq_log_depth;
 	__u32 sq_db_offset;
 	__u32 rq_db_offset;
+	__u32 sq_wqe_shift;
+	__u32 rq_wqe_shift;
 };
 
 /**
@@ -217,7 +223,8 @@ struct wren_ib_create_ah_resp {
  * @ring_size: bytes to map at @mmap_key
  * @log_depth: log2 of its entries
  * @db_offset: byte offset of its doorbell in the doorbell page
- * @reserved: zero
+ * @wqe_shift: its entries are sizeof(struct wren_rq_wqe) << @wqe_shift
+ *	bytes, the smallest that hold the SGEs asked for
  */
 struct wren_ib_create_srq_resp {
 	__u32 comp_mask;
@@ -226,7 +233,7 @@ struct wren_ib_create_srq_resp {
 	__u32 ring_size;
 	__u32 log_depth;
 	__u32 db_offset;
-	__u32 reserved;
+	__u32 wqe_shift;
 };
 
 /**

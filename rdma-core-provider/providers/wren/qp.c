@@ -185,24 +185,27 @@ static int wren_check_qp_resp(struct wren_context *ctx, struct wren_qp *qp,
 	/* A QP on an SRQ has no receive ring: its fields are zero. */
 	bool rq_ok = qp->srq ?
 		!resp->rq_log_depth && !resp->rq_ring_size &&
-		!resp->rq_mmap_key :
+		!resp->rq_mmap_key && !resp->rq_wqe_shift :
 		resp->rq_log_depth >= WREN_QUEUE_LOG_DEPTH_MIN &&
 		resp->rq_log_depth <= WREN_WQ_LOG_DEPTH_LIMIT &&
-		resp->rq_ring_size >=
-			(sizeof(struct wren_rq_wqe) << resp->rq_log_depth) &&
+		resp->rq_wqe_shift <= WREN_RQ_WQE_SHIFT_MAX &&
+		resp->rq_ring_size >= (WREN_RQ_WQE_SIZE(resp->rq_wqe_shift) <<
+				       resp->rq_log_depth) &&
 		wren_doorbell(ctx, resp->rq_db_offset);
 
 	if (resp->qpn != qp->vqp.qp.qp_num ||
 	    resp->sq_log_depth < WREN_QUEUE_LOG_DEPTH_MIN ||
 	    resp->sq_log_depth > WREN_WQ_LOG_DEPTH_LIMIT ||
-	    resp->sq_ring_size <
-		    (sizeof(struct wren_sq_wqe) << resp->sq_log_depth) ||
+	    resp->sq_wqe_shift > WREN_SQ_WQE_SHIFT_MAX ||
+	    resp->sq_ring_size < (WREN_SQ_WQE_SIZE(resp->sq_wqe_shift) <<
+				  resp->sq_log_depth) ||
 	    !wren_doorbell(ctx, resp->sq_db_offset) || !rq_ok) {
 		verbs_err(&ctx->ibvctx,
-			  "qp %u (core %u): kernel gave sq 2^%u in %u bytes db %#x, rq 2^%u in %u bytes db %#x\n",
+			  "qp %u (core %u): kernel gave sq 2^%u of 128<<%u in %u bytes db %#x, rq 2^%u of 64<<%u in %u bytes db %#x\n",
 			  resp->qpn, qp->vqp.qp.qp_num, resp->sq_log_depth,
-			  resp->sq_ring_size, resp->sq_db_offset,
-			  resp->rq_log_depth, resp->rq_ring_size,
+			  resp->sq_wqe_shift, resp->sq_ring_size,
+			  resp->sq_db_offset, resp->rq_log_depth,
+			  resp->rq_wqe_shift, resp->rq_ring_size,
 			  resp->rq_db_offset);
 		return EPROTO;
 	}
@@ -234,10 +237,12 @@ static int wren_init_queues(struct wren_context *ctx, struct wren_qp *qp,
 	int err;
 
 	sq->log_depth = resp->sq_log_depth;
+	sq->wqe_shift = resp->sq_wqe_shift;
 	sq->db = wren_doorbell(ctx, resp->sq_db_offset);
-	sq->max_sge = min_t(uint32_t, attr->cap.max_send_sge, ctx->max_sge);
+	sq->max_sge = min_t(uint32_t, attr->cap.max_send_sge,
+			    WREN_SQ_WQE_SGE(sq->wqe_shift));
 	sq->max_inline = min_t(uint32_t, attr->cap.max_inline_data,
-			       ctx->max_inline);
+			       WREN_SQ_WQE_INLINE(sq->wqe_shift));
 	sq->sig_all = attr->sq_sig_all;
 	sq->ring_size = resp->sq_ring_size;
 
@@ -255,9 +260,10 @@ static int wren_init_queues(struct wren_context *ctx, struct wren_qp *qp,
 		return 0;
 
 	rq->log_depth = resp->rq_log_depth;
+	rq->wqe_shift = resp->rq_wqe_shift;
 	rq->db = wren_doorbell(ctx, resp->rq_db_offset);
 	rq->max_sge = min_t(uint32_t, attr->cap.max_recv_sge,
-			    ctx->max_recv_sge);
+			    WREN_RQ_WQE_SGE(rq->wqe_shift));
 	rq->ring_size = resp->rq_ring_size;
 	rq->slots = calloc(1U << rq->log_depth, sizeof(*rq->slots));
 	if (!rq->slots) {

@@ -63,9 +63,9 @@ static struct wren_sq_wqe *wren_sq_start_wqe(struct wren_sq *sq,
 					     uint64_t wr_id)
 {
 	uint32_t slot = sq->pi & ((1U << sq->log_depth) - 1);
-	struct wren_sq_wqe *wqe = &sq->ring[slot];
+	struct wren_sq_wqe *wqe = wren_sq_entry(sq, slot);
 
-	memset(wqe, 0, sizeof(*wqe));
+	memset(wqe, 0, WREN_SQ_WQE_SIZE(sq->wqe_shift));
 	wqe->opcode = opcode;
 	if (send_flags & IBV_SEND_SIGNALED || sq->sig_all)
 		wqe->flags |= WREN_WQE_F_SIGNALED;
@@ -106,12 +106,13 @@ static void wren_wqe_set_dest(struct wren_sq_wqe *wqe, struct ibv_ah *ibvah,
 static void wren_wqe_set_sgl(struct wren_sq_wqe *wqe,
 			     const struct ibv_sge *sgl, size_t nr_sge)
 {
+	struct wren_sge *sge = wren_sq_wqe_sges(wqe);
 	size_t i;
 
 	for (i = 0; i < nr_sge; i++) {
-		wqe->sge[i].addr = htole64(sgl[i].addr);
-		wqe->sge[i].length = htole32(sgl[i].length);
-		wqe->sge[i].lkey = htole32(sgl[i].lkey);
+		sge[i].addr = htole64(sgl[i].addr);
+		sge[i].length = htole32(sgl[i].length);
+		sge[i].lkey = htole32(sgl[i].lkey);
 	}
 	wqe->num_sge = nr_sge;
 	wqe->flags &= ~WREN_WQE_F_INLINE;
@@ -124,7 +125,7 @@ static void wren_wqe_add_inline(struct wren_sq_wqe *wqe, const void *data,
 {
 	uint32_t used = le32toh(wqe->inline_len);
 
-	memcpy(wqe->inline_data + used, data, len);
+	memcpy(wren_sq_wqe_inline(wqe) + used, data, len);
 	wqe->inline_len = htole32(used + len);
 }
 
@@ -333,16 +334,17 @@ static void wren_build_recv_wr(struct wren_rq *rq,
 			       const struct ibv_recv_wr *wr)
 {
 	uint32_t slot = rq->pi & ((1U << rq->log_depth) - 1);
-	struct wren_rq_wqe *wqe = &rq->ring[slot];
+	struct wren_rq_wqe *wqe = wren_rq_entry(rq, slot);
+	struct wren_sge *sge = wren_rq_wqe_sges(wqe);
 	uint32_t id = wren_rq_free_id(rq);
 	int i;
 
-	memset(wqe, 0, sizeof(*wqe));
+	memset(wqe, 0, WREN_RQ_WQE_SIZE(rq->wqe_shift));
 	wqe->req_id = htole16(id);
 	for (i = 0; i < wr->num_sge; i++) {
-		wqe->sge[i].addr = htole64(wr->sg_list[i].addr);
-		wqe->sge[i].length = htole32(wr->sg_list[i].length);
-		wqe->sge[i].lkey = htole32(wr->sg_list[i].lkey);
+		sge[i].addr = htole64(wr->sg_list[i].addr);
+		sge[i].length = htole32(wr->sg_list[i].length);
+		sge[i].lkey = htole32(wr->sg_list[i].lkey);
 	}
 	/*
 	 * The device wants at least one SGE; the verbs allow none (a

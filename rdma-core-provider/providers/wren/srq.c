@@ -22,12 +22,14 @@ static int wren_check_srq_resp(struct wren_context *ctx,
 {
 	if (resp->log_depth < WREN_QUEUE_LOG_DEPTH_MIN ||
 	    resp->log_depth > WREN_WQ_LOG_DEPTH_LIMIT ||
-	    resp->ring_size < (sizeof(struct wren_rq_wqe) << resp->log_depth) ||
+	    resp->wqe_shift > WREN_RQ_WQE_SHIFT_MAX ||
+	    resp->ring_size < (WREN_RQ_WQE_SIZE(resp->wqe_shift) <<
+			       resp->log_depth) ||
 	    !wren_doorbell(ctx, resp->db_offset)) {
 		verbs_err(&ctx->ibvctx,
-			  "srq %u: kernel gave 2^%u entries in %u bytes, db %#x\n",
-			  resp->srqn, resp->log_depth, resp->ring_size,
-			  resp->db_offset);
+			  "srq %u: kernel gave 2^%u entries of 64<<%u in %u bytes, db %#x\n",
+			  resp->srqn, resp->log_depth, resp->wqe_shift,
+			  resp->ring_size, resp->db_offset);
 		return EPROTO;
 	}
 	return 0;
@@ -77,8 +79,10 @@ struct ibv_srq *wren_create_srq(struct ibv_pd *ibvpd,
 		goto err_destroy;
 	srq->srqn = resp.srqn;
 	rq->log_depth = resp.log_depth;
+	rq->wqe_shift = resp.wqe_shift;
 	rq->db = wren_doorbell(ctx, resp.db_offset);
-	rq->max_sge = min_t(uint32_t, attr->attr.max_sge, ctx->max_recv_sge);
+	rq->max_sge = min_t(uint32_t, attr->attr.max_sge,
+			    WREN_RQ_WQE_SGE(rq->wqe_shift));
 	rq->ring_size = resp.ring_size;
 	rq->slots = calloc(1U << rq->log_depth, sizeof(*rq->slots));
 	if (!rq->slots) {
@@ -121,7 +125,8 @@ static int wren_srq_regrow(struct wren_context *ctx, struct wren_srq *srq,
 
 	if (resp->log_depth < rq->log_depth ||
 	    resp->log_depth > WREN_WQ_LOG_DEPTH_LIMIT ||
-	    resp->ring_size < (sizeof(struct wren_rq_wqe) << resp->log_depth) ||
+	    resp->ring_size < (WREN_RQ_WQE_SIZE(rq->wqe_shift) <<
+			       resp->log_depth) ||
 	    resp->moved > 1U << resp->log_depth) {
 		verbs_err(&ctx->ibvctx, "srq %u: kernel gave 2^%u entries in %u bytes, %u moved\n",
 			  srq->srqn, resp->log_depth, resp->ring_size,

@@ -129,15 +129,17 @@ static void wren_read_limits(struct wren_context *ctx,
 {
 	ctx->max_sq_depth = resp->max_sq_depth;
 	ctx->max_rq_depth = resp->max_rq_depth;
-	ctx->max_sge = min_t(uint32_t, resp->max_sge, WREN_SQ_MAX_SGE);
-	ctx->max_inline = min_t(uint32_t, resp->max_inline, WREN_SQ_MAX_INLINE);
+	ctx->max_sge = min_t(uint32_t, resp->max_sge,
+			     WREN_SQ_WQE_SGE(WREN_SQ_WQE_SHIFT_MAX));
+	ctx->max_inline = min_t(uint32_t, resp->max_inline,
+				WREN_SQ_WQE_INLINE(WREN_SQ_WQE_SHIFT_MAX));
 
 	/* A kernel without the data path says nothing of the rest. */
 	ctx->data_path = resp->comp_mask & WREN_IB_UCONTEXT_RESP_DATA_PATH;
 	if (!ctx->data_path)
 		return;
 	ctx->max_recv_sge = min_t(uint32_t, resp->max_recv_sge,
-				  WREN_RQ_MAX_SGE);
+				  WREN_RQ_WQE_SGE(WREN_RQ_WQE_SHIFT_MAX));
 	ctx->max_msg_size = resp->max_msg_size;
 	ctx->device_caps = resp->device_caps;
 	ctx->max_cq_depth = resp->max_cq_depth;

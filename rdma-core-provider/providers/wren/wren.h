@@ -209,6 +209,8 @@ struct wren_cq {
  * @ring: the ring of send entries, mapped from the kernel
  * @ring_size: bytes mapped at @ring
  * @log_depth: log2 of the ring's entries
+ * @wqe_shift: the entries are sizeof(struct wren_sq_wqe) << @wqe_shift
+ *	bytes (wren_sq_entry())
  * @db: the send doorbell in the context's doorbell page
  * @wr_ids: the work request id of each slot
  * @pi: the producer index, free running, including entries written but
@@ -227,9 +229,10 @@ struct wren_cq {
  */
 struct wren_sq {
 	struct wren_lock lock;
-	struct wren_sq_wqe *ring;
+	void *ring;
 	size_t ring_size;
 	uint32_t log_depth;
+	uint32_t wqe_shift;
 	uint32_t *db;
 	uint64_t *wr_ids;
 	uint32_t pi;
@@ -263,6 +266,8 @@ struct wren_rq_slot {
  * @ring: the ring of receive entries, mapped from the kernel
  * @ring_size: bytes mapped at @ring
  * @log_depth: log2 of the ring's entries
+ * @wqe_shift: the entries are sizeof(struct wren_rq_wqe) << @wqe_shift
+ *	bytes (wren_rq_entry())
  * @db: the receive doorbell in the context's doorbell page
  * @slots: the requests in flight, by request id (as many as ring slots)
  * @pi: the producer index, free running
@@ -274,9 +279,10 @@ struct wren_rq_slot {
  */
 struct wren_rq {
 	struct wren_lock lock;
-	struct wren_rq_wqe *ring;
+	void *ring;
 	size_t ring_size;
 	uint32_t log_depth;
+	uint32_t wqe_shift;
 	uint32_t *db;
 	struct wren_rq_slot *slots;
 	uint32_t pi;
@@ -284,6 +290,21 @@ struct wren_rq {
 	atomic_uint completed;
 	uint32_t max_sge;
 };
+
+/* The entry of ring slot @slot, whatever the entries' size. */
+static inline struct wren_sq_wqe *wren_sq_entry(struct wren_sq *sq,
+						uint32_t slot)
+{
+	return (struct wren_sq_wqe *)((uint8_t *)sq->ring +
+				      (WREN_SQ_WQE_SIZE(sq->wqe_shift) * slot));
+}
+
+static inline struct wren_rq_wqe *wren_rq_entry(struct wren_rq *rq,
+						uint32_t slot)
+{
+	return (struct wren_rq_wqe *)((uint8_t *)rq->ring +
+				      (WREN_RQ_WQE_SIZE(rq->wqe_shift) * slot));
+}
 
 /**
  * struct wren_srq - a shared receive queue

@@ -150,6 +150,8 @@ struct wren_ib_qp {
  * @srqn: the device's SRQ number
  * @lock: serialises modify_srq and query_srq
  * @max_wr: its depth
+ * @max_sge: SGEs per receive its entries hold
+ * @wqe_shift: its entries are sizeof(struct wren_rq_wqe) << @wqe_shift bytes
  */
 struct wren_ib_srq {
 	struct ib_srq ibsrq;
@@ -157,6 +159,8 @@ struct wren_ib_srq {
 	u32 srqn;
 	struct mutex lock;	/* serialises modify and query */
 	u32 max_wr;
+	u32 max_sge;
+	u8 wqe_shift;
 };
 
 /**
@@ -350,6 +354,7 @@ int wren_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 int wren_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		     int attr_mask, struct ib_qp_init_attr *init_attr);
 int wren_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+u8 wren_ib_rq_wqe_shift(u32 sge);
 
 /* wren_ib_ah.c */
 int wren_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,

@@ -165,7 +165,38 @@ static int wren_ib_queue_log_depth(struct wren_ib_dev *dev, u32 wr,
 	return ilog2(depth);
 }
 
-/* Check the capacities asked for; set the depths (none to receive on an SRQ). */
+/**
+ * wren_ib_rq_wqe_shift() - the receive entries that hold @sge SGEs
+ * @sge: scatter/gather entries per receive, at most the device's
+ *	max_recv_sge
+ *
+ * Return: the smallest wqe_shift whose entries hold them.
+ */
+u8 wren_ib_rq_wqe_shift(u32 sge)
+{
+	u8 shift = 0;
+
+	while (shift < WREN_RQ_WQE_SHIFT_MAX && WREN_RQ_WQE_SGE(shift) < sge)
+		shift++;
+	return shift;
+}
+
+/* ... and the send entries that hold @sge SGEs or @inline_data bytes. */
+static u8 wren_ib_sq_wqe_shift(u32 sge, u32 inline_data)
+{
+	u8 shift = 0;
+
+	while (shift < WREN_SQ_WQE_SHIFT_MAX &&
+	       (WREN_SQ_WQE_SGE(shift) < sge ||
+		WREN_SQ_WQE_INLINE(shift) < inline_data))
+		shift++;
+	return shift;
+}
+
+/*
+ * Check the capacities asked for; set the depths and the entries' sizes
+ * (none to receive on an SRQ).
+ */
 static int wren_ib_qp_caps(struct wren_ib_dev *dev, const struct ib_qp_cap *cap,
 			   bool srq, struct wren_qp_params *params)
 {
@@ -186,12 +217,15 @@ static int wren_ib_qp_caps(struct wren_ib_dev *dev, const struct ib_qp_cap *cap,
 	if (log_depth < 0)
 		return log_depth;
 	params->sq_log_depth = log_depth;
+	params->sq_wqe_shift = wren_ib_sq_wqe_shift(cap->max_send_sge,
+						    cap->max_inline_data);
 	if (srq)
 		return 0;
 	log_depth = wren_ib_queue_log_depth(dev, cap->max_recv_wr, "receive");
 	if (log_depth < 0)
 		return log_depth;
 	params->rq_log_depth = log_depth;
+	params->rq_wqe_shift = wren_ib_rq_wqe_shift(cap->max_recv_sge);
 	return 0;
 }
 
@@ -309,13 +343,13 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
 					 ibucontext);
 	err = wren_ib_ring_alloc(uctx, &qp->sq,
-				 sizeof(struct wren_sq_wqe) << params.sq_log_depth,
-				 DMA_TO_DEVICE);
+				 WREN_SQ_WQE_SIZE(params.sq_wqe_shift) <<
+				 params.sq_log_depth, DMA_TO_DEVICE);
 	if (err)
 		return err;
 	if (!init_attr->srq) {
 		err = wren_ib_ring_alloc(uctx, &qp->rq,
-					 sizeof(struct wren_rq_wqe) <<
+					 WREN_RQ_WQE_SIZE(params.rq_wqe_shift) <<
 					 params.rq_log_depth, DMA_TO_DEVICE);
 		if (err)
 			goto err_free_sq;
@@ -341,11 +375,16 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_type = init_attr->sq_sig_type;
 	qp->cap.max_send_wr = 1U << params.sq_log_depth;
-	qp->cap.max_send_sge = c->max_sge;
-	qp->cap.max_inline_data = c->max_inline;
+	/* What the entries hold, which may be more than asked for. */
+	qp->cap.max_send_sge = min_t(u32, c->max_sge,
+				     WREN_SQ_WQE_SGE(params.sq_wqe_shift));
+	qp->cap.max_inline_data = min_t(u32, c->max_inline,
+					WREN_SQ_WQE_INLINE(params.sq_wqe_shift));
 	if (!init_attr->srq) {
 		qp->cap.max_recv_wr = 1U << params.rq_log_depth;
-		qp->cap.max_recv_sge = c->max_recv_sge;
+		qp->cap.max_recv_sge =
+			min_t(u32, c->max_recv_sge,
+			      WREN_RQ_WQE_SGE(params.rq_wqe_shift));
 		resp.rq_db_offset = h.rq_db_offset;
 	}
 	err = xa_insert(&dev->qps, h.qpn, qp, GFP_KERNEL);
@@ -360,6 +399,8 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	resp.sq_log_depth = params.sq_log_depth;
 	resp.rq_log_depth = params.rq_log_depth;
 	resp.sq_db_offset = h.sq_db_offset;
+	resp.sq_wqe_shift = params.sq_wqe_shift;
+	resp.rq_wqe_shift = params.rq_wqe_shift;
 	err = wren_ib_copy_resp(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_unpublish;

@@ -89,12 +89,13 @@ int wren_ib_create_srq(struct ib_srq *ibsrq,
 	err = wren_ib_srq_check(dev, init_attr, &params.log_depth);
 	if (err)
 		return err;
+	params.wqe_shift = wren_ib_rq_wqe_shift(init_attr->attr.max_sge);
 
 	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
 					 ibucontext);
 	err = wren_ib_ring_alloc(uctx, &srq->ring,
-				 sizeof(struct wren_rq_wqe) << params.log_depth,
-				 DMA_TO_DEVICE);
+				 WREN_RQ_WQE_SIZE(params.wqe_shift) <<
+				 params.log_depth, DMA_TO_DEVICE);
 	if (err)
 		return err;
 	params.base = srq->ring.dma;
@@ -113,16 +114,20 @@ int wren_ib_create_srq(struct ib_srq *ibsrq,
 
 	mutex_init(&srq->lock);
 	srq->max_wr = 1U << params.log_depth;
+	srq->wqe_shift = params.wqe_shift;
+	srq->max_sge = min_t(u32, dev->caps->max_recv_sge,
+			     WREN_RQ_WQE_SGE(params.wqe_shift));
 	resp.srqn = srq->srqn;
 	resp.mmap_key = srq->ring.mmap_key;
 	resp.ring_size = srq->ring.size;
 	resp.log_depth = params.log_depth;
 	resp.db_offset = db_offset;
+	resp.wqe_shift = params.wqe_shift;
 	err = wren_ib_copy_resp(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_unpublish;
 	init_attr->attr.max_wr = srq->max_wr;
-	init_attr->attr.max_sge = dev->caps->max_recv_sge;
+	init_attr->attr.max_sge = srq->max_sge;
 	ibdev_dbg(&dev->ibdev, "SRQ %u: %u entries\n", srq->srqn, srq->max_wr);
 	return 0;
 
@@ -162,7 +167,8 @@ static int wren_ib_srq_grow(struct wren_ib_dev *dev, struct wren_ib_srq *srq,
 	}
 	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
 					 ibucontext);
-	err = wren_ib_ring_alloc(uctx, &new, sizeof(struct wren_rq_wqe) * depth,
+	err = wren_ib_ring_alloc(uctx, &new,
+				 WREN_RQ_WQE_SIZE(srq->wqe_shift) * depth,
 				 DMA_TO_DEVICE);
 	if (err)
 		return err;
@@ -275,7 +281,7 @@ int wren_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 		return err;
 	}
 	attr->max_wr = srq->max_wr;
-	attr->max_sge = dev->caps->max_recv_sge;
+	attr->max_sge = srq->max_sge;
 	attr->srq_limit = limit;
 	return 0;
 }

@@ -347,6 +347,8 @@ int wren_cmd_create_qp(struct wren_dev *wdev, const struct wren_qp_params *p,
 		.rq_log_depth = p->rq_log_depth,
 		.flags = p->flags,
 		.srqn = cpu_to_le32(p->srqn),
+		.sq_wqe_shift = p->sq_wqe_shift,
+		.rq_wqe_shift = p->rq_wqe_shift,
 	};
 	struct wren_admin_cqe cqe;
 	u32 qpn, sq_offset, rq_offset;
@@ -485,6 +487,7 @@ int wren_cmd_create_srq(struct wren_dev *wdev, const struct wren_srq_params *p,
 		.pdn = cpu_to_le32(p->pdn),
 		.db_page = cpu_to_le32(p->db_page),
 		.log_depth = p->log_depth,
+		.wqe_shift = p->wqe_shift,
 	};
 	struct wren_admin_cqe cqe;
 	u32 handle, offset;
