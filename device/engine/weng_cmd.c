@@ -34,6 +34,8 @@ static weng_cmd_fn *const handlers[] = {
 	[WREN_ADMIN_QUERY_SRQ] = weng_cmd_query_srq,
 	[WREN_ADMIN_DESTROY_SRQ] = weng_cmd_destroy_srq,
 };
+static_assert(sizeof(handlers) / sizeof(handlers[0]) ==
+	      WREN_ADMIN_OPCODE_LAST + 1, "a handler per opcode");
 
 void weng_cmd_execute(struct weng *e, const struct wren_admin_cmd *cmd,
 		      struct weng_cmd_status *st)

@@ -135,9 +135,9 @@ int weng_cmd_resize_cq(struct weng *e, const void *body,
 		return reject_field(st, WENG_BODY(struct wren_cmd_resize_cq,
 						  log_depth));
 	rc = weng_cq_resize(e, cq, base, c->log_depth, &moved);
+	/* Well formed, but the CQ holds more than the ring would. */
 	if (rc == -ENOSPC)
-		return reject_field(st, WENG_BODY(struct wren_cmd_resize_cq,
-						  log_depth));
+		return reject_status(st, WREN_STATUS_BAD_STATE);
 	if (rc)
 		return reject_status(st, WREN_STATUS_DMA_ERROR);
 	st->result[0] = moved;

@@ -3327,21 +3327,26 @@ static void test_cq_resize(void)
 	h_start(&h);
 	h_enable(&h, 4, 3);
 	make_cq(&cmd, 1);
-	cc->log_depth = 2;
+	cc->log_depth = 3;
 	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	cqn = wren_le32(cqe.result[0]);
 	db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
-	/* Four completions in a ring of four; the driver consumes one. */
-	for (uint16_t i = 0; i < 4; i++) {
+	/* Six completions in a ring of eight; the driver consumes one. */
+	for (uint16_t i = 0; i < 6; i++) {
 		c.wqe_index = i;
 		CHECK_EQ(weng_cq_complete(h.e, cqn, &c), 0);
 	}
 	weng_db_write(h.e, db, 1, 4);
 
-	/* Three are waiting: a ring of two cannot take them. */
+	/*
+	 * Five are waiting: a ring of four cannot take them, which is the
+	 * CQ's state, not a malformed field; a ring of two is malformed.
+	 */
 	make_cmd(&cmd, WREN_ADMIN_RESIZE_CQ, 0);
 	rc->base_addr = wren_to_le64(new_ring);
 	rc->cqn = wren_to_le32(cqn);
+	rc->log_depth = 2;
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_STATE);
 	rc->log_depth = 1;
 	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
 	CHECK_EQ(wren_le32(cqe.ext_status),
@@ -3360,23 +3365,23 @@ static void test_cq_resize(void)
 	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
 	rc->rsvd[3] = 0;
 
-	/* Into a ring of eight: three moved, in order, first lap's phase. */
+	/* Into a ring of eight: five moved, in order, first lap's phase. */
 	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
-	CHECK_EQ(wren_le32(cqe.result[0]), 3);
+	CHECK_EQ(wren_le32(cqe.result[0]), 5);
 	ring = fake_env_ptr(&h.env, new_ring, 8 * sizeof(*ring));
-	for (unsigned int i = 0; i < 3; i++) {
+	for (unsigned int i = 0; i < 5; i++) {
 		CHECK_EQ(wren_le16(ring[i].wqe_index), i + 1);
 		CHECK_EQ(ring[i].flags & WREN_CQE_F_PHASE, 1);
 	}
-	CHECK_EQ(ring[3].flags & WREN_CQE_F_PHASE, 0);
+	CHECK_EQ(ring[5].flags & WREN_CQE_F_PHASE, 0);
 	/* The next completion follows them; the consumer index restarts. */
 	c.wqe_index = 9;
 	CHECK_EQ(weng_cq_complete(h.e, cqn, &c), 0);
-	CHECK_EQ(wren_le16(ring[3].wqe_index), 9);
-	CHECK_EQ(ring[3].flags & WREN_CQE_F_PHASE, 1);
-	weng_db_write(h.e, db, 4, 4);
+	CHECK_EQ(wren_le16(ring[5].wqe_index), 9);
+	CHECK_EQ(ring[5].flags & WREN_CQE_F_PHASE, 1);
+	weng_db_write(h.e, db, 6, 4);
 	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 0);
-	weng_db_write(h.e, db, 5, 4);		/* past the producer */
+	weng_db_write(h.e, db, 7, 4);		/* past the producer */
 	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 1);
 	h_fini(&h);
 }

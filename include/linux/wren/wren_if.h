@@ -207,6 +207,7 @@ enum wren_admin_opcode {
 	WREN_ADMIN_MODIFY_SRQ		= 0x17,
 	WREN_ADMIN_QUERY_SRQ		= 0x18,
 	WREN_ADMIN_DESTROY_SRQ		= 0x19,
+	WREN_ADMIN_OPCODE_LAST		= WREN_ADMIN_DESTROY_SRQ,
 };
 
 /* Completion status (wren_admin_cqe.status). */

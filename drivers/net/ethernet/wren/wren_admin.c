@@ -34,7 +34,16 @@ static const char * const wren_opcode_names[] = {
 	[WREN_ADMIN_DEREG_MR] = "DEREG_MR",
 	[WREN_ADMIN_GET_STATS] = "GET_STATS",
 	[WREN_ADMIN_SET_TC_TABLE] = "SET_TC_TABLE",
+	[WREN_ADMIN_RESIZE_CQ] = "RESIZE_CQ",
+	[WREN_ADMIN_REREG_MR] = "REREG_MR",
+	[WREN_ADMIN_CREATE_SRQ] = "CREATE_SRQ",
+	[WREN_ADMIN_MODIFY_SRQ] = "MODIFY_SRQ",
+	[WREN_ADMIN_QUERY_SRQ] = "QUERY_SRQ",
+	[WREN_ADMIN_DESTROY_SRQ] = "DESTROY_SRQ",
 };
+
+/* A new opcode needs its name here. */
+static_assert(ARRAY_SIZE(wren_opcode_names) == WREN_ADMIN_OPCODE_LAST + 1);
 
 /**
  * wren_admin_opcode_name() - the name of an admin opcode, for messages
