@@ -265,6 +265,7 @@ struct weng_resp {
 	uint32_t peer_ipv4;
 	uint8_t peer_mac[6];
 	uint32_t psn;		/* RC: the message's place in the stream */
+	uint32_t recv_slot;	/* RC WRITE_IMM: the receive it consumes */
 	uint32_t next;		/* free list, or the queue of answers */
 	/* An atomic's operands as they came; then the old value, answered. */
 	uint8_t atomic[WREN_WIRE_ATOMIC_LEN];
@@ -614,7 +615,11 @@ int weng_write_place(struct weng *e, struct weng_resp *r, uint32_t off,
 		     const void *buf, uint32_t len);
 void weng_write_done(struct weng *e, struct weng_resp *r,
 		     enum wren_tp_status st);
-void weng_write_execute(struct weng *e, struct weng_resp *r);
+bool weng_write_execute(struct weng *e, struct weng_resp *r);
+enum wren_tp_status weng_write_imm_begin_rc(struct weng *e, struct weng_qp *qp,
+					    const struct wren_tp_peer *peer,
+					    const struct wren_tp_msg *m,
+					    uint64_t *cookie);
 
 /* weng_atomic.c: atomics at the responder. */
 int weng_atomic_place(struct weng_resp *r, uint32_t off, const void *buf,

@@ -140,6 +140,9 @@ enum wren_tp_status weng_recv_begin(struct weng *e, struct weng_qp *qp,
 	for (unsigned int i = 0; i < w->num_sge; i++)
 		room += wren_le32(sge[i].length);
 	grh = ud ? WREN_GRH_LEN : 0;
+	/* An RC WRITE_IMM's bytes go to its key, not to the receive. */
+	if (m->opcode == WREN_WIRE_OP_WRITE_IMM)
+		room = UINT64_MAX;
 	if (room < (uint64_t)m->len + grh) {
 		if (!ud && !srq)
 			return WREN_TP_TOO_LONG;	/* the entry stays */
@@ -208,9 +211,12 @@ static bool recv_complete(struct weng *e, struct weng_qp *qp, uint32_t slot,
 			  enum wren_tp_status st)
 {
 	struct weng_rwqe *rw = weng_qp_rwqe(e, qp, slot);
-	struct weng_completion c = { .opcode = WREN_CQE_OP_RECV };
+	bool write = rw->opcode == WREN_WIRE_OP_WRITE_IMM;
+	struct weng_completion c = {
+		.opcode = write ? WREN_CQE_OP_RECV_RDMA_IMM : WREN_CQE_OP_RECV,
+	};
 	bool ud = qp->type == WREN_QPT_UD;
-	bool imm = rw->opcode == WREN_WIRE_OP_SEND_IMM;
+	bool imm = rw->opcode == WREN_WIRE_OP_SEND_IMM || write;
 
 	rw->busy = false;
 	c.qpn = weng_qpn(e, qp);

@@ -77,6 +77,7 @@ static struct weng_resp *resp_alloc(struct weng *e, struct weng_qp *qp,
 	r->peer_ipv4 = peer->ipv4;
 	memcpy(r->peer_mac, peer->mac, sizeof(r->peer_mac));
 	r->psn = m->qkey;
+	r->recv_slot = WENG_RESP_NONE;
 	r->next = WENG_RESP_NONE;
 	return r;
 }

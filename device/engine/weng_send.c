@@ -175,8 +175,7 @@ static void dest_of_peer(const struct weng_qp *qp, const struct weng_swqe *sw,
 	m->dst_qpn = rc->dest_qpn;
 	m->flags |= WREN_TP_MSG_CONNECTED;
 	m->qkey = sw->psn;
-	if (m->opcode == WREN_WIRE_OP_SEND || m->opcode == WREN_WIRE_OP_SEND_IMM)
-		m->rsn = sw->rsn;
+	m->rsn = sw->rsn;	/* zero unless it takes a receive (rc_place()) */
 }
 
 static int sq_post(struct weng *e, struct weng_qp *qp, uint32_t slot)
@@ -217,7 +216,9 @@ static void rc_place(struct weng_qp *qp, uint32_t slot, bool posted)
 	struct weng_swqe *sw = &qp->sq_shadow[slot];
 	uint8_t opcode = weng_sq_entry(qp, slot)->opcode;
 	struct weng_rc *rc = qp->rc;
-	bool send = opcode == WREN_WQE_SEND || opcode == WREN_WQE_SEND_IMM;
+	/* What consumes a receive at the peer, as the verbs have it. */
+	bool send = opcode == WREN_WQE_SEND || opcode == WREN_WQE_SEND_IMM ||
+		    opcode == WREN_WQE_RDMA_WRITE_IMM;
 
 	if (!posted) {
 		sw->psn = rc->sq_psn;

@@ -42,6 +42,8 @@ static enum wren_tp_status rx_begin_op(struct weng *e, struct weng_qp *qp,
 				       const struct wren_tp_msg *m,
 				       uint64_t *cookie)
 {
+	if (m->opcode == WREN_WIRE_OP_WRITE_IMM && qp->type == WREN_QPT_RC)
+		return weng_write_imm_begin_rc(e, qp, peer, m, cookie);
 	switch (m->opcode) {
 	case WREN_WIRE_OP_SEND:
 	case WREN_WIRE_OP_SEND_IMM:
@@ -86,7 +88,7 @@ static void rc_execute(struct weng *e, struct weng_qp *qp)
 			else if (wren_wire_op_is_read(e->resps[i].opcode))
 				weng_atomic_execute(e, &e->resps[i]);
 			else
-				weng_write_execute(e, &e->resps[i]);
+				ok = weng_write_execute(e, &e->resps[i]);
 			break;
 		default:
 			/* The refusal's event, then the QP fails. */

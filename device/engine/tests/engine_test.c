@@ -2666,9 +2666,13 @@ static void test_rc_between_adapters(void)
 		dst[i] = 0;
 	}
 
-	/* SEND, WRITE, SEND_IMM, WRITE_IMM, READ of the WRITE's bytes. */
+	/*
+	 * SEND, WRITE, SEND_IMM, WRITE_IMM (which consumes a receive too),
+	 * READ of the WRITE's bytes.
+	 */
 	post_recv(b, 0, 5000);
 	post_recv(b, 5000, 3000);
+	post_recv(b, 9000, 1);
 	post_send(a, 0, 100, 4000, a->key, 0x1234);
 	post_rdma(a, WREN_WQE_RDMA_WRITE, 0, 10000, 20000, DATA_IOVA + 8000,
 		  rkey);
@@ -2694,7 +2698,9 @@ static void test_rc_between_adapters(void)
 	CHECK_EQ(be32toh(c.imm), 0x5678);
 	CHECK(poll_cq(b, &c));
 	CHECK_EQ(c.opcode, WREN_CQE_OP_RECV_RDMA_IMM);
+	CHECK_EQ(wren_le16(c.wqe_index), 0x102);
 	CHECK_EQ(wren_le32(c.byte_len), 1000);
+	CHECK_EQ(be32toh(c.imm), 0xfeed);
 	CHECK(!poll_cq(b, &c));
 	CHECK(!memcmp(dst, src + 100, 4000));
 	CHECK(!memcmp(dst + 5000, src + 200, 3000));
@@ -3247,12 +3253,13 @@ static void test_rc_rnr(void)
 	struct qp_view a2 = { 0 }, b2 = { 0 };
 	struct wren_tp_stats st;
 	struct wren_cqe c;
+	uint32_t rkey;
 
 	adapter_up(a, 0, WREN_QPT_RC);
 	adapter_up(b, 1, WREN_QPT_RC);
 	/* QP 1: retries without end, 1.28 ms apart. */
 	rc_connect(a, b, 1, 2, 0, 14, 7);
-	rc_connect(b, a, 2, 1, 0, 14, 7);
+	rc_connect(b, a, 2, 1, WREN_MR_ACCESS_REMOTE_WRITE, 14, 7);
 	/* QP 2: no retry. */
 	rc_second_pair(a, b, &a2, &b2, 14, 0);
 
@@ -3299,6 +3306,23 @@ static void test_rc_rnr(void)
 	/* One context carried both QPs' messages. */
 	wren_tp_get_stats(a->h.e->tp, &st);
 	CHECK_EQ(st.ctx_created, 1);
+
+	/* A WRITE_IMM takes a receive as a SEND does: without one, it waits. */
+	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+			 WREN_MR_ACCESS_LOCAL_WRITE | WREN_MR_ACCESS_REMOTE_WRITE);
+	post_rdma(a, WREN_WQE_RDMA_WRITE_IMM, 0, 0, 10, DATA_IOVA + 3000, rkey);
+	pump(a, b);
+	CHECK(!poll_cq(a, &c));
+	CHECK(!poll_cq(b, &c));
+	post_recv(b, 0, 1);
+	fake_env_advance(&a->h.env, 2000000);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.opcode, WREN_CQE_OP_RECV_RDMA_IMM);
+	CHECK_EQ(wren_le16(c.wqe_index), 0x101);
+	CHECK_EQ(wren_le32(c.byte_len), 10);
 
 	h_fini(&a->h);
 	h_fini(&b->h);
@@ -3485,7 +3509,7 @@ static const struct tap_test tests[] = {
 	  test_mr_rereg },
 	{ "RC: stream order over reordered packets, access errors",
 	  test_rc_between_adapters },
-	{ "RC: RNR waits and retries, no head-of-line blocking, exhaustion",
+	{ "RC: RNR waits and retries (SEND, WRITE_IMM), no head-of-line blocking, exhaustion",
 	  test_rc_rnr },
 	{ "RC: atomics, in stream order, and their errors", test_rc_atomics },
 	{ "RC: a loss on one QP does not hold back another on its context",

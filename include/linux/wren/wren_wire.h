@@ -160,8 +160,9 @@ static inline int wren_wire_op_is_read(__u8 opcode)
  * @offset: where this packet's payload goes in the message
  * @opcode: &enum wren_wire_opcode
  * @msg_flags: WREN_WIRE_MSG_*
- * @rsn: with WREN_WIRE_MSG_CONNECTED, a SEND or SEND_IMM: how many SENDs
- *	its QP sent before it, modulo 2^16 (the receive it takes); else zero
+ * @rsn: with WREN_WIRE_MSG_CONNECTED, a SEND, SEND_IMM or WRITE_IMM: how
+ *	many of those its QP sent before it, modulo 2^16 (the receive it
+ *	consumes); else zero
  * @dst_qpn: destination queue pair, [23:0]; [31:24] reserved
  * @src_qpn: source queue pair, [23:0]; [31:24] reserved
  * @qkey: the Q_Key the destination queue pair must hold; with

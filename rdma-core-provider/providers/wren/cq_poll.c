@@ -181,7 +181,15 @@ static int wren_cq_next(struct wren_cq *cq)
 			placed = wren_rq_retire(qp, cqe, &cq->cur_wr_id);
 			break;
 		case WREN_CQE_OP_RECV_RDMA_IMM:
-			/* Took no receive: it has no work request of ours. */
+			/*
+			 * On RC it consumed a receive, as the verbs have it;
+			 * on RD it took none: no work request of ours.
+			 */
+			if (qp->vqp.qp.qp_type == IBV_QPT_RC) {
+				placed = wren_rq_retire(qp, cqe,
+							&cq->cur_wr_id);
+				break;
+			}
 			cq->cur_wr_id = 0;
 			placed = true;
 			break;
