@@ -3,7 +3,8 @@
  * The traffic generators and the checks on what they get back.
  *
  *   stream       flows host0 -> host1, each keeping @outstanding posted
- *   permutation  every host streams to another, cross-leaf on a leaf-spine
+ *   permutation  every host streams to another, cross-leaf on a leaf-spine,
+ *                cross-pod on a fat tree
  *   incast       @senders hosts send @msgs messages each to host0
  *   roundrobin   host0 sends to @peers hosts in turn, @rounds each, with
  *                @outstanding messages in flight in all
@@ -659,13 +660,18 @@ const struct wren_tp_ulp_ops app_ulp_ops = {
 
 /* Set up */
 
-/* A random permutation without fixed points or same-leaf pairs. */
+/*
+ * A random permutation without fixed points or same-leaf pairs (same-pod
+ * on a fat tree: every flow crosses the core).
+ */
 static void permutation(struct net *n, uint32_t *p)
 {
 	uint32_t N = n->nhosts, shift = 1, i, k;
 
 	if (n->cfg->topo == TOPO_LEAFSPINE)
 		shift = n->cfg->hosts_per_leaf;
+	else if (n->cfg->topo == TOPO_FATTREE)
+		shift = n->cfg->ft_k * n->cfg->ft_k / 4;
 	for (i = 0; i < N; i++)
 		p[i] = (i + shift) % N;
 	/*

@@ -43,7 +43,7 @@ OUT = os.path.join(TOP, "build", "bench")
 
 SCENARIOS = ["s1_p2p", "s2_loss", "s3_skew", "s4_failure", "s5_incast",
              "s6_permutation", "s7_peers", "s8_blackhole", "s9_perm2m",
-             "s10_websearch", "s11_hadoop"]
+             "s10_websearch", "s11_hadoop", "s12_fattree"]
 
 # S10: open-loop WebSearch at three loads; FCT slowdown per size bucket.
 S10_LOADS = ("30", "50", "80")
@@ -60,6 +60,11 @@ S9 = [("wren", "wren", "single"), ("wren, prio", "wren_prio", "single_prio"),
       ("roce dcqcn, prio", "roce_prio", "single_roce_prio"),
       ("irn dcqcn", "irn", "single_irn"),
       ("irn dcqcn, prio", "irn_prio", "single_irn_prio")]
+
+# S12: S9's permutation on a k = 8 fat tree, control ahead of data.
+S12 = [("wren", "wren", "single"), ("gbn", "gbn", "single_gbn"),
+       ("roce dcqcn", "roce", "single_roce"),
+       ("irn dcqcn", "irn", "single_irn")]
 
 # The smoke subset: (scenario, run, --set overrides), one seed, the runs
 # that carry targets at full length (S6 needs its milliseconds: its
@@ -366,11 +371,11 @@ def evaluate(results, smoke):
     return t.items
 
 
-def s9_ratio(results, run, single, pct="p99"):
-    """S9: a percentile of message completion over the single-flow time,
-    medians over the seeds of each."""
-    v = get(results, "s9_perm2m", run, "messages", "latency_ns", pct)
-    one = get(results, "s9_perm2m", single, "messages", "latency_ns", "p50")
+def s9_ratio(results, run, single, pct="p99", scen="s9_perm2m"):
+    """S9, S12: a percentile of message completion over the single-flow
+    time, medians over the seeds of each."""
+    v = get(results, scen, run, "messages", "latency_ns", pct)
+    one = get(results, scen, single, "messages", "latency_ns", "p50")
     return v / one if v is not None and one else None
 
 
@@ -477,6 +482,20 @@ def beside(results):
             "%.4f / %.4f" % (retx_share(results, "s9_perm2m", run),
                              retx_share(results, "s9_perm2m", run, True))
             if retx_share(results, "s9_perm2m", run) is not None else None)
+    for label, run, single in S12:
+        one = g("s12_fattree", single, "messages", "latency_ns", "p50")
+        add("S12 %s single-flow time" % label, one / 1e3 if one else None,
+            "us")
+        for pct in ("p50", "p99"):
+            add("S12 %s %s / single flow" % (label, pct),
+                s9_ratio(results, run, single, pct, "s12_fattree"))
+        add("S12 %s goodput (fraction of wire limit)" % label,
+            g("s12_fattree", run, "goodput", "fraction_of_wire_limit"))
+        rx = retx_share(results, "s12_fattree", run)
+        add("S12 %s retransmitted / spurious, per DATA packet" % label,
+            "%.4f / %.4f" % (rx, retx_share(results, "s12_fattree", run,
+                                            True))
+            if rx is not None else None)
     for scen, tag in (("s10_websearch", "S10"), ("s11_hadoop", "S11")):
         for run in run_names(scen):
             for b in S10_BUCKETS:

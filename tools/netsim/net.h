@@ -144,7 +144,10 @@ void topo_route(const struct net *n, const struct sw *s, uint32_t dst,
 int topo_each_link(struct net *n, int (*fn)(struct link *l, void *arg),
 		   void *arg);
 struct link *topo_find_link(struct net *n, const char *name);
+/* The group a permutation pairs across: leaf, fat-tree pod, else host. */
 uint32_t topo_leaf_of(const struct net *n, uint32_t host);
+/* Equal-cost paths host @a -> host @b that end at @b (0: unreachable). */
+uint64_t topo_paths(const struct net *n, uint32_t a, uint32_t b);
 /* Sum of propagation delays host @a -> host @b and back. */
 uint64_t topo_rtt_prop_ps(const struct net *n, uint32_t a, uint32_t b);
 

@@ -656,6 +656,14 @@ void report_line(FILE *f, struct net *n, const char *name, double wall_s)
 		m.pass ? (m.complete ? "ok" : "ok (stalled)") : "FAILED");
 }
 
+double report_frac(struct net *n)
+{
+	struct metrics m;
+
+	compute(n, &m);
+	return m.frac;
+}
+
 bool report_pass(struct net *n)
 {
 	struct metrics m;

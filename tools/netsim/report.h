@@ -34,6 +34,8 @@ void jw_bool(struct jw *w, const char *key, bool v);
 bool report_run(struct jw *w, struct net *n, const char *name,
 		const struct kvlist *merged);
 bool report_pass(struct net *n);
+/* Goodput over the wire limit (the human line's "0.80 of ..."). */
+double report_frac(struct net *n);
 void report_csv_header(FILE *f);
 void report_line(FILE *f, struct net *n, const char *name, double wall_s);
 void report_csv_row(FILE *f, struct net *n, const char *name);

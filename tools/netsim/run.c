@@ -134,6 +134,7 @@ int run_one(const char *name, const struct cfg *c,
 		}
 	}
 	out->ok = jw ? report_run(jw, n, name, merged) : report_pass(n);
+	out->frac = report_frac(n);
 	if (csv)
 		report_csv_row(csv, n, name);
 	if (human)

@@ -27,6 +27,8 @@ struct run_out {
 	uint32_t ol_msgs, ol_sd_min;
 	/* incast: when the first sender was done over when the last was */
 	double first_to_last;
+	/* goodput over the wire limit, as the report has it */
+	double frac;
 	bool ok;
 };
 

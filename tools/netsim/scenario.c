@@ -284,7 +284,7 @@ struct key {
 };
 
 static const char *const topo_names[] = {
-	"back2back", "parallel", "leafspine", "star", NULL
+	"back2back", "parallel", "leafspine", "star", "fattree", NULL
 };
 static const char *const app_names[] = {
 	"stream", "incast", "permutation", "roundrobin", "pingpong",
@@ -308,6 +308,9 @@ static const struct key keys[] = {
 	{ "leaves", K_U32, C(leaves), "2", NULL },
 	{ "hosts_per_leaf", K_U32, C(hosts_per_leaf), "4", NULL },
 	{ "spines", K_U32, C(spines), "4", NULL },
+	{ "ft.k", K_U32, C(ft_k), "4", NULL },
+	{ "ft.os_edge", K_DOUBLE, C(ft_os_edge), "1", NULL },
+	{ "ft.os_agg", K_DOUBLE, C(ft_os_agg), "1", NULL },
 	{ "paths", K_U32, C(paths), "2", NULL },
 	{ "path_delay", K_TIMES, 0, "", NULL },
 	{ "rate", K_RATE, C(rate_mbps), "100", NULL },
@@ -605,6 +608,14 @@ static int check(struct cfg *c)
 	else if (c->topo == TOPO_LEAFSPINE &&
 		 (!c->leaves || !c->hosts_per_leaf || !c->spines))
 		why = "leaves, hosts_per_leaf and spines must be positive";
+	else if (c->topo == TOPO_FATTREE &&
+		 (c->ft_k < 2 || c->ft_k % 2 || c->ft_k > 64))
+		why = "ft.k must be even, 2..64";
+	else if (c->topo == TOPO_FATTREE &&
+		 (!(c->ft_os_edge >= 1) || !(c->ft_os_agg >= 1) ||
+		  c->fabric_rate_mbps / (c->ft_os_edge * c->ft_os_agg) < 1))
+		why = "ft.os_edge and ft.os_agg must be 1 or more (and leave "
+		      "the core links 1 Mb/s or more)";
 	else if (c->topo == TOPO_STAR && c->hosts < 2)
 		why = "a star needs 2 hosts or more";
 	else if (c->app == APP_INCAST && c->topo == TOPO_STAR &&

@@ -12,7 +12,9 @@
 
 #include "wren_tp.h"
 
-enum topo_kind { TOPO_BACK2BACK, TOPO_PARALLEL, TOPO_LEAFSPINE, TOPO_STAR };
+enum topo_kind {
+	TOPO_BACK2BACK, TOPO_PARALLEL, TOPO_LEAFSPINE, TOPO_STAR, TOPO_FATTREE
+};
 enum app_kind {
 	APP_STREAM, APP_INCAST, APP_PERMUTATION, APP_ROUNDROBIN, APP_PINGPONG,
 	APP_OPENLOOP
@@ -75,6 +77,9 @@ struct cfg {
 	enum topo_kind topo;
 	uint32_t hosts;			/* star */
 	uint32_t leaves, hosts_per_leaf, spines;
+	/* 3-tier k-ary fat tree: k, over-subscription of edge and aggregation */
+	uint32_t ft_k;
+	double ft_os_edge, ft_os_agg;
 	uint32_t paths;			/* parallel */
 	uint64_t path_delay_ps[MAX_PATHS];
 	uint32_t npath_delay;

@@ -10,6 +10,16 @@
  *   parallel    host0 - sw0 = K links = sw1 - host1 (path_delay per link)
  *   leafspine   leaves x hosts_per_leaf hosts, every leaf to every spine
  *   star        hosts on sw0
+ *   fattree     3-tier k-ary fat tree: k pods of k/2 edge and k/2
+ *               aggregation switches, (k/2)^2 cores, k^3/4 hosts; edge
+ *               uplinks at fabric_rate / ft.os_edge, aggregation-core
+ *               links at that / ft.os_agg; ECMP up to the top of the path
+ *
+ * Fat-tree switches: edges 0..k^2/2-1 (pod p's i-th is p*k/2 + i), then
+ * aggregations (pod p's a-th is agg p*k/2 + a), then cores (core
+ * a*k/2 + j joins the a-th aggregation switch of every pod).  Links are
+ * named by the index within the tier: "edge3>agg1", "agg1>core2",
+ * "core2>agg5", "agg5>edge4", "host7>edge3", "edge3>host7".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,9 +53,49 @@ static void link_setup(struct net *n, struct link *l, uint32_t rate_mbps,
 
 uint32_t topo_leaf_of(const struct net *n, uint32_t host)
 {
+	uint32_t h = n->cfg->ft_k / 2;
+
 	if (n->cfg->topo == TOPO_LEAFSPINE)
 		return host / n->cfg->hosts_per_leaf;
+	if (n->cfg->topo == TOPO_FATTREE)
+		return host / (h * h);
 	return host;
+}
+
+/* Fat tree: half of k, the switches of a tier. */
+static uint32_t ft_h(const struct cfg *c)
+{
+	return c->ft_k / 2;
+}
+
+static uint32_t ft_edges(const struct cfg *c)
+{
+	return c->ft_k * ft_h(c);
+}
+
+static void ft_route(const struct cfg *c, uint32_t id, uint32_t dst,
+		     uint32_t *first, uint32_t *cnt)
+{
+	uint32_t h = ft_h(c), E = ft_edges(c);
+	uint32_t pod = dst / (h * h), edge = dst / h;
+
+	if (id < E) {			/* edge: down to the host, or up */
+		if (edge == id) {
+			*first = dst % h;
+		} else {
+			*first = h;
+			*cnt = h;
+		}
+	} else if (id < 2 * E) {	/* aggregation: down in its pod, or up */
+		if ((id - E) / h == pod) {
+			*first = edge % h;
+		} else {
+			*first = h;
+			*cnt = h;
+		}
+	} else {			/* core: the destination's pod */
+		*first = pod;
+	}
 }
 
 void topo_route(const struct net *n, const struct sw *s, uint32_t dst,
@@ -78,6 +128,9 @@ void topo_route(const struct net *n, const struct sw *s, uint32_t dst,
 			*first = c->hosts_per_leaf;
 			*cnt = c->spines;
 		}
+		return;
+	case TOPO_FATTREE:
+		ft_route(c, s->id, dst, first, cnt);
 		return;
 	case TOPO_BACK2BACK:
 		break;
@@ -171,6 +224,67 @@ static void build_leafspine(struct net *n)
 	}
 }
 
+/*
+ * Fat tree: edge switch e (pod e / h) has its h hosts on ports 0..h-1
+ * and its pod's h aggregation switches on h..k-1; aggregation switch a
+ * (pod a / h, a % h within it) its pod's edges on 0..h-1 and cores
+ * (a % h) * h + j on h + j; core c aggregation c / h of pod p on port p.
+ */
+static void build_fattree(struct net *n)
+{
+	const struct cfg *c = n->cfg;
+	uint32_t k = c->ft_k, h = ft_h(c), E = ft_edges(c), C = h * h;
+	uint32_t r_ea = (uint32_t)(c->fabric_rate_mbps / c->ft_os_edge + 0.5);
+	uint32_t r_ac = (uint32_t)(c->fabric_rate_mbps /
+				   (c->ft_os_edge * c->ft_os_agg) + 0.5);
+	uint32_t e, a, j, p, i;
+
+	for (i = 0; i < 2 * E; i++)
+		sw_init(n, &n->sws[i], i, k);
+	for (i = 0; i < C; i++)
+		sw_init(n, &n->sws[2 * E + i], 2 * E + i, k);
+	for (e = 0; e < E; e++) {
+		struct sw *edge = &n->sws[e];
+
+		p = e / h;
+		for (j = 0; j < h; j++) {
+			struct host *ho = &n->hosts[e * h + j];
+
+			link_setup(n, &ho->up, c->rate_mbps, c->delay_ps,
+				   sw_rx, edge, "host%u>edge%u", ho->id, e);
+			link_setup(n, &edge->ports[j].link, c->rate_mbps,
+				   c->delay_ps, host_rx, ho, "edge%u>host%u",
+				   e, ho->id);
+		}
+		for (a = 0; a < h; a++) {
+			uint32_t ag = p * h + a;
+			struct sw *agg = &n->sws[E + ag];
+
+			link_setup(n, &edge->ports[h + a].link, r_ea,
+				   c->delay_ps, sw_rx, agg, "edge%u>agg%u", e,
+				   ag);
+			link_setup(n, &agg->ports[e % h].link, r_ea,
+				   c->delay_ps, sw_rx, edge, "agg%u>edge%u", ag,
+				   e);
+		}
+	}
+	for (a = 0; a < E; a++) {
+		struct sw *agg = &n->sws[E + a];
+
+		p = a / h;
+		for (j = 0; j < h; j++) {
+			uint32_t co = (a % h) * h + j;
+			struct sw *core = &n->sws[2 * E + co];
+
+			link_setup(n, &agg->ports[h + j].link, r_ac,
+				   c->delay_ps, sw_rx, core, "agg%u>core%u", a,
+				   co);
+			link_setup(n, &core->ports[p].link, r_ac, c->delay_ps,
+				   sw_rx, agg, "core%u>agg%u", co, a);
+		}
+	}
+}
+
 int topo_each_link(struct net *n, int (*fn)(struct link *l, void *arg),
 		   void *arg)
 {
@@ -233,6 +347,10 @@ int topo_build(struct net *n)
 		n->nhosts = c->leaves * c->hosts_per_leaf;
 		n->nsw = c->leaves + c->spines;
 		break;
+	case TOPO_FATTREE:
+		n->nhosts = c->ft_k * c->ft_k * c->ft_k / 4;
+		n->nsw = 2 * ft_edges(c) + ft_h(c) * ft_h(c);
+		break;
 	case TOPO_STAR:
 		n->nhosts = c->hosts;
 		n->nsw = 1;
@@ -251,6 +369,9 @@ int topo_build(struct net *n)
 		break;
 	case TOPO_LEAFSPINE:
 		build_leafspine(n);
+		break;
+	case TOPO_FATTREE:
+		build_fattree(n);
 		break;
 	case TOPO_STAR:
 		build_star(n);
@@ -297,6 +418,30 @@ static uint64_t path_prop(const struct net *n, uint32_t a, uint32_t b)
 		l = &s->ports[first].link;
 	}
 	return sum;
+}
+
+/* Every equal-cost path from the link @l on to host @b. */
+static uint64_t paths_from(const struct net *n, const struct link *l,
+			   uint32_t b, int hops)
+{
+	const struct sw *s;
+	uint32_t first, cnt, i;
+	uint64_t sum = 0;
+
+	if (l->rx == host_rx)
+		return l->node == &n->hosts[b];
+	if (hops >= 16)
+		return 0;
+	s = l->node;
+	topo_route(n, s, b, &first, &cnt);
+	for (i = 0; i < cnt; i++)
+		sum += paths_from(n, &s->ports[first + i].link, b, hops + 1);
+	return sum;
+}
+
+uint64_t topo_paths(const struct net *n, uint32_t a, uint32_t b)
+{
+	return paths_from(n, &n->hosts[a].up, b, 0);
 }
 
 uint64_t topo_rtt_prop_ps(const struct net *n, uint32_t a, uint32_t b)

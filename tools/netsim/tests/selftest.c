@@ -423,6 +423,109 @@ static void test_incast_fair(void)
 	   "last (want >= 0.95)", out.first_to_last);
 }
 
+/*
+ * The fat tree's shape: k^3/4 hosts, 5k^2/4 switches, and between two
+ * hosts 1 path on one edge switch, k/2 within a pod, (k/2)^2 across
+ * pods, every pair (each walk ending at its destination); the tiers'
+ * rates follow ft.os_edge and ft.os_agg.
+ */
+static bool fattree_shape(uint32_t k, const char *os_edge,
+			  const char *os_agg, uint32_t *hosts,
+			  uint32_t *rate_ea, uint32_t *rate_ac)
+{
+	char ks[8];
+	const char *kv[] = {
+		"topology", "fattree", "ft.k", ks, "ft.os_edge", os_edge,
+		"ft.os_agg", os_agg, "msgs", "1", NULL,
+	};
+	struct kvlist merged = { 0 };
+	uint32_t h = k / 2, a, b;
+	struct net n = { 0 };
+	struct link *ea, *ac;
+	bool good = false;
+	struct cfg c;
+
+	snprintf(ks, sizeof(ks), "%u", k);
+	*hosts = *rate_ea = *rate_ac = 0;
+	if (cfg_from(&c, &merged, kv))
+		goto out;
+	sim_init(&n.sim);
+	n.cfg = &c;
+	rng_seed(&n.rng, c.seed, 0);
+	if (topo_build(&n))
+		goto out_sim;
+	*hosts = n.nhosts;
+	good = n.nsw == 5 * k * k / 4;
+	for (a = 0; a < n.nhosts; a++) {
+		for (b = 0; b < n.nhosts; b++) {
+			uint64_t want = a == b ? 0 :
+					a / h == b / h ? 1 :
+					a / (h * h) == b / (h * h) ? h : h * h;
+
+			if (a != b && topo_paths(&n, a, b) != want)
+				good = false;
+		}
+	}
+	ea = topo_find_link(&n, "edge0>agg1");
+	ac = topo_find_link(&n, "core1>agg0");
+	*rate_ea = ea ? ea->rate_mbps : 0;
+	*rate_ac = ac ? ac->rate_mbps : 0;
+	topo_free(&n);
+out_sim:
+	sim_fini(&n.sim);
+	cfg_free(&c);
+out:
+	kv_free(&merged);
+	return good;
+}
+
+/* A permutation (cross-pod, streaming 256 KiB messages): its goodput. */
+static double fattree_perm(uint32_t k, const char *os_edge,
+			   const char *os_agg)
+{
+	char ks[8];
+	const char *kv[] = {
+		"topology", "fattree", "ft.k", ks, "ft.os_edge", os_edge,
+		"ft.os_agg", os_agg, "app", "permutation",
+		"msg_size", "256K", "outstanding", "4", "duration", "250us",
+		"warmup", "50us", "sw.buffer", "512K", "sw.ecn", "64K",
+		"sw.prio_ctrl", "1", "rate", "100", NULL,
+	};
+	struct kvlist merged = { 0 };
+	struct run_out out = { 0 };
+	struct cfg c;
+	int r;
+
+	snprintf(ks, sizeof(ks), "%u", k);
+	r = cfg_from(&c, &merged, kv) ||
+	    run_one("fattree", &c, &merged, NULL, NULL, NULL, &out);
+	cfg_free(&c);
+	kv_free(&merged);
+	return !r && out.ok ? out.frac : -1;
+}
+
+static void test_fattree(void)
+{
+	uint32_t h4, h8, ea, ac, ea1, ac1;
+	bool s4 = fattree_shape(4, "2", "3", &h4, &ea, &ac);
+	bool s8 = fattree_shape(8, "1", "1", &h8, &ea1, &ac1);
+	double full, os2, os4;
+
+	ok(s4 && s8 && h4 == 16 && h8 == 128 && ea == 50000 &&
+	   ac == 16667 && ea1 == 100000 && ac1 == 100000,
+	   "fattree: k=4 %u hosts, k=8 %u (want 16, 128), paths 1 / k/2 / "
+	   "(k/2)^2 for every pair: %s; 2:1 then 3:1 tiers at %u / %u Mb/s "
+	   "(want 50000 / 16667)", h4, h8, s4 && s8 ? "yes" : "no", ea, ac);
+	full = fattree_perm(8, "1", "1");
+	os2 = fattree_perm(4, "2", "1");
+	os4 = fattree_perm(4, "2", "2");
+	ok(full >= 0.75 && os2 > 0.4 && os2 <= 0.5 && os4 > 0.2 &&
+	   os4 <= 0.25,
+	   "fattree: permutation at %.3f of the wire limit on k=8 1:1 (want "
+	   ">= 0.75), k=4 %.3f at 2:1 (want 0.4..0.5), %.3f at 2:1 + 2:1 "
+	   "(want 0.2..0.25)", full, os2, os4);
+}
+
 static void test_scenario_errors(void)
 {
 	const char *bad_key[] = { "no_such_key", "1", "msgs", "1", NULL };
@@ -540,6 +643,7 @@ int main(int argc, char **argv)
 	test_irn();
 	test_openloop();
 	test_incast_fair();
+	test_fattree();
 	test_scenario_errors();
 	test_determinism(argv[2]);
 	test_cli(argv[1], argv[2]);
