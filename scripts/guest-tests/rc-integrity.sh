@@ -15,9 +15,10 @@
 # run.  Passes when the summary shows every operation and arrival with
 # none lost, duplicated, out of order or corrupt and the program exits 0;
 # with --srq in ARGS, also when arrivals came through the shared receive
-# queue; with --lossy (a fabric that loses frames), also when the
-# adapter's counters (rdma statistic) show the retransmissions that
-# repaired the losses.
+# queue; when the adapter's counters (rdma statistic) show fewer contexts
+# opened than there are QPs (the QPs to one peer share its context); with
+# --lossy (a fabric that loses frames), also when they show the
+# retransmissions that repaired the losses.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
@@ -92,6 +93,11 @@ stats=$(rdma statistic show link wren_0/1 2>&1)
 printf '%s\n' "$stats"
 expect_match "rdma statistic shows the transport counters" \
 	'link wren_0/1 .*tx_msgs [0-9]+ .*rx_msgs [0-9]+' "$stats"
+# RC QPs to one peer share its context: a context each would have opened
+# at least one per QP.
+ctx=$(printf '%s\n' "$stats" | grep -oE ' ctx_created [0-9]+' | awk '{ print $2 }')
+check "the $nqp RC QPs shared the contexts to the $((count - 1)) peers (${ctx:-?} opened)" \
+	test "${ctx:-$nqp}" -lt "$nqp"
 if [ -n "$lossy" ]; then
 	# Repairs of losses: after a timeout, a gap or a trimmed packet.
 	retx=$(printf '%s\n' "$stats" |
