@@ -114,3 +114,21 @@ finish() {
 	echo "$failures checks failed"
 	exit 1
 }
+
+# opt_value NAME DEFAULT ARGS...: the number ARGS give as --NAME V or
+# --NAME=V (the last one), else DEFAULT; a malformed one is the
+# program's to refuse, and DEFAULT stands here.
+opt_value() {
+	name=$1 dflt=$2 value=$2 want=
+	shift 2
+	for a in "$@"; do
+		[ -n "$want" ] && value=$a
+		want=
+		case $a in
+		--"$name") want=1 ;;
+		--"$name"=*) value=${a#--"$name"=} ;;
+		esac
+	done
+	case $value in '' | *[!0-9]*) value=$dflt ;; esac
+	echo "$value"
+}

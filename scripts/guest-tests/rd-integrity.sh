@@ -44,23 +44,8 @@ fi
 # The program's own --timeout (600 s unless given) ends a stuck run with
 # a report of what is missing; this outer limit only catches a hang
 # inside a verbs call.
-limit=600
-rdma_ops=0
-prev=
-for a in "$@"; do
-	case $a in
-	--timeout=*) limit=${a#--timeout=} ;;
-	--rdma-ops=*) rdma_ops=${a#--rdma-ops=} ;;
-	*)
-		[ "$prev" = --timeout ] && limit=$a
-		[ "$prev" = --rdma-ops ] && rdma_ops=$a
-		;;
-	esac
-	prev=$a
-done
-case $limit in '' | *[!0-9]*) limit=600 ;; esac
-# A malformed count is the program's to refuse.
-case $rdma_ops in '' | *[!0-9]*) rdma_ops=0 ;; esac
+limit=$(opt_value timeout 600 "$@")
+rdma_ops=$(opt_value rdma-ops 0 "$@")
 
 check "modules load" load_wren
 check "LAN up" lan_up
