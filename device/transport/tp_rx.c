@@ -638,6 +638,7 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	struct tp_rx *rx;
 	struct tp_rx_msg *rm;
 	uint32_t w = tp->cfg.window, d;
+	bool late;
 
 	if (p->data.len > tp->cfg.mtu) {
 		TP_DROP(tp, invalid);
@@ -716,6 +717,7 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		return;
 	}
 
+	late = seq_lt(p->psn + 1, rx->highest);
 	bit_set(rx->bits, p->psn & (w - 1));
 	if (seq_lt(rx->highest, p->psn + 1))
 		rx->highest = p->psn + 1;
@@ -730,7 +732,7 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		tp_grant_received(tp, rm, p->data.len);
 	if (rm->received == rm->m.len)
 		rx_complete(tp, rx, rm);
-	ack_note(tp, rx, p, d != 0);
+	ack_note(tp, rx, p, late);
 }
 
 void tp_rx_connect(struct wren_tp *tp, const struct tp_rx_pkt *p)
