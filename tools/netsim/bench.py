@@ -60,6 +60,8 @@ S9 = [("wren", "wren", "single"), ("wren, prio", "wren_prio", "single_prio"),
       ("gbn, prio", "gbn_prio", "single_gbn_prio"),
       ("roce dcqcn", "roce", "single_roce"),
       ("roce dcqcn, prio", "roce_prio", "single_roce_prio"),
+      ("roce dcqcn pfc", "roce_pfc", "single_roce_pfc"),
+      ("roce dcqcn pfc, prio", "roce_pfc_prio", "single_roce_pfc_prio"),
       ("irn dcqcn", "irn", "single_irn"),
       ("irn dcqcn, prio", "irn_prio", "single_irn_prio")]
 
@@ -341,6 +343,8 @@ def evaluate(results, smoke):
         peers = [v for v in (s9_ratio(results, "gbn_prio", "single_gbn_prio"),
                              s9_ratio(results, "roce_prio",
                                       "single_roce_prio"),
+                             s9_ratio(results, "roce_pfc_prio",
+                                      "single_roce_pfc_prio"),
                              s9_ratio(results, "irn_prio",
                                       "single_irn_prio")) if v is not None]
         t.add("S9.peers", "s9_perm2m",
@@ -493,6 +497,10 @@ def beside(results):
             "%.4f / %.4f" % (retx_share(results, "s9_perm2m", run),
                              retx_share(results, "s9_perm2m", run, True))
             if retx_share(results, "s9_perm2m", run) is not None else None)
+        if "pfc" in run:
+            add("S9 %s PAUSEs sent / dropped beyond headroom" % label,
+                "%s / %s" % (g("s9_perm2m", run, "links", "pfc_pauses"),
+                             g("s9_perm2m", run, "links", "pfc_drops")))
     for label, run, single in S12:
         one = g("s12_fattree", single, "messages", "latency_ns", "p50")
         add("S12 %s single-flow time" % label, one / 1e3 if one else None,

@@ -18,7 +18,8 @@ static void nic_pull(struct sim_ev *ev)
 	struct pkt *p;
 	size_t len;
 
-	if (!h->tp)
+	/* Paused by the switch (sw.pfc): one lossless class, the whole NIC. */
+	if (!h->tp || h->up.paused)
 		return;
 	p = pkt_alloc(n);
 	len = n->xp->tx_pull(h->tp, p->data, n->pkt_cap);

@@ -22,6 +22,9 @@ struct pkt {
 	struct pkt *next;		/* queue */
 	struct link *link;
 	uint32_t len;
+	/* Queued in a switch with sw.pfc: counted against @link's ingress
+	 * queue of this class (1 + class; 0: not counted). */
+	uint8_t pfc;
 	uint8_t data[];
 };
 
@@ -30,6 +33,9 @@ struct pkt *pkt_clone(struct net *n, const struct pkt *p);
 void pkt_free(struct net *n, struct pkt *p);
 /* Every buffer, in flight or not: the end of a run. */
 void pkt_free_all(struct net *n);
+
+struct port;
+struct host;
 
 /* A unidirectional wire: rate, delay, impairments. */
 struct link {
@@ -43,6 +49,19 @@ struct link {
 	void *node;
 	uint64_t tx_pkts, tx_bytes, busy_ps;
 	uint64_t lost, blackholed, duped;
+	/*
+	 * PFC (sw.pfc), for a link into a switch: the bytes of each class
+	 * queued in that switch that came in here (the ingress queues), the
+	 * classes the switch has asked this link's sender to pause, and the
+	 * classes that sender is paused for now (a PAUSE arrived, its XON
+	 * not yet).  The sender is a switch port (@tx_port) or a host NIC
+	 * (@tx_host).
+	 */
+	uint32_t pfc_in[8];
+	uint8_t pfc_asked, paused;
+	struct port *tx_port;
+	struct host *tx_host;
+	uint64_t pfc_xoff, pfc_drops, paused_ps, paused_since;
 };
 
 /* Picoseconds on the wire for a frame of @len bytes. */
@@ -87,6 +106,8 @@ struct sw {
 };
 
 void sw_init(struct net *n, struct sw *s, uint32_t id, uint32_t nports);
+/* sw.pfc: tell every link its sender (after topo_build()). */
+void pfc_init(struct net *n);
 void sw_rx(void *node, struct pkt *p);
 /* Queue @p at @pt (drop, mark, trim or prioritise): the self-test's way in. */
 void port_enqueue(struct port *pt, struct pkt *p);

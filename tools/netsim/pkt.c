@@ -55,6 +55,7 @@ struct pkt *pkt_alloc(struct net *n)
 	p->next = NULL;
 	p->link = NULL;
 	p->len = 0;
+	p->pfc = 0;
 	if (++n->pkts_live > n->pkts_max)
 		n->pkts_max = n->pkts_live;
 	return p;

@@ -419,6 +419,7 @@ static void switches_json(struct jw *w, struct net *n)
 
 struct link_sums {
 	uint64_t lost, blackholed, duped;
+	uint64_t pfc_xoff, pfc_drops, paused_ps, paused_max_ps;
 };
 
 static int sum_link(struct link *l, void *arg)
@@ -428,6 +429,11 @@ static int sum_link(struct link *l, void *arg)
 	s->lost += l->lost;
 	s->blackholed += l->blackholed;
 	s->duped += l->duped;
+	s->pfc_xoff += l->pfc_xoff;
+	s->pfc_drops += l->pfc_drops;
+	s->paused_ps += l->paused_ps;
+	if (l->paused_ps > s->paused_max_ps)
+		s->paused_max_ps = l->paused_ps;
 	return 0;
 }
 
@@ -598,6 +604,14 @@ bool report_run(struct jw *w, struct net *n, const char *name,
 	jw_obj(w, "links");
 	jw_u64(w, "lost", ls.lost);
 	jw_u64(w, "blackholed", ls.blackholed);
+	if (c->sw_pfc) {
+		/* PAUSEs sent, headroom overflows, paused time (all links,
+		 * the most paused one). */
+		jw_u64(w, "pfc_pauses", ls.pfc_xoff);
+		jw_u64(w, "pfc_drops", ls.pfc_drops);
+		jw_num(w, "paused_us", ls.paused_ps / 1e6);
+		jw_num(w, "paused_max_us", ls.paused_max_ps / 1e6);
+	}
 	jw_u64(w, "duplicated", ls.duped);
 	jw_end(w, '}');
 	switches_json(w, n);

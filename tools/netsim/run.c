@@ -47,7 +47,11 @@ static double wall_now(void)
 
 static int add_lost(struct link *l, void *arg)
 {
-	*(uint64_t *)arg += l->lost + l->blackholed;
+	struct run_out *out = arg;
+
+	out->lost_pkts += l->lost + l->blackholed;
+	out->pfc_pauses += l->pfc_xoff;
+	out->pfc_drops += l->pfc_drops;
 	return 0;
 }
 
@@ -76,6 +80,7 @@ int run_one(const char *name, const struct cfg *c,
 	n->pkt_cap = (uint32_t)max;
 	if (topo_build(n))
 		goto out_topo;
+	pfc_init(n);
 	if (app_init(n, a))
 		goto out_app;
 	if (c->wall_limit) {
@@ -105,7 +110,7 @@ int run_one(const char *name, const struct cfg *c,
 		out->retx_pkts += st.retx_timeout + st.retx_fast +
 				  st.retx_nack + st.retx_reconnect;
 	}
-	topo_each_link(n, add_lost, &out->lost_pkts);
+	topo_each_link(n, add_lost, out);
 	out->ol_posted_bytes = a->ol_posted_bytes;
 	if (c->app == APP_INCAST) {
 		uint64_t lo = UINT64_MAX, hi = 0;

@@ -22,6 +22,8 @@ struct run_out {
 	uint32_t sw_max_q;		/* deepest any port queue got */
 	/* Every transport's retransmissions; frames the links lost. */
 	uint64_t retx_pkts, lost_pkts;
+	/* sw.pfc: PAUSEs sent, packets beyond the headroom */
+	uint64_t pfc_pauses, pfc_drops;
 	/* openloop: bytes offered; the smallest slowdown seen, x 1000 */
 	uint64_t ol_posted_bytes;
 	uint32_t ol_msgs, ol_sd_min;

@@ -326,6 +326,10 @@ static const struct key keys[] = {
 	{ "sw.kmin", K_U32, C(sw_kmin), "0", NULL },
 	{ "sw.kmax", K_U32, C(sw_kmax), "0", NULL },
 	{ "sw.pmax", K_PROB, C(sw_pmax), "0.01", NULL },
+	{ "sw.pfc", K_BOOL, C(sw_pfc), "0", NULL },
+	{ "sw.pfc_xoff", K_U32, C(sw_pfc_xoff), "64K", NULL },
+	{ "sw.pfc_xon", K_U32, C(sw_pfc_xon), "32K", NULL },
+	{ "sw.pfc_headroom", K_U32, C(sw_pfc_headroom), "0", NULL },
 	{ "loss", K_PROB, I(loss), "0", NULL },
 	{ "p_gb", K_PROB, I(p_gb), "0", NULL },
 	{ "p_bg", K_PROB, I(p_bg), "0", NULL },
@@ -635,6 +639,10 @@ static int check(struct cfg *c)
 		why = "sw.buffer must hold a packet";
 	else if (c->sw_kmax && c->sw_kmin >= c->sw_kmax)
 		why = "sw.kmin must be below sw.kmax";
+	else if (c->sw_pfc && c->sw_pfc_xon > c->sw_pfc_xoff)
+		why = "sw.pfc_xon must not be above sw.pfc_xoff";
+	else if (c->sw_pfc && c->sw_trim)
+		why = "sw.pfc and sw.trim exclude each other";
 	else if (c->gbn.bdp_cap < 1 || c->gbn.bdp_cap > IRN_RING)
 		why = "gbn.bdp_cap must be 1..1024";
 	if (why) {

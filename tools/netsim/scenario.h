@@ -98,6 +98,10 @@ struct cfg {
 	 * rising from 0 at kmin to pmax at kmax, always above. */
 	uint32_t sw_kmin, sw_kmax;
 	double sw_pmax;
+	/* PFC: lossless data classes, XOFF/XON per ingress queue, headroom
+	 * above XOFF (0: the link's PAUSE round trip, a frame each end). */
+	bool sw_pfc;
+	uint32_t sw_pfc_xoff, sw_pfc_xon, sw_pfc_headroom;
 
 	struct imp imp;			/* every link */
 	struct link_override *lo;

@@ -17,6 +17,20 @@
  * DSCP classes with strict priority; the classes share the port's buffer.
  * A packet is marked by the bytes it will wait behind: its own class and
  * those above it.
+ *
+ * With sw.pfc the data classes are lossless, by IEEE 802.1Qbb priority
+ * flow control: a switch counts the bytes it holds per ingress link and
+ * class; when a class passes sw.pfc_xoff it sends that link's sender a
+ * PAUSE for the class, and an XON once the class is back to sw.pfc_xon.
+ * The sender (a switch port, or a host's NIC) finishes the frame on the
+ * wire and sends nothing more of the class until the XON.  What arrives
+ * in between lands in the headroom above XOFF (sw.pfc_headroom; by
+ * default the bytes a link can deliver in the PAUSE's round trip plus a
+ * frame at each end); a packet that finds even the headroom full is
+ * dropped and counted (pfc_drops), which a right headroom never does.
+ * The egress drop-tail limit (sw.buffer) does not apply to lossless
+ * data.  Control packets in the priority queue (sw.prio_ctrl) are neither
+ * counted nor paused: a class of their own.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +50,107 @@ uint32_t ecmp_pick(uint64_t salt, uint32_t sip, uint32_t dip, uint16_t sport,
 }
 
 static void port_start(struct port *pt);
+
+/* A PAUSE (or XON) for class @cls reaches @in's sender. */
+static void pfc_arrive(struct sim_ev *ev)
+{
+	struct pkt *p = container_of(ev, struct pkt, ev);
+	struct link *in = p->link;
+	struct net *n = in->net;
+	uint8_t bit = 1U << p->data[0];
+
+	if (p->data[1]) {
+		if (!in->paused)
+			in->paused_since = n->sim.now;
+		in->paused |= bit;
+	} else if (in->paused & bit) {
+		in->paused &= ~bit;
+		if (!in->paused)
+			in->paused_ps += n->sim.now - in->paused_since;
+		if (in->tx_port && !in->tx_port->busy)
+			port_start(in->tx_port);
+		if (in->tx_host)
+			host_kick(in->tx_host);
+	}
+	pkt_free(n, p);
+}
+
+/*
+ * Send a PAUSE (@on) or an XON for class @cls up @in: a 64-byte MAC
+ * control frame on the wire back (as fast as @in, as long), sent ahead of
+ * any data, arriving one frame time and one propagation delay later.
+ */
+static void pfc_signal(struct link *in, unsigned int cls, bool on)
+{
+	struct net *n = in->net;
+	struct pkt *p = pkt_alloc(n);
+
+	if (on)
+		in->pfc_xoff++;
+	p->data[0] = (uint8_t)cls;
+	p->data[1] = on;
+	p->len = 64;
+	p->link = in;
+	p->ev.fn = pfc_arrive;
+	sim_fire_at(&n->sim, &p->ev,
+		    n->sim.now + link_ser_ps(in, 60) + in->prop_ps);
+}
+
+/* Bytes an ingress queue may hold above XOFF before it drops. */
+static uint32_t pfc_headroom(const struct link *in, const struct cfg *c)
+{
+	uint64_t wire;
+
+	if (c->sw_pfc_headroom)
+		return c->sw_pfc_headroom;
+	/* The PAUSE's round trip at the link's rate, a frame at each end. */
+	wire = (2 * in->prop_ps + link_ser_ps(in, 60)) * in->rate_mbps /
+	       8000000;
+	return (uint32_t)wire + 2 * (c->mtu + 256 + WREN_WIRE_ETH_OVERHEAD);
+}
+
+/* A packet counted by PFC leaves the switch. */
+static void pfc_release(struct pkt *p, const struct cfg *c)
+{
+	struct link *in = p->link;
+	unsigned int cls = p->pfc - 1;
+
+	p->pfc = 0;
+	in->pfc_in[cls] -= p->len;
+	if (in->pfc_asked & 1U << cls && in->pfc_in[cls] <= c->sw_pfc_xon) {
+		in->pfc_asked &= ~(1U << cls);
+		pfc_signal(in, cls, false);
+	}
+}
+
+/* Admit @p of class @cls to the switch by PFC: false if it is dropped. */
+static bool pfc_admit(struct pkt *p, unsigned int cls, const struct cfg *c)
+{
+	struct link *in = p->link;
+
+	if (!in || in->rx != sw_rx)
+		return true;		/* the self-test's own packets */
+	if (in->pfc_in[cls] + p->len > c->sw_pfc_xoff + pfc_headroom(in, c)) {
+		in->pfc_drops++;
+		return false;
+	}
+	in->pfc_in[cls] += p->len;
+	p->pfc = (uint8_t)(cls + 1);
+	if (in->pfc_in[cls] > c->sw_pfc_xoff && !(in->pfc_asked & 1U << cls)) {
+		in->pfc_asked |= 1U << cls;
+		pfc_signal(in, cls, true);
+	}
+	return true;
+}
+
+void pfc_init(struct net *n)
+{
+	for (uint32_t i = 0; i < n->nhosts; i++)
+		n->hosts[i].up.tx_host = &n->hosts[i];
+	for (uint32_t i = 0; i < n->nsw; i++)
+		for (uint32_t j = 0; j < n->sws[i].nports; j++)
+			n->sws[i].ports[j].link.tx_port = &n->sws[i].ports[j];
+}
 
 static void port_txdone(struct sim_ev *ev)
 {
@@ -64,7 +179,8 @@ static void port_start(struct port *pt)
 	} else {
 		int c = NET_DATA_CLASSES - 1;
 
-		while (c >= 0 && !pt->qh[c])
+		/* Classes the next hop paused (sw.pfc) wait. */
+		while (c >= 0 && (!pt->qh[c] || pt->link.paused & 1U << c))
 			c--;
 		if (c < 0)
 			return;
@@ -74,6 +190,8 @@ static void port_start(struct port *pt)
 			pt->qt[c] = NULL;
 		pt->qbytes -= p->len;
 		pt->cbytes[c] -= p->len;
+		if (p->pfc)
+			pfc_release(p, n->cfg);
 	}
 	p->next = NULL;
 	pt->busy = true;
@@ -164,7 +282,14 @@ void port_enqueue(struct port *pt, struct pkt *p)
 		q_append(&pt->hh, &pt->ht, p);
 		goto queued;
 	}
-	if (pt->qbytes + p->len > c->sw_buffer) {
+	cls = pkt_class(p, c);
+	if (c->sw_pfc) {
+		if (!pfc_admit(p, cls, c)) {
+			pt->drops++;
+			pkt_free(n, p);
+			return;
+		}
+	} else if (pt->qbytes + p->len > c->sw_buffer) {
 		size_t cut = c->sw_trim && pt->hbytes + WREN_WIRE_DATA_HDRS_LEN <=
 			     c->sw_hdr_buffer ? wren_wire_trim(p->data, p->len) :
 			     p->len;
@@ -181,7 +306,6 @@ void port_enqueue(struct port *pt, struct pkt *p)
 		pkt_free(n, p);
 		return;
 	}
-	cls = pkt_class(p, c);
 	if (port_marks(pt, c, cls) && wren_wire_mark_ce(p->data))
 		pt->marks++;
 	if (cls)

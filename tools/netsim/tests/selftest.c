@@ -312,6 +312,53 @@ static void test_dcqcn(void)
 }
 
 /*
+ * PFC (sw.pfc): two go-back-N senders without congestion control at line
+ * rate into one 100 Gb/s port whose buffer (256 KiB) cannot hold their
+ * window (1 MiB each).  Without PFC the port drops; with it the switch
+ * pauses both senders' NICs whenever their ingress queue passes XOFF
+ * (64 KiB), nothing is dropped or resent, the queue stays within the two
+ * ingress queues' XOFF plus headroom, and the port stays busy (XON at
+ * 32 KiB leaves it 32 KiB a sender to send while the XON travels).
+ */
+static int pfc_run(const char *pfc, struct run_out *out)
+{
+	const char *kv[] = {
+		"topology", "star", "app", "incast", "senders", "2",
+		"transport", "gbn", "gbn.window", "1M", "msg_size", "256K",
+		"outstanding", "4", "duration", "2ms", "warmup", "500us",
+		"sw.buffer", "256K", "sw.pfc", pfc, "rate", "100", NULL,
+	};
+	struct kvlist merged = { 0 };
+	struct cfg c;
+	int ret;
+
+	*out = (struct run_out){ 0 };
+	ret = cfg_from(&c, &merged, kv) ||
+	      run_one("pfc", &c, &merged, NULL, NULL, NULL, out);
+	cfg_free(&c);
+	kv_free(&merged);
+	return ret;
+}
+
+static void test_pfc(void)
+{
+	struct run_out on, off;
+	int r1 = pfc_run("1", &on);
+	int r2 = pfc_run("0", &off);
+
+	ok(!r1 && !r2 && on.ok && off.ok && on.pfc_pauses > 0 &&
+	   on.sw_drops == 0 && on.pfc_drops == 0 && on.retx_pkts == 0 &&
+	   on.sw_max_q <= 2 * (64 << 10) + 2 * 24000 && on.frac >= 0.95 &&
+	   off.sw_drops > 0,
+	   "pfc: 2:1 without CC: %llu PAUSEs, %llu drops, %llu resent, queue "
+	   "peak %u B, %.3f of the wire limit (want pauses, no drop, no "
+	   "resend, <= 2 x (XOFF + headroom), >= 0.95); without: %llu drops",
+	   (unsigned long long)on.pfc_pauses, (unsigned long long)on.sw_drops,
+	   (unsigned long long)on.retx_pkts, on.sw_max_q, on.frac,
+	   (unsigned long long)off.sw_drops);
+}
+
+/*
  * IRN (gbn.recovery = irn) against go-back-N on one 100 Gb/s link that
  * loses 1 % of frames: both deliver every message intact, but IRN
  * resends about what was lost (each lost DATA frame once, give or take
@@ -640,6 +687,7 @@ int main(int argc, char **argv)
 	test_prio_ctrl();
 	test_prio_data();
 	test_dcqcn();
+	test_pfc();
 	test_irn();
 	test_openloop();
 	test_incast_fair();
