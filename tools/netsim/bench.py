@@ -63,7 +63,8 @@ S9 = [("wren", "wren", "single"), ("wren, prio", "wren_prio", "single_prio"),
       ("roce dcqcn pfc", "roce_pfc", "single_roce_pfc"),
       ("roce dcqcn pfc, prio", "roce_pfc_prio", "single_roce_pfc_prio"),
       ("irn dcqcn", "irn", "single_irn"),
-      ("irn dcqcn, prio", "irn_prio", "single_irn_prio")]
+      ("irn dcqcn, prio", "irn_prio", "single_irn_prio"),
+      ("ndp", "ndp_prio", "single_ndp_prio")]
 
 # Runs left out of make bench-sim to keep it within minutes (each about
 # 10 to 25 s of wall a seed): bench.py --long adds them.  S11 at 30 and
@@ -345,6 +346,7 @@ def evaluate(results, smoke):
                                       "single_roce_prio"),
                              s9_ratio(results, "roce_pfc_prio",
                                       "single_roce_pfc_prio"),
+                             s9_ratio(results, "ndp_prio", "single_ndp_prio"),
                              s9_ratio(results, "irn_prio",
                                       "single_irn_prio")) if v is not None]
         t.add("S9.peers", "s9_perm2m",
@@ -456,7 +458,7 @@ def beside(results):
             g("s5_incast", r, "incast", "ratio"))
         add("S5 %s timeout retransmissions" % r,
             g("s5_incast", r, "stats", "retx_timeout"))
-    for r in ("ls_32", "ls_127", "ls_irn_32", "ls_roce_32"):
+    for r in ("ls_32", "ls_127", "ls_irn_32", "ls_roce_32", "ls_ndp_32"):
         add("S5 %s last flow / ideal" % r,
             g("s5_incast", r, "incast", "ratio"))
         add("S5 %s first / last flow done" % r,
@@ -702,7 +704,7 @@ def plots(results):
     # S5 on the leaf-spine: each sender's completion, sorted (seed 1).
     fig, ax = plt.subplots(figsize=(6, 4))
     for run, label in (("ls_32", "wren"), ("ls_irn_32", "irn"),
-                       ("ls_roce_32", "roce")):
+                       ("ls_roce_32", "roce"), ("ls_ndp_32", "ndp")):
         rs = [r["result"] for r in results.get("s5_incast", {}).get(run, [])
               if r["result"] and "incast" in r["result"]]
         done = rs[0]["incast"].get("flow_done_us") if rs else None

@@ -73,7 +73,8 @@ int run_one(const char *name, const struct cfg *c,
 	sim_init(&n->sim);
 	n->cfg = c;
 	rng_seed(&n->rng, c->seed, 0);
-	n->xp = c->xport == XP_GBN ? &xport_gbn : &xport_wren;
+	n->xp = c->xport == XP_GBN ? &xport_gbn :
+		c->xport == XP_NDP ? &xport_ndp : &xport_wren;
 	max = n->xp->frame_max(n);
 	if (!max)
 		goto out_sim;

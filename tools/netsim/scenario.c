@@ -290,7 +290,7 @@ static const char *const app_names[] = {
 	"stream", "incast", "permutation", "roundrobin", "pingpong",
 	"openloop", NULL
 };
-static const char *const xport_names[] = { "wren", "gbn", NULL };
+static const char *const xport_names[] = { "wren", "gbn", "ndp", NULL };
 static const char *const gbn_cc_names[] = { "aimd", "dcqcn", NULL };
 static const char *const gbn_rec_names[] = { "gbn", "irn", NULL };
 static const char *const mode_names[] = { "optimistic", "handshake", NULL };
@@ -298,6 +298,7 @@ static const char *const mode_names[] = { "optimistic", "handshake", NULL };
 #define C(f) offsetof(struct cfg, f)
 #define T(f) (offsetof(struct cfg, tp) + offsetof(struct wren_tp_config, f))
 #define G(f) (offsetof(struct cfg, gbn) + offsetof(struct gbn_config, f))
+#define N(f) (offsetof(struct cfg, ndp) + offsetof(struct ndp_config, f))
 #define I(f) (offsetof(struct cfg, imp) + offsetof(struct imp, f))
 
 static const struct key keys[] = {
@@ -366,6 +367,8 @@ static const struct key keys[] = {
 	{ "gbn.cc", K_ENUM, G(cc), "aimd", gbn_cc_names },
 	{ "gbn.recovery", K_ENUM, G(recovery), "gbn", gbn_rec_names },
 	{ "gbn.bdp_cap", K_U32, G(bdp_cap), "64", NULL },
+	{ "ndp.iw", K_U32, N(iw), "24", NULL },
+	{ "ndp.rto", K_NS, N(rto_ns), "200us", NULL },
 	{ "gbn.rto_low", K_NS, G(rto_low_ns), "100us", NULL },
 	{ "gbn.rto_low_n", K_U32, G(rto_low_n), "3", NULL },
 	{ "gbn.window", K_U32, G(window), "256K", NULL },

@@ -19,7 +19,7 @@ enum app_kind {
 	APP_STREAM, APP_INCAST, APP_PERMUTATION, APP_ROUNDROBIN, APP_PINGPONG,
 	APP_OPENLOOP
 };
-enum xport_kind { XP_WREN, XP_GBN };
+enum xport_kind { XP_WREN, XP_GBN, XP_NDP };
 
 #define MAX_PATHS	16
 #define NO_TIME		UINT64_MAX
@@ -72,6 +72,12 @@ struct gbn_config {
 	uint32_t min_rate_mbps;	/* RP: floor of the rate */
 };
 
+/* NDP (transport = ndp): README.rst, "Peers". */
+struct ndp_config {
+	uint32_t iw;		/* packets sent unasked by an idle flow */
+	uint64_t rto_ns;	/* no ACK or NACK this long: resend */
+};
+
 struct cfg {
 	uint64_t seed;
 	enum topo_kind topo;
@@ -111,6 +117,7 @@ struct cfg {
 	struct wren_tp_config tp;	/* hosts that post messages */
 	struct wren_tp_config rxtp;	/* hosts that only receive */
 	struct gbn_config gbn;
+	struct ndp_config ndp;
 
 	enum app_kind app;
 	uint32_t msg_size;
