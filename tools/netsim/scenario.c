@@ -420,6 +420,8 @@ static const struct key link_keys[] = {
 	{ "extra_delay", K_TIME, offsetof(struct imp, extra_ps), NULL, NULL },
 	{ "down", K_TIME, offsetof(struct imp, down_ps), NULL, NULL },
 	{ "up", K_TIME, offsetof(struct imp, up_ps), NULL, NULL },
+	{ "rate", K_RATE, offsetof(struct imp, rate_mbps), NULL, NULL },
+	{ "delay", K_TIME, offsetof(struct imp, delay_ps), NULL, NULL },
 };
 
 static int set_value(void *base, const struct key *k, const char *val,
@@ -578,7 +580,8 @@ static int set_link_key(struct cfg *c, const struct kv *kv)
 			return set_value(&c->lo[j].imp, &link_keys[i],
 					 kv->val, kv->where, c);
 	fprintf(stderr, "%s: unknown link attribute \"%s\" (loss, p_gb, "
-		"p_bg, bad_loss, dup, extra_delay, down, up)\n", kv->where,
+		"p_bg, bad_loss, dup, extra_delay, down, up, rate, "
+		"delay)\n", kv->where,
 		dot + 1);
 	return -1;
 }

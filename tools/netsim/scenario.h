@@ -34,6 +34,9 @@ struct imp {
 	uint64_t extra_ps;	/* added propagation delay */
 	uint64_t down_ps;	/* black hole from (NO_TIME: never) */
 	uint64_t up_ps;		/* ... until (NO_TIME: for ever) */
+	/* link.NAME.rate, link.NAME.delay: the link's own (0: as built) */
+	uint32_t rate_mbps;
+	uint64_t delay_ps;
 };
 
 struct link_override {

@@ -386,6 +386,11 @@ int topo_build(struct net *n)
 			return -1;
 		}
 		l->imp = &c->lo[i].imp;
+		/* Its own rate and propagation delay, if it has them. */
+		if (l->imp->rate_mbps)
+			l->rate_mbps = l->imp->rate_mbps;
+		if (l->imp->delay_ps)
+			l->prop_ps = l->imp->delay_ps;
 	}
 	return 0;
 }

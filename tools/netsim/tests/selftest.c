@@ -37,6 +37,50 @@ static int cfg_from(struct cfg *c, struct kvlist *merged, const char **kv)
  * the NIC sends them back to back, so the last byte lands at ten
  * serialization times plus one propagation delay.
  */
+static void timing_run(const char *rate, const char *delay,
+		       struct run_out *out)
+{
+	const char *kv[] = {
+		"topology", "back2back", "transport", "gbn", "app", "stream",
+		"msg_size", "40960", "msgs", "1", "rate", "100",
+		"delay", "700ns", "link.host0>host1.rate", rate,
+		"link.host0>host1.delay", delay, NULL,
+	};
+	struct kvlist merged = { 0 };
+	struct cfg c;
+
+	*out = (struct run_out){ 0 };
+	if (cfg_from(&c, &merged, kv) ||
+	    run_one("timing", &c, &merged, NULL, NULL, NULL, out))
+		out->first_rx_ps = 0;
+	cfg_free(&c);
+	kv_free(&merged);
+}
+
+/*
+ * The same over one link of its own rate and delay (link.NAME.rate,
+ * link.NAME.delay): 25 Gb/s and 2 us, a quarter of the rate, so four
+ * times the serialization; "0" leaves a link as built.
+ */
+static void test_link_rate(void)
+{
+	uint64_t ser = (4096 + WREN_WIRE_DATA_HDRS_LEN +
+			WREN_WIRE_ETH_OVERHEAD) * 80;
+	struct run_out slow, same;
+
+	timing_run("25", "2us", &slow);
+	timing_run("0", "0", &same);
+	ok(slow.first_rx_ps == 4 * ser + 2000000 &&
+	   slow.last_rx_ps == 40 * ser + 2000000 &&
+	   same.last_rx_ps == 10 * ser + 700000,
+	   "link rate/delay: at 25 Gb/s and 2 us the last packet at %llu ps "
+	   "(want %llu); as built %llu ps (want %llu)",
+	   (unsigned long long)slow.last_rx_ps,
+	   (unsigned long long)(40 * ser + 2000000),
+	   (unsigned long long)same.last_rx_ps,
+	   (unsigned long long)(10 * ser + 700000));
+}
+
 static void test_timing(void)
 {
 	const char *kv[] = {
@@ -721,6 +765,7 @@ int main(int argc, char **argv)
 	}
 	printf("TAP version 13\n");
 	test_timing();
+	test_link_rate();
 	test_ecmp();
 	test_impairments();
 	test_prio_ctrl();
