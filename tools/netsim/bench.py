@@ -56,8 +56,6 @@ S10_PEERS = ("irn", "roce")
 # default) and ahead of it (sw.prio_ctrl): "run" is the permutation,
 # "single" its single-flow normaliser.
 S9 = [("wren", "wren", "single"), ("wren, prio", "wren_prio", "single_prio"),
-      ("gbn", "gbn", "single_gbn"),
-      ("gbn, prio", "gbn_prio", "single_gbn_prio"),
       ("roce dcqcn", "roce", "single_roce"),
       ("roce dcqcn, prio", "roce_prio", "single_roce_prio"),
       ("roce dcqcn pfc", "roce_pfc", "single_roce_pfc"),
@@ -91,7 +89,7 @@ def s13_ratio(results, run, base, pct="p99", base_pct="p99"):
 
 
 # S12: S9's permutation on a k = 8 fat tree, control ahead of data.
-S12 = [("wren", "wren", "single"), ("gbn", "gbn", "single_gbn"),
+S12 = [("wren", "wren", "single"),
        ("roce dcqcn", "roce", "single_roce"),
        ("irn dcqcn", "irn", "single_irn")]
 
@@ -104,7 +102,7 @@ SMOKE = [
     ("s2_loss", "wren_0", {}),
     ("s2_loss", "wren_1e-2", {}),
     ("s2_loss", "wren_5e-2", {}),
-    ("s2_loss", "gbn_1e-2", {}),
+    ("s2_loss", "irn_1e-2", {}),
     ("s3_skew", "wren", {}),
     ("s4_failure", "wren", {}),
     ("s5_incast", "grant_32", {}),
@@ -359,8 +357,7 @@ def evaluate(results, smoke):
         t.add("S9.p99", "s9_perm2m",
               "2 MiB permutation p99 <= 1.10 x single flow (prio)",
               own, "<=", 1.10)
-        peers = [v for v in (s9_ratio(results, "gbn_prio", "single_gbn_prio"),
-                             s9_ratio(results, "roce_prio",
+        peers = [v for v in (s9_ratio(results, "roce_prio",
                                       "single_roce_prio"),
                              s9_ratio(results, "roce_pfc_prio",
                                       "single_roce_pfc_prio"),
@@ -465,19 +462,20 @@ def beside(results):
         if v is not None:
             out.append({"figure": label, "value": v, "unit": unit})
 
-    for r in ("wren_4k", "wren_16k", "wren_64k", "wren_256k", "wren_1m"):
+    for r in ("wren_4k", "wren_16k", "wren_64k", "wren_256k", "wren_1m",
+              "roce_4k", "roce_64k"):
         add("S1 %s goodput (fraction of wire limit)" % r,
             g("s1_p2p", r, "goodput", "fraction_of_wire_limit"))
         add("S1 %s message rate" % r, g("s1_p2p", r, "messages",
                                         "rate_per_s"), "msg/s")
     for loss in ("1e-3", "1e-2", "5e-2"):
-        for tp in ("wren", "gbn"):
+        for tp in ("wren", "irn", "roce"):
             add("S2 %s goodput at loss %s" % (tp, loss),
                 g("s2_loss", "%s_%s" % (tp, loss), "goodput", "gbps"), "Gb/s")
-    for r in ("wren", "wren_cwnd2m", "wren_1path", "gbn"):
+    for r in ("wren", "wren_cwnd2m", "wren_1path", "irn"):
         add("S3 %s goodput (fraction of wire limit)" % r,
             g("s3_skew", r, "goodput", "fraction_of_wire_limit"))
-    for r in ("wren", "wren_1path", "gbn"):
+    for r in ("wren", "wren_1path", "irn"):
         add("S4 %s pre-failure goodput" % r,
             g("s4_failure", r, "failure", "pre_gbps"), "Gb/s")
         add("S4 %s lowest 10 us bin after failure" % r,
@@ -488,7 +486,7 @@ def beside(results):
             get(results, "s4_failure", r, "failure", "max_msg_latency_us",
                 agg="max"), "us")
     for r in ("grant_8", "grant_32", "grant_128", "nogrant_8", "nogrant_32",
-              "nogrant_128", "gbn_32"):
+              "nogrant_128", "irn_32"):
         add("S5 %s completion / ideal" % r,
             g("s5_incast", r, "incast", "ratio"))
         add("S5 %s timeout retransmissions" % r,
@@ -498,7 +496,7 @@ def beside(results):
             g("s5_incast", r, "incast", "ratio"))
         add("S5 %s first / last flow done" % r,
             g("s5_incast", r, "incast", "first_to_last"))
-    for r in ("wren", "wren_1path", "gbn"):
+    for r in ("wren", "wren_1path", "irn"):
         add("S6 %s aggregate (fraction of hosts x wire limit)" % r,
             g("s6_permutation", r, "goodput", "fraction_of_wire_limit"))
         add("S6 %s Jain fairness" % r, g("s6_permutation", r, "flows",
@@ -684,7 +682,7 @@ def plots(results):
     losses = [("0", 1e-5), ("1e-4", 1e-4), ("1e-3", 1e-3), ("1e-2", 1e-2),
               ("5e-2", 5e-2)]
     fig, ax = plt.subplots(figsize=(6, 4))
-    for tp in ("wren", "gbn"):
+    for tp in ("wren", "irn", "roce"):
         xs, ys = [], []
         for tag, x in losses:
             v = g("s2_loss", "%s_%s" % (tp, tag), "goodput", "gbps")
@@ -705,7 +703,7 @@ def plots(results):
 
     # S4: goodput around the failure.
     fig, ax = plt.subplots(figsize=(7, 4))
-    for run in ("wren", "wren_1path", "gbn"):
+    for run in ("wren", "wren_1path", "irn"):
         # The seed that suffered most: the others may miss the dead link.
         rs = [r["result"] for r in results.get("s4_failure", {}).get(run, [])
               if r["result"] and "failure" in r["result"]]
@@ -726,7 +724,7 @@ def plots(results):
     # S5: completion time against fan-in.
     fig, ax = plt.subplots(figsize=(6, 4))
     for pre, label in (("grant", "wren, grants"),
-                       ("nogrant", "wren, no grants"), ("gbn", "go-back-N")):
+                       ("nogrant", "wren, no grants"), ("irn", "IRN")):
         xs, ys = [], []
         for n in (8, 32, 128):
             v = g("s5_incast", "%s_%d" % (pre, n), "incast", "ratio")
@@ -763,7 +761,7 @@ def plots(results):
 
     # S6: per-flow goodput distribution.
     fig, ax = plt.subplots(figsize=(6, 4))
-    for run in ("wren", "wren_1path", "gbn"):
+    for run in ("wren", "wren_1path", "irn"):
         v = g("s6_permutation", run, "flows", "gbps")
         if v:
             v = sorted(v)
