@@ -50,7 +50,7 @@ SCENARIOS = ["s1_p2p", "s2_loss", "s3_skew", "s4_failure", "s5_incast",
 # S10: open-loop WebSearch at three loads; FCT slowdown per size bucket.
 S10_LOADS = ("30", "50", "80")
 S10_BUCKETS = ("lt_100KB", "100KB_1MB", "1MB_10MB", "ge_10MB", "all")
-S10_PEERS = ("irn", "roce")
+S10_PEERS = ("irn", "roce", "ndp")
 
 # S9's transports, each with control packets behind data (the switch
 # default) and ahead of it (sw.prio_ctrl): "run" is the permutation,
@@ -141,6 +141,8 @@ COST = {("s7_peers", "rate_64k"): 60, ("s7_peers", "rate_8k"): 10,
         ("s10_websearch", "wren_50"): 7, ("s10_websearch", "wren_noprio_50"): 7,
         ("s10_websearch", "wren_30"): 4, ("s10_websearch", "irn_80"): 6,
         ("s10_websearch", "roce_80"): 5, ("s10_websearch", None): 3,
+        ("s10_websearch", "ndp_80"): 12, ("s10_websearch", "ndp_50"): 8,
+        ("s11_hadoop", "ndp_50"): 8,
         ("s11_hadoop", "wren_80"): 14, ("s11_hadoop", "wren_50"): 7,
         ("s11_hadoop", "wren_30"): 4, ("s11_hadoop", "irn_80"): 6,
         ("s11_hadoop", "roce_80"): 5, ("s11_hadoop", None): 3}
