@@ -125,10 +125,19 @@ static void wren_cmds_alloc_pd(struct kunit *test)
 	const struct wren_cmd_alloc_pd *c;
 	u32 pdn = 0;
 
-	KUNIT_ASSERT_EQ(test, wren_cmd_alloc_pd(&f->wdev, &pdn), 0);
+	KUNIT_ASSERT_EQ(test, wren_cmd_alloc_pd(&f->wdev, false, &pdn), 0);
 	KUNIT_EXPECT_EQ(test, pdn, 0x4321);
 	c = wren_cmds_body(test, f, WREN_ADMIN_ALLOC_PD);
 	KUNIT_EXPECT_TRUE(test, wren_cmds_zero(c, sizeof(*c)));
+
+	/* A kernel PD only from a device that has them. */
+	KUNIT_EXPECT_EQ(test, wren_cmd_alloc_pd(&f->wdev, true, &pdn),
+			-EOPNOTSUPP);
+	f->wdev.caps.caps |= WREN_CAP_DMA_LKEY;
+	KUNIT_ASSERT_EQ(test, wren_cmd_alloc_pd(&f->wdev, true, &pdn), 0);
+	c = wren_cmds_body(test, f, WREN_ADMIN_ALLOC_PD);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->flags), WREN_PD_FLAG_KERNEL);
+	KUNIT_EXPECT_TRUE(test, wren_cmds_zero(c->rsvd, sizeof(c->rsvd)));
 }
 
 static void wren_cmds_create_cq(struct kunit *test)

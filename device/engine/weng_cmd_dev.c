@@ -101,7 +101,10 @@ int weng_cmd_get_attr(struct weng *e, const void *body,
 	return 0;
 }
 
-/* The transport's counters, in the order of enum wren_dev_stat. */
+/*
+ * The transport's counters, then the Ethernet function's: the order of
+ * enum wren_dev_stat.
+ */
 static void fill_stats(const struct weng *e, uint64_t *v)
 {
 	struct wren_tp_stats t;
@@ -110,7 +113,9 @@ static void fill_stats(const struct weng *e, uint64_t *v)
 	if (e->tp)
 		wren_tp_get_stats(e->tp, &t);
 #define WREN_STAT(counter)	v[WREN_STAT_##counter] = t.counter;
+#define WREN_ETH_STAT(counter)	v[WREN_STAT_##counter] = e->eth_stats.counter;
 #include "linux/wren/wren_stats.h"
+#undef WREN_ETH_STAT
 #undef WREN_STAT
 }
 
@@ -244,15 +249,19 @@ int weng_cmd_alloc_pd(struct weng *e, const void *body,
 		      struct weng_cmd_status *st)
 {
 	const struct wren_cmd_alloc_pd *c = body;
-	uint32_t pdn;
+	uint32_t flags = wren_le32(c->flags), pdn;
 
 	if (!WENG_RSVD_OK(st, c, struct wren_cmd_alloc_pd, rsvd))
 		return -1;
+	if (flags & ~WREN_PD_FLAG_KERNEL)
+		return weng_reject(st, WREN_STATUS_BAD_PARAM,
+				   WENG_BODY(struct wren_cmd_alloc_pd, flags));
 	for (pdn = 0; pdn < e->cfg.max_pd && e->pd_used[pdn]; pdn++)
 		;
 	if (pdn == e->cfg.max_pd)
 		return weng_reject(st, WREN_STATUS_NO_RESOURCES, 0);
-	e->pd_used[pdn] = 1;
+	e->pd_used[pdn] = WENG_PD_USED |
+			  (flags & WREN_PD_FLAG_KERNEL ? WENG_PD_KERNEL : 0);
 	st->result[0] = pdn;
 	return 0;
 }

@@ -187,9 +187,20 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
 						  db_page));
 	if (c->type != WREN_QPT_UD && c->type != WREN_QPT_RD &&
-	    c->type != WREN_QPT_RC)
+	    c->type != WREN_QPT_RC && c->type != WREN_QPT_RAW_ETH)
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
 						  type));
+	/* The Ethernet function: the kernel's, one per adapter. */
+	if (c->type == WREN_QPT_RAW_ETH) {
+		if (!weng_pd_kernel(e, pdn))
+			return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+							  pdn));
+		if (c->flags & ~WREN_QP_FLAG_SQ_SIG_ALL)
+			return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+							  flags));
+		if (e->eth_qpn)
+			return reject_status(st, WREN_STATUS_NO_RESOURCES);
+	}
 	if (!log_depth_ok(c->sq_log_depth, e->cfg.max_qp_depth))
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
 						  sq_log_depth));
@@ -261,6 +272,8 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	e->pd_refs[pdn]++;
 	e->cqs[scq].refs++;
 	e->cqs[rcq].refs++;
+	if (c->type == WREN_QPT_RAW_ETH)
+		e->eth_qpn = i + WREN_QPN_FIRST;
 	st->result[0] = i + WREN_QPN_FIRST;
 	st->result[1] = slots[0] * 4;
 	st->result[2] = slots[1] * 4;
@@ -300,6 +313,8 @@ static uint32_t attrs_allowed(uint8_t type, uint8_t from, uint8_t to,
 	bool up = to != WREN_QPS_RESET && to != WREN_QPS_ERR;
 
 	*required = 0;
+	if (type == WREN_QPT_RAW_ETH)
+		return 0;
 	if (type != WREN_QPT_RC)
 		return up ? WREN_QP_ATTR_QKEY : 0;
 	if (from == WREN_QPS_INIT && to == WREN_QPS_RTR) {
@@ -506,6 +521,8 @@ int weng_cmd_destroy_qp(struct weng *e, const void *body,
 				srq->shadow[i].busy = false;
 		srq->refs--;
 	}
+	if (qpn == e->eth_qpn)
+		e->eth_qpn = 0;
 	weng_qp_free_shadows(qp);
 	gen = qp->gen + 1;
 	memset(qp, 0, sizeof(*qp));

@@ -53,6 +53,7 @@ static const struct {
 	{ weng_mr_init, weng_mr_reset, weng_mr_fini },
 	{ weng_srq_init, weng_srq_reset, weng_srq_fini },
 	{ weng_qp_init, weng_qp_reset, weng_qp_fini },
+	{ weng_eth_init, weng_eth_reset, weng_eth_fini },
 	{ weng_resp_init, weng_resp_reset, weng_resp_fini },
 	{ weng_send_init, weng_send_reset, weng_send_fini },
 	{ weng_read_init, weng_read_reset, weng_read_fini },

@@ -11,7 +11,7 @@
  *   objects      weng_pd.c weng_ah.c weng_mr.c weng_srq.c weng_qp.c
  *                weng_resp.c weng_tc.c weng_rc.c
  *   operations   weng_send.c weng_read.c weng_recv.c weng_write.c
- *                weng_atomic.c
+ *                weng_atomic.c weng_eth.c
  *   dispatch     weng_ulp.c weng_wire.c weng_doorbell.c weng_cmd_dev.c
  *                weng_cmd_obj.c weng_cmd.c weng_admin.c weng_engine.c
  *
@@ -36,7 +36,8 @@
 				 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ | \
 				 WREN_CAP_RESIZE_CQ | WREN_CAP_RC | \
 				 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | \
-				 WREN_CAP_SRQ | WREN_CAP_WQE_SHIFT)
+				 WREN_CAP_SRQ | WREN_CAP_WQE_SHIFT | \
+				 WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH)
 #define WENG_FW_MAJOR		1
 #define WENG_FW_MINOR		0
 #define WENG_FW_PATCH		0
@@ -304,6 +305,13 @@ struct weng_stats {
 	uint64_t dma_self;	/* DMAs refused: they reached our own BARs */
 };
 
+/* The Ethernet function's counters, one field per name of their list. */
+struct weng_eth_stats {
+#define WREN_ETH_STAT(counter)	uint64_t counter;
+#include "linux/wren/wren_stats.h"
+#undef WREN_ETH_STAT
+};
+
 struct weng {
 	const struct weng_env_ops *ops;
 	void *opaque;
@@ -335,7 +343,7 @@ struct weng {
 
 	uint32_t max_eq;
 	struct weng_eq *eqs;
-	uint8_t *pd_used;
+	uint8_t *pd_used;	/* WENG_PD_* */
 	uint32_t *pd_refs;	/* QPs, AHs and MRs on each PD */
 	struct weng_cq *cqs;
 	struct weng_srq *srqs;
@@ -354,6 +362,9 @@ struct weng {
 	uint64_t read_timeout_ns;	/* without a response byte */
 	uint64_t tc_base;	/* the context table (SET_TC_TABLE), or 0 */
 	bool sq_waiting;	/* a send queue waits for the transport */
+	uint32_t eth_qpn;	/* the WREN_QPT_RAW_ETH QP, or 0 */
+	bool eth_turn;		/* the Ethernet function goes first */
+	struct weng_eth_stats eth_stats;
 
 	struct weng_stats stats;
 };
@@ -478,7 +489,12 @@ int weng_cq_complete(struct weng *e, uint32_t cqn,
 int weng_pd_init(struct weng *e);
 void weng_pd_fini(struct weng *e);
 void weng_pd_reset(struct weng *e);
+/* weng_pd.c: pd_used[] of a PD. */
+#define WENG_PD_USED		BIT(0)
+#define WENG_PD_KERNEL		BIT(1)	/* WREN_PD_FLAG_KERNEL */
+
 bool weng_pd_valid(const struct weng *e, uint32_t pdn);
+bool weng_pd_kernel(const struct weng *e, uint32_t pdn);
 
 /* weng_ah.c: address handles. */
 int weng_ah_init(struct weng *e);
@@ -568,11 +584,22 @@ int weng_send_init(struct weng *e);
 void weng_send_fini(struct weng *e);
 void weng_send_reset(struct weng *e);
 void weng_sq_kick(struct weng *e, struct weng_qp *qp);
+uint8_t weng_sq_take(struct weng *e, struct weng_qp *qp, uint32_t slot);
+void weng_sq_fail(struct weng *e, struct weng_qp *qp, uint8_t status);
 void weng_sq_resume(struct weng *e);
 int weng_send_tx_read(struct weng *e, uint64_t cookie, uint32_t off,
 		      void *buf, uint32_t len);
 void weng_send_tx_done(struct weng *e, uint64_t cookie,
 		       enum wren_tp_status st);
+
+/* weng_eth.c: the Ethernet function (WREN_QPT_RAW_ETH). */
+int weng_eth_init(struct weng *e);
+void weng_eth_reset(struct weng *e);
+void weng_eth_fini(struct weng *e);
+struct weng_qp *weng_eth_qp(struct weng *e);
+bool weng_eth_takes(struct weng *e, const void *frame, size_t len);
+void weng_eth_rx(struct weng *e, const void *frame, size_t len);
+size_t weng_eth_tx_pull(struct weng *e, void *frame, size_t cap);
 
 /* weng_read.c: RDMA READ, both sides. */
 int weng_read_init(struct weng *e);

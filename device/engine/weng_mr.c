@@ -77,6 +77,31 @@ static int mr_page(struct weng *e, const struct weng_mr *mr, uint32_t i,
 	return 0;
 }
 
+/*
+ * WREN_LKEY_DMA: @va is the host's bus address, for a kernel PD's local
+ * accesses only.  Pieces end at page boundaries, as a region's do.
+ */
+static int dma_walk(struct weng *e, uint32_t pdn, uint64_t va, uint64_t len,
+		    uint8_t need,
+		    int (*fn)(void *arg, uint64_t addr, uint32_t len),
+		    void *arg)
+{
+	const uint64_t page = 4096;
+
+	if (!weng_pd_kernel(e, pdn) ||
+	    need & ~WREN_MR_ACCESS_LOCAL_WRITE || va + len < va)
+		return -EACCES;
+	while (fn && len) {
+		uint32_t piece = weng_min64(len, page - (va & (page - 1)));
+
+		if (fn(arg, va, piece))
+			return -EIO;
+		va += piece;
+		len -= piece;
+	}
+	return 0;
+}
+
 /**
  * weng_mr_walk() - the host memory behind a range of a memory region
  * @e: the engine
@@ -88,6 +113,8 @@ static int mr_page(struct weng *e, const struct weng_mr *mr, uint32_t i,
  * @fn: called for each piece, in order, with its host address and length;
  *	NULL to check the range and its page list only
  * @arg: passed to @fn
+ *
+ * @key may be WREN_LKEY_DMA on a kernel PD, for local accesses.
  *
  * Return: 0; -EACCES if the key, PD, rights or bounds refuse the access;
  * -EIO if the page list is unreadable or @fn failed.
@@ -102,6 +129,8 @@ int weng_mr_walk(struct weng *e, uint32_t pdn, uint32_t key,
 
 	if (!len)
 		return 0;
+	if (key == WREN_LKEY_DMA)
+		return dma_walk(e, pdn, va, len, need, fn, arg);
 	if (n >= e->cfg.max_mr)
 		return -EACCES;
 	mr = &e->mrs[n];

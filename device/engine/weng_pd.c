@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Wren engine: protection domains.  A PD is a number and the count of the
- * QPs, AHs and MRs in it; it cannot go while any of them is there.
+ * QPs, AHs and MRs in it; it cannot go while any of them is there.  A
+ * kernel PD's QPs may also name host memory by its bus address
+ * (WREN_LKEY_DMA).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,4 +35,9 @@ void weng_pd_reset(struct weng *e)
 bool weng_pd_valid(const struct weng *e, uint32_t pdn)
 {
 	return pdn < e->cfg.max_pd && e->pd_used[pdn];
+}
+
+bool weng_pd_kernel(const struct weng *e, uint32_t pdn)
+{
+	return weng_pd_valid(e, pdn) && e->pd_used[pdn] & WENG_PD_KERNEL;
 }

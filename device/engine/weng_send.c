@@ -59,6 +59,8 @@ static bool sq_opcode_ok(const struct weng_qp *qp, uint8_t opcode)
 {
 	if (opcode < WREN_WQE_SEND || opcode > WREN_WQE_ATOMIC_FETCH_ADD)
 		return false;
+	if (qp->type == WREN_QPT_RAW_ETH)
+		return opcode == WREN_WQE_SEND;
 	if (is_atomic(opcode))
 		return qp->type == WREN_QPT_RC;
 	return !is_rdma(opcode) || qp->type != WREN_QPT_UD;
@@ -75,7 +77,7 @@ static uint8_t sq_check(struct weng *e, const struct weng_qp *qp,
 	uint8_t shift = qp->sq_entry_log - WENG_SQ_ENTRY_LOG0;
 	const struct wren_sge *sge = wren_sq_wqe_sges(w);
 	bool read = weng_wqe_is_read(w->opcode);
-	bool rc = qp->type == WREN_QPT_RC;
+	bool rc = qp->type == WREN_QPT_RC, raw = qp->type == WREN_QPT_RAW_ETH;
 	uint64_t total = 0;
 
 	if (!sq_opcode_ok(qp, w->opcode) ||
@@ -91,9 +93,12 @@ static uint8_t sq_check(struct weng *e, const struct weng_qp *qp,
 	    (w->num_sge != 1 || wren_le32(w->atomic.sge.length) != 8 ||
 	     wren_le64(w->remote_addr) % 8))
 		return WREN_CQE_LOC_QP_OP_ERR;
-	/* An RC QP's destination is its peer; a datagram QP's, its own. */
-	if (rc ? w->ah || w->remote_qpn || w->remote_qkey :
-		 !weng_ah_get(e, wren_le32(w->ah), qp->pdn))
+	/*
+	 * An RC QP's destination is its peer; a datagram QP's, its own; a
+	 * frame's, in the frame.
+	 */
+	if (rc || raw ? w->ah || w->remote_qpn || w->remote_qkey :
+			!weng_ah_get(e, wren_le32(w->ah), qp->pdn))
 		return WREN_CQE_LOC_QP_OP_ERR;
 	if (w->flags & WREN_WQE_F_INLINE) {
 		if (w->num_sge ||
@@ -117,7 +122,9 @@ static uint8_t sq_check(struct weng *e, const struct weng_qp *qp,
 		}
 	}
 	if (total > e->cfg.max_msg_size ||
-	    (qp->type == WREN_QPT_UD && total > e->cfg.mtu))
+	    (qp->type == WREN_QPT_UD && total > e->cfg.mtu) ||
+	    (raw && (total < WREN_WIRE_ETH_LEN ||
+		     total > WREN_ETH_FRAME_MAX(e->cfg.mtu))))
 		return WREN_CQE_LOC_LEN_ERR;
 	*len = total;
 	return 0;
@@ -234,7 +241,7 @@ static void rc_place(struct weng_qp *qp, uint32_t slot, bool posted)
  * The entry at sq_fetch is bad: it completes with @status after the
  * entries before it, and the QP goes to ERR, flushing the rest.
  */
-static void sq_fail(struct weng *e, struct weng_qp *qp, uint8_t status)
+void weng_sq_fail(struct weng *e, struct weng_qp *qp, uint8_t status)
 {
 	struct weng_swqe *sw;
 
@@ -244,6 +251,27 @@ static void sq_fail(struct weng *e, struct weng_qp *qp, uint8_t status)
 	sw->status = status;
 	qp->sq_fetch++;
 	weng_qp_error(e, qp);
+}
+
+/*
+ * Copy the send entry of @slot, at sq_fetch, and check it: 0, or the
+ * status it fails with (weng_sq_fail()).
+ */
+uint8_t weng_sq_take(struct weng *e, struct weng_qp *qp, uint32_t slot)
+{
+	struct weng_swqe *sw = &qp->sq_shadow[slot];
+	struct wren_sq_wqe *w = weng_sq_entry(qp, slot);
+	uint64_t at = qp->sq_base + ((uint64_t)slot << qp->sq_entry_log);
+	uint8_t status;
+
+	memset(sw, 0, sizeof(*sw));
+	if (weng_dma_read(e, at, w, 1U << qp->sq_entry_log))
+		return WREN_CQE_LOC_DMA_ERR;
+	status = sq_check(e, qp, w, &sw->len);
+	if (status)
+		weng_warn(e, WENG_WRN_BAD_WQE, weng_qpn(e, qp),
+			  (uint64_t)slot << 8 | status);
+	return status;
 }
 
 /* Take the send entries the doorbell announced, as far as we can. */
@@ -256,11 +284,17 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 		weng_qp_flush(e, qp);
 		return;
 	}
+	/* Frames wait in their ring for the wire (weng_eth_tx_pull()). */
+	if (qp->type == WREN_QPT_RAW_ETH) {
+		if (qp->state == WREN_QPS_RTS && qp->sq_fetch != qp->sq_pi &&
+		    e->tp)
+			e->ops->host.tx_kick(e->opaque);
+		return;
+	}
 	while (qp->sq_fetch != qp->sq_pi) {
 		uint32_t slot = qp->sq_fetch & mask;
 		struct weng_swqe *sw = &qp->sq_shadow[slot];
 		struct wren_sq_wqe *w = weng_sq_entry(qp, slot);
-		uint64_t at = qp->sq_base + ((uint64_t)slot << qp->sq_entry_log);
 		uint8_t status;
 		int rc;
 
@@ -273,16 +307,9 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 			e->sq_waiting = true;
 			return;
 		}
-		memset(sw, 0, sizeof(*sw));
-		if (weng_dma_read(e, at, w, 1U << qp->sq_entry_log)) {
-			sq_fail(e, qp, WREN_CQE_LOC_DMA_ERR);
-			return;
-		}
-		status = sq_check(e, qp, w, &sw->len);
+		status = weng_sq_take(e, qp, slot);
 		if (status) {
-			weng_warn(e, WENG_WRN_BAD_WQE, weng_qpn(e, qp),
-				  (uint64_t)slot << 8 | status);
-			sq_fail(e, qp, status);
+			weng_sq_fail(e, qp, status);
 			return;
 		}
 		if (weng_wqe_is_read(w->opcode) &&
@@ -302,7 +329,7 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 			return;
 		}
 		if (rc) {
-			sq_fail(e, qp, WREN_CQE_LOC_QP_OP_ERR);
+			weng_sq_fail(e, qp, WREN_CQE_LOC_QP_OP_ERR);
 			return;
 		}
 		sw->posted = true;

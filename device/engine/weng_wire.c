@@ -2,7 +2,8 @@
 /*
  * Wren engine: the adapter's wire.  A transport (device/transport), if the
  * host gives the engine one (an env with host.tx_kick and host.random); a
- * host without one has no data path.  Frames go out when the host pulls
+ * host without one has no data path.  The Ethernet function (weng_eth.c)
+ * shares the wire with it.  Frames go out when the host pulls
  * them and come in when the host hands them over; after the transport's
  * receive path, which may not call the transport itself, the engine takes
  * its own next step (weng_read_flush()).
@@ -69,12 +70,10 @@ static bool to_self(const struct weng *e, const uint8_t *frame, size_t len)
 	       be32toh(e->cfg.ipv4);
 }
 
-size_t weng_tx_pull(struct weng *e, void *frame, size_t cap)
+static size_t tp_pull(struct weng *e, void *frame, size_t cap)
 {
 	size_t len;
 
-	if (!e->tp)
-		return 0;
 	while ((len = wren_tp_tx_pull(e->tp, frame, cap)) &&
 	       to_self(e, frame, len)) {
 		wren_tp_rx(e->tp, frame, len);
@@ -83,11 +82,35 @@ size_t weng_tx_pull(struct weng *e, void *frame, size_t cap)
 	return len;
 }
 
+/*
+ * The transport and the Ethernet function take turns at the wire, so
+ * neither starves the other however much it has to send.
+ */
+size_t weng_tx_pull(struct weng *e, void *frame, size_t cap)
+{
+	size_t len = 0;
+
+	if (!e->tp)
+		return 0;
+	e->eth_turn = !e->eth_turn;
+	if (e->eth_turn)
+		len = weng_eth_tx_pull(e, frame, cap);
+	if (!len)
+		len = tp_pull(e, frame, cap);
+	if (!len && !e->eth_turn)
+		len = weng_eth_tx_pull(e, frame, cap);
+	return len;
+}
+
 void weng_rx_frame(struct weng *e, const void *frame, size_t len)
 {
-	if (e->tp && weng_enabled(e)) {
-		wren_tp_rx(e->tp, frame, len);
-		/* Reads whose requests just completed get their answers. */
-		weng_read_flush(e);
+	if (!e->tp || !weng_enabled(e))
+		return;
+	if (weng_eth_takes(e, frame, len)) {
+		weng_eth_rx(e, frame, len);
+		return;
 	}
+	wren_tp_rx(e->tp, frame, len);
+	/* Reads whose requests just completed get their answers. */
+	weng_read_flush(e);
 }

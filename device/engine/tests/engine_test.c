@@ -212,7 +212,7 @@ static void test_reset_handshake(void)
 		 WREN_CAP_RD | WREN_CAP_TC_TABLE | WREN_CAP_RDMA_WRITE |
 		 WREN_CAP_RDMA_READ | WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
 		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ |
-		 WREN_CAP_WQE_SHIFT);
+		 WREN_CAP_WQE_SHIFT | WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
 
 	CHECK_EQ(h_enable(&h, 3, 3),
@@ -325,7 +325,7 @@ static void test_get_attr(void)
 		 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ |
 		 WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
 		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ |
-		 WREN_CAP_WQE_SHIFT);
+		 WREN_CAP_WQE_SHIFT | WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH);
 	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
 	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
 	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);
@@ -3472,6 +3472,222 @@ static void test_dma_self(void)
 	h_fini(&h);
 }
 
+/* ------------------------------------------------------------------ */
+/* The Ethernet function                                                */
+/* ------------------------------------------------------------------ */
+
+/* A kernel PD; the status, and its number in *@pdn. */
+static uint8_t alloc_pd_flags(struct harness *h, uint32_t flags,
+			      uint32_t *pdn)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	uint8_t status;
+
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 0);
+	((struct wren_cmd_alloc_pd *)cmd.payload)->flags = wren_to_le32(flags);
+	status = run(h, &cmd, &cqe);
+	*pdn = wren_le32(cqe.result[0]);
+	return status;
+}
+
+/* An adapter whose one QP is its Ethernet QP, in RTS, on a kernel PD. */
+static void eth_up(struct adapter *a, int n)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+
+	h_init(&a->h);
+	a->h.cfg.ipv4 = htobe32(0xc6120001 + n);
+	a->h.cfg.mac[5] = n;
+	h_start(&a->h);
+	h_enable(&a->h, 4, 3);
+	CHECK_EQ(alloc_pd_flags(&a->h, WREN_PD_FLAG_KERNEL, &a->pdn),
+		 WREN_STATUS_SUCCESS);
+	a->key = WREN_LKEY_DMA;
+	make_cq(&cmd, 1);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	a->cqn = wren_le32(cqe.result[0]);
+	a->cq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RAW_ETH);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	a->qpn = wren_le32(cqe.result[0]);
+	a->sq_ring = SQ_RING;
+	a->rq_ring = RQ_RING;
+	a->sq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	a->rq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[2]);
+	/* No Q_Key: a frame names its own destination. */
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
+			WREN_QPS_INIT, 1), WREN_STATUS_BAD_PARAM);
+	for (uint8_t st = WREN_QPS_INIT; st <= WREN_QPS_RTS; st++)
+		CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, st, 0),
+			 WREN_STATUS_SUCCESS);
+}
+
+/* Receive or send @len bytes at DATA + @off, named by bus address. */
+static void eth_post(struct adapter *a, bool send, uint32_t off,
+		     uint32_t len)
+{
+	struct wren_sq_wqe sw;
+	struct wren_rq_wqe rw;
+	struct wren_sge *sge = send ? sw.sge : rw.sge;
+
+	memset(&sw, 0, sizeof(sw));
+	memset(&rw, 0, sizeof(rw));
+	sw.opcode = WREN_WQE_SEND;
+	sw.flags = WREN_WQE_F_SIGNALED;
+	sw.num_sge = 1;
+	rw.num_sge = 1;
+	rw.req_id = wren_to_le16(0x200 + a->rq_pi);
+	sge->addr = wren_to_le64(DATA + off);
+	sge->length = wren_to_le32(len);
+	sge->lkey = wren_to_le32(WREN_LKEY_DMA);
+	if (send)
+		sq_push(a, &sw);
+	else
+		rq_push(a, &rw);
+}
+
+/* A frame of @len bytes at DATA + @off of @a: to @dst, IPv4 ethertype. */
+static uint8_t *eth_frame(struct adapter *a, uint32_t off, const uint8_t *dst,
+			  uint32_t len)
+{
+	uint8_t *f = fake_env_ptr(&a->h.env, DATA + off, len);
+
+	memcpy(f, dst, 6);
+	memcpy(f + 6, a->h.cfg.mac, 6);
+	f[12] = 0x08;
+	f[13] = 0x06;		/* ARP: not the transport's */
+	for (uint32_t i = 14; i < len; i++)
+		f[i] = i * 7 + 3;
+	return f;
+}
+
+static uint64_t eth_stat(struct adapter *a, enum wren_dev_stat which)
+{
+	uint64_t v[WREN_STAT_COUNT];
+
+	CHECK_EQ(get_stats(a, sizeof(v), v), WREN_STATUS_SUCCESS);
+	return v[which];
+}
+
+static void test_eth(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct adapter *u = calloc(1, sizeof(*u));
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t other[6] = { 0x02, 0, 0x5e, 0x10, 0x20, 0x99 };
+	uint8_t hdr[64] = { 0 }, *f;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cqe c;
+	uint32_t pdn;
+
+	eth_up(a, 0);
+	eth_up(b, 1);
+
+	/* Only known PD flags; one Ethernet QP, and only on a kernel PD. */
+	CHECK_EQ(alloc_pd_flags(&a->h, 2, &pdn), WREN_STATUS_BAD_PARAM);
+	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RAW_ETH);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_NO_RESOURCES);
+	pdn = alloc_pd_ok(&a->h);
+	make_qp(&cmd, pdn, a->cqn, 1, WREN_QPT_RAW_ETH);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status),
+		 sizeof(struct wren_admin_cmd_hdr) +
+		 offsetof(struct wren_cmd_create_qp, pdn) + 1);
+
+	/* A frame to b's MAC, byte for byte, with both completions. */
+	f = eth_frame(a, 0, b->h.cfg.mac, 100);
+	eth_post(b, false, 4096, 2048);
+	eth_post(a, true, 0, 100);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(c.opcode, WREN_CQE_OP_SEND);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(c.opcode, WREN_CQE_OP_RECV);
+	CHECK_EQ(wren_le32(c.byte_len), 100);
+	CHECK_EQ(wren_le16(c.wqe_index), 0x200);
+	CHECK_EQ(wren_le32(c.qpn), b->qpn);
+	CHECK(!memcmp(fake_env_ptr(&b->h.env, DATA + 4096, 100), f, 100));
+	CHECK_EQ(eth_stat(a, WREN_STAT_eth_tx_frames), 1);
+	CHECK_EQ(eth_stat(a, WREN_STAT_eth_tx_bytes), 100);
+	CHECK_EQ(eth_stat(b, WREN_STAT_eth_rx_frames), 1);
+
+	/* Another adapter's unicast is filtered; broadcast is taken. */
+	eth_frame(a, 0, other, 60);
+	eth_post(a, true, 0, 60);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK(!poll_cq(b, &c));
+	CHECK_EQ(eth_stat(b, WREN_STAT_eth_rx_filtered), 1);
+	eth_frame(a, 0, bcast, 60);
+	eth_post(b, false, 4096, 2048);
+	eth_post(a, true, 0, 60);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(wren_le32(c.byte_len), 60);
+
+	/* No receive: dropped and counted.  Too short a receive: its error. */
+	eth_frame(a, 0, b->h.cfg.mac, 100);
+	eth_post(a, true, 0, 100);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK(!poll_cq(b, &c));
+	CHECK_EQ(eth_stat(b, WREN_STAT_eth_rx_no_buf), 1);
+	eth_post(b, false, 4096, 64);
+	eth_post(a, true, 0, 100);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_LOC_LEN_ERR);
+	CHECK_EQ(eth_stat(b, WREN_STAT_eth_rx_too_long), 1);
+
+	/* The transport's packets are not the Ethernet function's. */
+	memcpy(hdr, b->h.cfg.mac, 6);
+	hdr[12] = 0x08;
+	hdr[14] = 0x45;
+	hdr[16] = 0;
+	hdr[17] = 50;		/* IPv4 total length */
+	hdr[23] = WREN_WIRE_IPPROTO_UDP;
+	hdr[36] = WREN_WIRE_UDP_PORT >> 8;
+	hdr[37] = WREN_WIRE_UDP_PORT & 0xff;
+	CHECK(!weng_eth_takes(b->h.e, hdr, sizeof(hdr)));
+	hdr[37] ^= 1;
+	CHECK(weng_eth_takes(b->h.e, hdr, sizeof(hdr)));
+
+	/* A frame shorter than its Ethernet header fails the QP. */
+	eth_post(a, true, 0, 10);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_LOC_LEN_ERR);
+	CHECK_EQ(qp_state(&a->h, a->qpn), WREN_QPS_ERR);
+	CHECK(!weng_eth_takes(a->h.e, hdr, sizeof(hdr)));
+
+	/* The bus-address key is a kernel PD's only. */
+	adapter_up(u, 2, WREN_QPT_UD);
+	adapter_ah(u, b);
+	post_send(u, 5, 0, 16, WREN_LKEY_DMA, 0);
+	CHECK(poll_cq(u, &c));
+	CHECK_EQ(c.status, WREN_CQE_LOC_PROT_ERR);
+
+	/* Destroyed, the Ethernet QP leaves room for another. */
+	make_handle(&cmd, WREN_ADMIN_DESTROY_QP, 0, a->qpn);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RAW_ETH);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+
+	h_fini(&a->h);
+	h_fini(&b->h);
+	h_fini(&u->h);
+	free(a);
+	free(b);
+	free(u);
+}
+
 static const struct tap_test tests[] = {
 	{ "reset, ready, enable handshake", test_reset_handshake },
 	{ "bad queue configuration is fatal", test_bad_queue_cfg },
@@ -3520,6 +3736,8 @@ static const struct tap_test tests[] = {
 	  test_rc_largest_message },
 	{ "SRQ under RC, its limit; COMM_EST, SQ_DRAINED, LAST_WQE events",
 	  test_rc_srq_events },
+	{ "Ethernet function: frames both ways, filter, drops, kernel PD only",
+	  test_eth },
 };
 
 int main(void)

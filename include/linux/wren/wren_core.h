@@ -119,7 +119,7 @@ int wren_db_page_alloc(struct wren_dev *wdev, u32 *index);
 void wren_db_page_free(struct wren_dev *wdev, u32 index);
 phys_addr_t wren_db_page_phys(struct wren_dev *wdev, u32 index);
 
-int wren_cmd_alloc_pd(struct wren_dev *wdev, u32 *pdn);
+int wren_cmd_alloc_pd(struct wren_dev *wdev, bool kernel, u32 *pdn);
 int wren_cmd_dealloc_pd(struct wren_dev *wdev, u32 pdn);
 
 /**

@@ -77,6 +77,8 @@
 #define WREN_CAP_ATOMIC			BIT_ULL(10)	/* RC: 8-byte atomics */
 #define WREN_CAP_SRQ			BIT_ULL(11)	/* shared receive queues */
 #define WREN_CAP_WQE_SHIFT		BIT_ULL(12)	/* larger queue entries */
+#define WREN_CAP_DMA_LKEY		BIT_ULL(13)	/* WREN_PD_FLAG_KERNEL */
+#define WREN_CAP_RAW_ETH		BIT_ULL(14)	/* WREN_QPT_RAW_ETH */
 
 /* ------------------------------------------------------------------ */
 /* BAR0 register map (32-bit registers, 32-bit accesses only)          */
@@ -303,7 +305,8 @@ struct wren_cmd_get_attr {
  * @rsvd: zero
  *
  * Counters are free running from the device's reset; they describe the
- * transport (see Documentation/transport.rst) as a whole.
+ * transport (see Documentation/transport.rst) as a whole, then the
+ * Ethernet function.
  */
 struct wren_cmd_get_stats {
 	__le64 buf_addr;
@@ -313,12 +316,19 @@ struct wren_cmd_get_stats {
 
 /*
  * The device's counters: the index of each in GET_STATS's array, from
- * the transport's one list of them (wren_stats.h), WREN_STAT_<name>.
+ * the one list of them (wren_stats.h), the transport's and then the
+ * Ethernet function's, WREN_STAT_<name>.
  */
 enum wren_dev_stat {
 #define WREN_STAT(counter)	WREN_STAT_##counter,
 #include "wren_stats.h"
 #undef WREN_STAT
+	/* The transport's come first; the Ethernet function's follow. */
+	WREN_STAT_TP_COUNT,
+	WREN_STAT_TP_LAST = WREN_STAT_TP_COUNT - 1,
+#define WREN_ETH_STAT(counter)	WREN_STAT_##counter,
+#include "wren_stats.h"
+#undef WREN_ETH_STAT
 	WREN_STAT_COUNT
 };
 
@@ -526,14 +536,29 @@ struct wren_cmd_destroy_obj {
 	__le32 rsvd[13];
 };
 
+/* wren_cmd_alloc_pd.flags */
+#define WREN_PD_FLAG_KERNEL		BIT(0)	/* WREN_CAP_DMA_LKEY */
+
+/*
+ * The local key of the host's own DMA addresses: in an SGE of a QP on a
+ * kernel PD, @addr is a bus address and no region is looked up.  The
+ * driver owns the admin queue, so only it can make a PD a kernel one; it
+ * does so for the kernel's own users (its netdev, the verbs' kernel
+ * consumers), never for an application's.  Refused on any other PD, and
+ * never a remote key: no region has this key.
+ */
+#define WREN_LKEY_DMA			0xffffffffU
+
 /**
  * struct wren_cmd_alloc_pd - WREN_ADMIN_ALLOC_PD
+ * @flags: WREN_PD_FLAG_*
  * @rsvd: zero
  *
  * result[0] of the completion is the PD number, below max_pd.
  */
 struct wren_cmd_alloc_pd {
-	__le32 rsvd[14];
+	__le32 flags;
+	__le32 rsvd[13];
 };
 
 /* ------------------------------------------------------------------ */
@@ -621,7 +646,28 @@ enum wren_qp_type {
 	WREN_QPT_UD			= 1,	/* unreliable datagram */
 	WREN_QPT_RD			= 2,	/* reliable datagram */
 	WREN_QPT_RC			= 3,	/* reliable connected */
+	WREN_QPT_RAW_ETH		= 4,	/* the port's Ethernet queue */
 };
+
+/*
+ * The longest Ethernet frame: an IP packet as long as the adapter's MTU
+ * (&struct wren_dev_attr), behind an Ethernet header and one VLAN tag.
+ */
+#define WREN_ETH_FRAME_MAX(mtu)		((mtu) + 18)
+
+/*
+ * WREN_QPT_RAW_ETH (WREN_CAP_RAW_ETH): the adapter's Ethernet function,
+ * one QP per adapter on a kernel PD, without SRQ or flags.  Its send
+ * entries are SENDs without AH, QPN or Q_Key whose payload is a whole
+ * frame from the destination MAC on, 14 to WREN_ETH_FRAME_MAX() bytes;
+ * the wire takes them in turn with the transport's packets.  Its receives
+ * get every frame of the wire that is not for the Wren UDP port and is
+ * addressed to the adapter's MAC, to broadcast or to a multicast group:
+ * opcode RECV, @byte_len the frame's length, no GRH.  A frame that finds
+ * no receive posted, or one too short for it, is dropped and counted
+ * (eth_rx_no_buf, eth_rx_too_long in wren_stats.h).  It moves through the QP states like
+ * a UD QP: receives from RTR, sends in RTS.
+ */
 
 /* wren_cmd_create_qp.flags */
 #define WREN_QP_FLAG_ORDERED		BIT(0)	/* RD: complete in order */

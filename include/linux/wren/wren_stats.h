@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The transport's counters: the one list of them.
+ * The device's counters: the one list of them, the transport's and then
+ * the Ethernet function's.
  *
- * Include this file with WREN_STAT(counter) defined; it expands once per
- * counter, in the order the device reports them with GET_STATS (enum
- * wren_dev_stat in wren_if.h).  That order is part of the device
- * interface: counters are only ever appended.  The transport keeps a field
- * of each name (struct wren_tp_stats), the RDMA driver shows each under it
- * in `rdma statistic`, and the network simulator reports each under it.
+ * Include this file with WREN_STAT(counter) defined and it expands once
+ * per transport counter, in the order the device reports them with
+ * GET_STATS (enum wren_dev_stat in wren_if.h); with WREN_ETH_STAT(counter)
+ * defined, once per counter of the Ethernet function, which follow them (WREN_QPT_RAW_ETH;
+ * Documentation/device-interface.rst, "The Ethernet function"); `ethtool
+ * -S` shows those.  That order is part of the device interface: counters
+ * are only ever appended.  The transport keeps a field of each of its
+ * names (struct wren_tp_stats), the RDMA driver shows each under it in
+ * `rdma statistic`, and the network simulator reports each under it.
  * Documentation/transport.rst, "Counters", says what each one counts.
  *
  * No include guard: each includer expands the list its own way.
  */
+#ifdef WREN_STAT
 WREN_STAT(tx_pkts)			/* Wren frames sent */
 WREN_STAT(tx_bytes)			/* their bytes */
 WREN_STAT(rx_pkts)			/* Wren frames received */
@@ -68,3 +73,15 @@ WREN_STAT(msg_err_too_long)	/* failed: longer than the target's buffer */
 WREN_STAT(msg_err_remote_access)	/* failed: the access was refused */
 WREN_STAT(msg_err_local)	/* failed: its data could not be read here */
 WREN_STAT(msg_err_flushed)	/* failed: flushed by a reset or a close */
+#endif
+
+#ifdef WREN_ETH_STAT
+WREN_ETH_STAT(eth_tx_frames)		/* frames sent */
+WREN_ETH_STAT(eth_tx_bytes)		/* their bytes */
+WREN_ETH_STAT(eth_rx_frames)		/* frames placed in a receive */
+WREN_ETH_STAT(eth_rx_bytes)		/* their bytes */
+WREN_ETH_STAT(eth_rx_filtered)	/* dropped: another adapter's unicast MAC */
+WREN_ETH_STAT(eth_rx_no_buf)	/* dropped: no receive posted */
+WREN_ETH_STAT(eth_rx_too_long)	/* dropped: longer than the receive */
+WREN_ETH_STAT(eth_rx_errors)	/* dropped: the receive could not be written */
+#endif

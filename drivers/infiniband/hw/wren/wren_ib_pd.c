@@ -20,7 +20,7 @@ int wren_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct wren_ib_alloc_pd_resp resp = {};
 	int err;
 
-	err = wren_cmd_alloc_pd(dev->wdev, &pd->pdn);
+	err = wren_cmd_alloc_pd(dev->wdev, false, &pd->pdn);
 	if (err) {
 		ibdev_err_ratelimited(&dev->ibdev, "alloc_pd failed: %d\n", err);
 		return err;

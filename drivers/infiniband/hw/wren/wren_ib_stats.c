@@ -12,7 +12,7 @@ static const struct rdma_stat_desc wren_ib_port_stats[] = {
 #undef WREN_STAT
 };
 
-static_assert(ARRAY_SIZE(wren_ib_port_stats) == WREN_STAT_COUNT);
+static_assert(ARRAY_SIZE(wren_ib_port_stats) == WREN_STAT_TP_COUNT);
 
 /**
  * wren_ib_alloc_hw_port_stats() - the port's counter set

@@ -109,6 +109,7 @@ static void wren_aeq_handle(struct wren_dev *wdev,
 	case WREN_AEQ_LINK_CHANGE:
 		wdev->stats.link_changes++;
 		dev_info(dev, "link %s\n", data ? "up" : "down");
+		wren_eth_link_change(wdev, data);
 		break;
 	case WREN_AEQ_CQ_ERROR:
 		wren_aeq_cq_error(wdev, le32_to_cpu(ev->info));

@@ -176,17 +176,24 @@ EXPORT_SYMBOL_IF_KUNIT(wren_cmd_destroy_eq);
 /**
  * wren_cmd_alloc_pd() - allocate a protection domain
  * @wdev: the device
+ * @kernel: a kernel PD, whose QPs may name memory by bus address
+ *	(WREN_LKEY_DMA); never for a PD of user space
  * @pdn: the PD number, on success
  *
- * Return: 0, -ENOMEM if the device has no PD left, or another negative
- * errno.
+ * Return: 0, -EOPNOTSUPP for a kernel PD on a device without
+ * WREN_CAP_DMA_LKEY, -ENOMEM if the device has no PD left, or another
+ * negative errno.
  */
-int wren_cmd_alloc_pd(struct wren_dev *wdev, u32 *pdn)
+int wren_cmd_alloc_pd(struct wren_dev *wdev, bool kernel, u32 *pdn)
 {
-	struct wren_cmd_alloc_pd cmd = {};
+	struct wren_cmd_alloc_pd cmd = {
+		.flags = cpu_to_le32(kernel ? WREN_PD_FLAG_KERNEL : 0),
+	};
 	struct wren_admin_cqe cqe;
 	int err;
 
+	if (kernel && !(wdev->caps.caps & WREN_CAP_DMA_LKEY))
+		return -EOPNOTSUPP;
 	err = wren_admin_exec(wdev, WREN_ADMIN_ALLOC_PD, &cmd, sizeof(cmd), &cqe);
 	if (!err)
 		*pdn = le32_to_cpu(cqe.result[0]);

@@ -16,6 +16,8 @@
 #include <linux/wren/wren_core.h>
 #include <linux/wren/wren_if.h>
 
+#include "wren_eth.h"
+
 #define WREN_DRV_NAME		KBUILD_MODNAME
 #define WREN_AQ_LOG_DEPTH	5
 #define WREN_AEQ_LOG_DEPTH	6
@@ -155,6 +157,7 @@ struct wren_event_sink {
  * @keep_alive_missed: watchdog runs without a keep-alive
  * @watchdog: keep-alive watchdog and async event polling
  * @aux: the RDMA auxiliary device
+ * @eth: the port's network interface, if it has one
  * @sink: storage for the event callbacks, published through @events
  * @events: &sink while a driver listens to events, else NULL; read under
  *	rcu_read_lock() by the event handlers
@@ -184,6 +187,7 @@ struct wren_dev {
 	unsigned int keep_alive_missed;
 	struct delayed_work watchdog;
 	struct wren_aux_dev *aux;
+	struct wren_eth *eth;
 	struct wren_event_sink sink;
 	struct wren_event_sink __rcu *events;
 	struct dentry *debugfs;

@@ -127,6 +127,8 @@ static void wren_eq_dispatch(struct wren_eq *eq, const struct wren_eqe *eqe,
 
 	switch (eqe->type) {
 	case WREN_EQE_COMPLETION:
+		if (wren_eth_cq_event(wdev, le32_to_cpu(eqe->handle)))
+			break;
 		if (sink)
 			sink->ops->cq_comp(sink->priv, le32_to_cpu(eqe->handle));
 		break;

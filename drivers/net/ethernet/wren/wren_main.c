@@ -253,6 +253,9 @@ static int wren_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_stop_watchdog;
 
+	err = wren_eth_add(wdev);
+	if (err)
+		goto err_destroy_eqs;
 	wren_debugfs_add(wdev);
 	wren_devlink_register(wdev);
 	err = wren_aux_add(wdev);
@@ -268,6 +271,8 @@ static int wren_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 err_unregister:
 	wren_devlink_unregister(wdev);
 	wren_debugfs_del(wdev);
+	wren_eth_del(wdev);
+err_destroy_eqs:
 	wren_eqs_destroy(wdev);
 err_stop_watchdog:
 	wren_watchdog_stop(wdev);
@@ -299,6 +304,7 @@ static void wren_remove(struct pci_dev *pdev)
 	wren_aux_del(wdev);
 	wren_devlink_unregister(wdev);
 	wren_debugfs_del(wdev);
+	wren_eth_del(wdev);
 	wren_eqs_destroy(wdev);
 	wren_watchdog_stop(wdev);
 	wren_db_destroy(wdev);
