@@ -62,7 +62,8 @@ S9 = [("wren", "wren", "single"), ("wren, prio", "wren_prio", "single_prio"),
       ("roce dcqcn pfc, prio", "roce_pfc_prio", "single_roce_pfc_prio"),
       ("irn dcqcn", "irn", "single_irn"),
       ("irn dcqcn, prio", "irn_prio", "single_irn_prio"),
-      ("ndp", "ndp_prio", "single_ndp_prio")]
+      ("ndp", "ndp_prio", "single_ndp_prio"),
+      ("swift irn", "swift_prio", "single_swift_prio")]
 
 # Runs left out of make bench-sim to keep it within minutes (each about
 # 10 to 25 s of wall a seed): bench.py --long adds them.  S11 at 30 and
@@ -78,7 +79,8 @@ S13 = [("wren", "wren", "wren_prio", "single_prio"),
        ("roce dcqcn pfc", "roce_pfc", "roce_pfc_prio",
         "single_roce_pfc_prio"),
        ("irn dcqcn", "irn", "irn_prio", "single_irn_prio"),
-       ("ndp", "ndp", "ndp_prio", "single_ndp_prio")]
+       ("ndp", "ndp", "ndp_prio", "single_ndp_prio"),
+       ("swift irn", "swift", "swift_prio", "single_swift_prio")]
 
 
 def s13_ratio(results, run, base, pct="p99", base_pct="p99"):
@@ -364,6 +366,8 @@ def evaluate(results, smoke):
                              s9_ratio(results, "roce_pfc_prio",
                                       "single_roce_pfc_prio"),
                              s9_ratio(results, "ndp_prio", "single_ndp_prio"),
+                             s9_ratio(results, "swift_prio",
+                                      "single_swift_prio"),
                              s9_ratio(results, "irn_prio",
                                       "single_irn_prio")) if v is not None]
         t.add("S9.peers", "s9_perm2m",

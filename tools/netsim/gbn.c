@@ -32,6 +32,19 @@
  * gbn.rto_low with at most gbn.rto_low_n packets outstanding, else
  * gbn.rto_ns, and resends everything outstanding.
  *
+ * A third congestion control goes with IRN's recovery: swift, the
+ * delay-based window of Swift (Kumar et al., SIGCOMM 2020, section 3),
+ * Falcon's: every ACK or NACK echoes the send time of the packet that
+ * drew it; a round trip below the target delay grows the window by
+ * gbn.swift_ai packets a window's worth of ACKs, one above it shrinks
+ * the window by beta x (delay - target) / delay, at most max_mdf, at
+ * most once a round trip; the target is gbn.swift_target plus flow
+ * scaling, which adds up to gbn.swift_fs_range for small windows (as
+ * 1 / sqrt(window), from swift_fs_max packets down to swift_fs_min); a
+ * timeout or the start of loss recovery cuts the window by max_mdf.  The
+ * window (in packets, at least one) bounds what IRN has outstanding,
+ * with gbn.bdp_cap above it.
+ *
  * It speaks the Wren wire structures on UDP port 4791, so switches never
  * trim it and the same frame helpers apply.  It sits on the same host
  * seam (struct wren_tp_env_ops) and upper layer (struct wren_tp_ulp_ops) as
@@ -40,6 +53,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +110,9 @@ struct gbn_tx {
 	uint32_t recover_psn;		/* recovery ends when una gets here */
 	uint32_t sack_high;		/* highest PSN selectively acked + 1 */
 	uint32_t retx_next;		/* holes below this are resent */
+	/* Swift: window in packets, last decrease, last round trip. */
+	double swnd;
+	uint64_t sw_dec_ns, sw_rtt_ns;
 };
 
 /* IRN: the NACKs a receiver owes, one per out-of-order packet. */
@@ -130,6 +147,7 @@ struct gbn_rx {
 	uint32_t unacked;
 	uint16_t ce;
 	uint64_t cookie;
+	uint32_t ts_echo;		/* the latest DATA's send time */
 };
 
 struct gbn {
@@ -204,13 +222,68 @@ static uint32_t irn_hole(const struct gbn_tx *t)
 	return t->high;
 }
 
+static bool swift(const struct gbn *g)
+{
+	return g->c->cc == GBN_CC_SWIFT;
+}
+
+/* IRN: packets outstanding at most (Swift's window below BDP-FC's). */
+static uint32_t irn_cap(const struct gbn_tx *t)
+{
+	const struct gbn_config *c = t->g->c;
+
+	if (swift(t->g) && t->swnd < c->bdp_cap)
+		return t->swnd < 1 ? 1 : (uint32_t)t->swnd;
+	return c->bdp_cap;
+}
+
 static bool tx_can_send(const struct gbn_tx *t)
 {
 	if (irn(t->g))
 		return irn_hole(t) != t->high ||
-		       (t->high != t->end &&
-			t->high - t->una < t->g->c->bdp_cap);
+		       (t->high != t->end && t->high - t->una < irn_cap(t));
 	return t->nxt != t->end && t->inflight < t->cwnd;
+}
+
+/* Swift: cut the window by @f, at most once a round trip. */
+static void swift_cut(struct gbn *g, struct gbn_tx *t, double f)
+{
+	uint64_t now = host_env_ops.now_ns(g->host);
+
+	if (now - t->sw_dec_ns < t->sw_rtt_ns)
+		return;
+	t->sw_dec_ns = now;
+	t->swnd *= f;
+	if (t->swnd < 1)
+		t->swnd = 1;
+	g->st.cc_decreases++;
+}
+
+/* Swift: an ACK of @acked packets that echoes send time @ts. */
+static void swift_ack(struct gbn *g, struct gbn_tx *t, uint32_t ts,
+		      uint32_t acked)
+{
+	const struct gbn_config *c = g->c;
+	uint32_t delay = (uint32_t)host_env_ops.now_ns(g->host) - ts;
+	double a, b, fs, target;
+
+	t->sw_rtt_ns = delay;
+	/* Flow scaling: alpha / sqrt(window) + beta, in [0, range]. */
+	a = c->sw_fs_range_ns / (1 / sqrt(c->sw_fs_min) - 1 / sqrt(c->sw_fs_max));
+	b = -a / sqrt(c->sw_fs_max);
+	fs = a / sqrt(t->swnd) + b;
+	fs = fs < 0 ? 0 : fs > c->sw_fs_range_ns ? c->sw_fs_range_ns : fs;
+	target = c->sw_target_ns + fs;
+	if (delay < target) {
+		t->swnd += t->swnd >= 1 ? c->sw_ai * acked / t->swnd :
+					  c->sw_ai * acked;
+		if (t->swnd > c->bdp_cap)
+			t->swnd = c->bdp_cap;
+	} else if (acked) {
+		double f = 1 - c->sw_beta * (delay - target) / delay;
+
+		swift_cut(g, t, f < 1 - c->sw_max_mdf ? 1 - c->sw_max_mdf : f);
+	}
 }
 
 static bool dcqcn(const struct gbn *g)
@@ -312,6 +385,10 @@ static void tx_rto(void *arg)
 		t->sack_high = t->high;
 		t->retx_next = t->una;
 		t->cause = WREN_TP_RETX_TIMEOUT;
+		if (swift(g)) {
+			t->sw_dec_ns = 0;
+			swift_cut(g, t, 1 - g->c->sw_max_mdf);
+		}
 		tx_arm(g, t);
 		tx_make_ready(g, t);
 		return;
@@ -448,6 +525,7 @@ static struct gbn_tx *tx_lookup(struct gbn *g, uint32_t ip, uint32_t cls,
 		   (mix64((uint64_t)g->host->ipv4 << 32 ^ ip ^
 			  (uint64_t)cls << 20) & WREN_WIRE_ENTROPY_MASK);
 	t->cwnd = g->c->window;
+	t->swnd = g->c->sw_init;
 	t->rto = host_env_ops.timer_new(g->host, tx_rto, t);
 	/* DCQCN starts at line rate with alpha = 1. */
 	t->rc = t->rt = g->net->cfg->rate_mbps;
@@ -642,11 +720,11 @@ static size_t pull_ctrl(struct gbn *g, uint8_t *f)
 		else
 			r->nak = false;
 		hdr_fill(wh, WREN_WIRE_NACK, 0, 0, r->src_ctx, r->expected,
-			 sack, 0);
+			 sack, r->ts_echo);
 	} else {
 		r->ack = r->nak = false;
 		hdr_fill(wh, nak ? WREN_WIRE_NACK : WREN_WIRE_ACK, 0, 0,
-			 r->src_ctx, r->expected, r->expected, 0);
+			 r->src_ctx, r->expected, r->expected, r->ts_echo);
 	}
 	r->unacked = 0;
 	memset(ack, 0, sizeof(*ack));
@@ -799,8 +877,17 @@ static void tx_complete(struct gbn *g, struct gbn_tx *t)
  * a selective ack starts loss recovery.
  */
 static void irn_acked(struct gbn *g, struct gbn_tx *t, uint32_t cum,
-		      uint32_t sack)
+		      uint32_t sack, uint32_t ts)
 {
+	uint32_t acked = 0;
+
+	if (cum > t->una && cum <= t->high)
+		acked = cum - t->una;
+	if (sack != UINT32_MAX && sack >= cum && sack < t->high &&
+	    !t->sacked[sack % IRN_RING])
+		acked++;
+	if (swift(g))
+		swift_ack(g, t, ts, acked);
 	if (cum > t->una && cum <= t->high) {
 		for (; t->una < cum; t->una++)
 			t->sacked[t->una % IRN_RING] = 0;
@@ -815,6 +902,8 @@ static void irn_acked(struct gbn *g, struct gbn_tx *t, uint32_t cum,
 			t->recover_psn = t->high;
 			t->retx_next = t->una;
 			t->cause = WREN_TP_RETX_NACK;
+			if (swift(g))
+				swift_cut(g, t, 1 - g->c->sw_max_mdf);
 		}
 	}
 	if (t->recovery && t->una >= t->recover_psn)
@@ -887,7 +976,8 @@ static void rx_ack(struct gbn *g, const struct wren_wire_hdr *wh,
 	else
 		g->st.rx_acks++;
 	if (irn(g)) {
-		irn_acked(g, t, cum, nak ? ntohl(wh->bsn) : UINT32_MAX);
+		irn_acked(g, t, cum, nak ? ntohl(wh->bsn) : UINT32_MAX,
+			  ntohl(wh->ts));
 		return;
 	}
 	tx_acked(g, t, cum, ntohs(ack->ce_count));
@@ -1013,6 +1103,7 @@ static void rx_data(struct gbn *g, const uint8_t *f, size_t len)
 		      wren_wire_get16(f + WREN_WIRE_UDP));
 	g->st.rx_data_pkts++;
 	g->st.rx_data_bytes += plen;
+	r->ts_echo = ntohl(wh->ts);
 	if ((f[WREN_WIRE_IP_TOS] & WREN_WIRE_ECN_MASK) == WREN_WIRE_ECN_CE) {
 		uint64_t now = host_env_ops.now_ns(g->host);
 

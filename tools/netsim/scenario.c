@@ -291,7 +291,7 @@ static const char *const app_names[] = {
 	"openloop", NULL
 };
 static const char *const xport_names[] = { "wren", "gbn", "ndp", NULL };
-static const char *const gbn_cc_names[] = { "aimd", "dcqcn", NULL };
+static const char *const gbn_cc_names[] = { "aimd", "dcqcn", "swift", NULL };
 static const char *const gbn_rec_names[] = { "gbn", "irn", NULL };
 static const char *const mode_names[] = { "optimistic", "handshake", NULL };
 
@@ -386,6 +386,14 @@ static const struct key keys[] = {
 	{ "gbn.rai", K_RATE, G(rai_mbps), "0.04", NULL },
 	{ "gbn.rhai", K_RATE, G(rhai_mbps), "0.2", NULL },
 	{ "gbn.min_rate", K_RATE, G(min_rate_mbps), "0.1", NULL },
+	{ "gbn.swift_target", K_NS, G(sw_target_ns), "10us", NULL },
+	{ "gbn.swift_fs_range", K_NS, G(sw_fs_range_ns), "10us", NULL },
+	{ "gbn.swift_fs_min", K_DOUBLE, G(sw_fs_min), "1", NULL },
+	{ "gbn.swift_fs_max", K_DOUBLE, G(sw_fs_max), "64", NULL },
+	{ "gbn.swift_ai", K_DOUBLE, G(sw_ai), "1", NULL },
+	{ "gbn.swift_beta", K_DOUBLE, G(sw_beta), "0.8", NULL },
+	{ "gbn.swift_max_mdf", K_DOUBLE, G(sw_max_mdf), "0.5", NULL },
+	{ "gbn.swift_init", K_DOUBLE, G(sw_init), "24", NULL },
 	{ "app", K_ENUM, C(app), "stream", app_names },
 	{ "msg_size", K_U32, C(msg_size), "64K", NULL },
 	{ "outstanding", K_U32, C(outstanding), "0", NULL },

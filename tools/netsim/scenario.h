@@ -45,7 +45,7 @@ struct link_override {
 	const char *where;	/* file:line, for "no such link" */
 };
 
-enum gbn_cc { GBN_CC_AIMD, GBN_CC_DCQCN };
+enum gbn_cc { GBN_CC_AIMD, GBN_CC_DCQCN, GBN_CC_SWIFT };
 enum gbn_recovery { GBN_REC_GBN, GBN_REC_IRN };
 
 /* IRN's bitmaps: packets a flow may have outstanding, at most. */
@@ -73,6 +73,14 @@ struct gbn_config {
 	uint32_t rai_mbps;	/* RP: additive increase */
 	uint32_t rhai_mbps;	/* RP: hyper increase */
 	uint32_t min_rate_mbps;	/* RP: floor of the rate */
+	/* Swift (gbn.cc = swift, with gbn.recovery = irn): README.rst. */
+	uint64_t sw_target_ns;	/* base target delay */
+	uint64_t sw_fs_range_ns;	/* flow scaling: most added to it */
+	double sw_fs_min, sw_fs_max;	/* ... from this window (packets) down */
+	double sw_ai;		/* packets a window of ACKs adds */
+	double sw_beta;		/* decrease per unit of excess delay */
+	double sw_max_mdf;	/* largest decrease at once */
+	double sw_init;		/* first window, packets */
 };
 
 /* NDP (transport = ndp): README.rst, "Peers". */

@@ -403,6 +403,48 @@ static void test_pfc(void)
 }
 
 /*
+ * Swift (gbn.cc = swift over IRN's recovery): 4 senders at line rate
+ * into one 100 Gb/s port with a 2 MiB buffer, up to 64 packets each
+ * allowed out.  Without congestion control (DCQCN on a switch that never
+ * marks) the allowance queues at the port; Swift's delay target (10 us
+ * plus up to 10 us of flow scaling) holds the queue to a fraction of
+ * that, with nothing dropped and the port busy.
+ */
+static int swift_run(const char *cc, struct run_out *out)
+{
+	const char *kv[] = {
+		"topology", "star", "app", "incast", "senders", "4",
+		"transport", "gbn", "gbn.cc", cc, "gbn.recovery", "irn",
+		"gbn.bdp_cap", "64", "msg_size", "1M", "outstanding", "4",
+		"duration", "2ms", "warmup", "500us", "sw.buffer", "2M",
+		"rate", "100", NULL,
+	};
+	struct kvlist merged = { 0 };
+	struct cfg c;
+	int r;
+
+	*out = (struct run_out){ 0 };
+	r = cfg_from(&c, &merged, kv) ||
+	    run_one("swift", &c, &merged, NULL, NULL, NULL, out);
+	cfg_free(&c);
+	kv_free(&merged);
+	return r;
+}
+
+static void test_swift(void)
+{
+	struct run_out on, off;
+	int r1 = swift_run("swift", &on), r2 = swift_run("dcqcn", &off);
+
+	ok(!r1 && !r2 && on.ok && off.ok && on.sw_drops == 0 &&
+	   2 * on.sw_max_q < off.sw_max_q && on.frac >= 0.95,
+	   "swift: 4:1 at line rate: queue peak %u B, %llu drops, %.3f of "
+	   "the wire limit; without CC %u B (want under half, no drop, "
+	   ">= 0.95)", on.sw_max_q, (unsigned long long)on.sw_drops, on.frac,
+	   off.sw_max_q);
+}
+
+/*
  * NDP (transport = ndp): 16 senders each send 1 MiB at once into one
  * host behind a switch that trims data beyond 36 KiB (8 packets).  The
  * first windows overflow the port and are trimmed, the receiver NACKs
@@ -774,6 +816,7 @@ int main(int argc, char **argv)
 	test_pfc();
 	test_irn();
 	test_ndp();
+	test_swift();
 	test_openloop();
 	test_incast_fair();
 	test_fattree();
