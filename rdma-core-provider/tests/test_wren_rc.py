@@ -10,6 +10,7 @@ test_mr, test_atomic, test_srq) and the pingpong programs.
 import ctypes
 import ipaddress
 import random
+import subprocess
 import time
 
 from pyverbs.qp import QPAttr, QPCap
@@ -173,6 +174,24 @@ class WrenRCErrorTest(RDMATestCase):
         for wc in wcs:
             self.assertEqual(wc.status, e.IBV_WC_WR_FLUSH_ERR, wb.wc_str(wc))
 
+    def neighbour(self, ipv4):
+        """
+        On a RoCE port the kernel resolves the peer's MAC before RTR: give
+        @ipv4 the neighbour entry a peer that went away leaves behind.
+        """
+        ndevs = (f'/sys/class/infiniband/{self.dev_name}/ports/'
+                 f'{self.ib_port}/gid_attrs/ndevs/{self.gid_index}')
+        try:
+            with open(ndevs) as f:
+                ndev = f.read().strip()
+        except OSError:
+            return      # not RoCE: no neighbours to resolve
+        subprocess.check_call(['ip', 'neigh', 'replace', str(ipv4), 'lladdr',
+                               '02:00:00:00:00:01', 'dev', ndev,
+                               'nud', 'permanent'])
+        self.addCleanup(subprocess.call, ['ip', 'neigh', 'del', str(ipv4),
+                                          'dev', ndev])
+
     def test_rc_peer_gone(self):
         """
         QPs whose peer adapter does not exist (an address of the subnet
@@ -187,6 +206,7 @@ class WrenRCErrorTest(RDMATestCase):
             ctx.close()
         nobody = ipaddress.IPv6Address(int(own) ^ 0x80)
         self.assertIsNotNone(nobody.ipv4_mapped, str(own))
+        self.neighbour(nobody.ipv4_mapped)
         self.players(dgid=GID(nobody.exploded))
         start = time.monotonic()
         send(self.client, wr_id=1)

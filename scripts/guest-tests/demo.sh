@@ -22,8 +22,8 @@ run() {
 run ibv_devinfo -d wren_0
 run rdma link show wren_0/1
 
-run serve_or_connect ib_send_lat -d wren_0 -x 0 -c RD -s 64 -n 500 -p 18515 -F
-run serve_or_connect ib_send_bw -d wren_0 -x 0 -c RD -s 65536 -n 500 -p 18516 -F
+run serve_or_connect ib_send_lat -d wren_0 -x "$WREN_GID" -c RD -s 64 -n 500 -p 18515 -F
+run serve_or_connect ib_send_bw -d wren_0 -x "$WREN_GID" -c RD -s 65536 -n 500 -p 18516 -F
 
 run rdma statistic show link wren_0/1
 unload_wren

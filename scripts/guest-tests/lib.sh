@@ -44,11 +44,49 @@ wait_for() {
 	return 1
 }
 
+# load_wren [WREN.KO PARAMETER...]: the modules, then the adapter's
+# network interface up with its wire address (wren_ip_up) unless
+# WREN_NO_IP is set.
 load_wren() {
 	modprobe ib_uverbs &&
 		insmod "$WREN_KMOD/drivers/net/ethernet/wren/wren.ko" "$@" &&
 		insmod "$WREN_KMOD/drivers/infiniband/hw/wren/wren_ib.ko" &&
-		wait_for /sys/class/infiniband/wren_0
+		wait_for /sys/class/infiniband/wren_0 &&
+		{ [ -n "${WREN_NO_IP:-}" ] || wren_ip_up; }
+}
+
+# The network interface of the Wren function, if it has one.
+wren_netdev() {
+	ls "/sys/bus/pci/devices/$(wren_pci_addr)/net" 2>/dev/null | head -n 1
+}
+
+# wren_ip_up: bring the adapter's network interface up with the address
+# the adapter sends from, 198.18.0.I+1/24 (scripts/vm), and set WREN_GID
+# to the index of that address's GID, which ib_core adds to the RoCE
+# port's table when the address appears (index 0 is the interface's
+# link-local default GID, which the adapter cannot send from).  Without
+# an interface (no MSI-X) the port is not RoCE and has one GID, index 0.
+wren_ip_up() {
+	local i=${WREN_GUEST_INDEX:-0} dev gid g tries=100
+
+	WREN_GID=0
+	dev=$(wren_netdev)
+	[ -n "$dev" ] || return 0
+	ip addr add "198.18.0.$((i + 1))/24" dev "$dev" &&
+		ip link set "$dev" up || return 1
+	gid=0000:0000:0000:0000:0000:ffff:c612:00$(printf %02x $((i + 1)))
+	while [ $tries -gt 0 ]; do
+		for g in /sys/class/infiniband/wren_0/ports/1/gids/*; do
+			if [ "$(cat "$g" 2>/dev/null)" = "$gid" ]; then
+				WREN_GID=${g##*/}
+				return 0
+			fi
+		done
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	echo "wren_ip_up: no GID $gid on wren_0 port 1" >&2
+	return 1
 }
 
 unload_wren() {

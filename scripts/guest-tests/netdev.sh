@@ -19,11 +19,8 @@ me=198.18.0.$((i + 1))
 peer=198.18.0.$((2 - i))
 bytes=$((8 << 20))
 
-# The interface of the Wren function: its PCI device's net/ directory.
-wren_netdev() {
-	ls "/sys/bus/pci/devices/$(wren_pci_addr)/net" 2>/dev/null | head -n 1
-}
-
+# This script brings the interface up itself.
+WREN_NO_IP=1
 check "modules load" load_wren
 dev=$(wren_netdev)
 check "the adapter has a network interface ($dev)" test -n "$dev"

@@ -40,8 +40,9 @@ for spec in $specs; do
 	IFS=: read -r dev conn test sizes <<-EOF
 	$spec
 	EOF
-	# rxe's GID 0 is link-local; 1 is the IPv4-mapped LAN address.
-	case $dev in rxe*) gid=1 ;; *) gid=0 ;; esac
+	# GID 0 of a RoCE port is link-local; rxe's 1 is the IPv4-mapped
+	# LAN address, Wren's the one wren_ip_up found.
+	case $dev in rxe*) gid=1 ;; *) gid=${WREN_GID:-0} ;; esac
 	for size in $(echo "$sizes" | tr ',' ' '); do
 		rep=0
 		while [ $rep -lt "$reps" ]; do

@@ -3,7 +3,8 @@
 #
 # rc-pingpong.sh: rdma-core's ibv_rc_pingpong and ibv_srq_pingpong (16 RC
 # QPs to one peer on one shared receive queue) between two guests over
-# their Wren adapters, unmodified: the peer's path by GID 0 (-g 0), the
+# their Wren adapters, unmodified: the peer's path by the
+# GID of the adapter's IPv4 address (-g, from wren_ip_up), the
 # rendezvous over the LAN (scripts/vm --lan), each received buffer
 # checked (-c).  Guest 0 serves, guest 1 connects.  Runs a small and a
 # multi-packet size; passes when both ends report their iterations.
@@ -16,7 +17,7 @@ check "modules load" load_wren
 check "LAN up" lan_up
 
 for size in 4096 65536; do
-	out=$(serve_or_connect timeout 120 ibv_rc_pingpong -d wren_0 -g 0 \
+	out=$(serve_or_connect timeout 120 ibv_rc_pingpong -d wren_0 -g "$WREN_GID" \
 		-c -n $iters -s $size 2>&1)
 	printf '%s\n' "$out"
 	expect_match "ibv_rc_pingpong: $iters iterations of $size bytes" \
@@ -32,7 +33,7 @@ for size in 4096 65536; do
 done
 
 for size in 4096 65536; do
-	out=$(serve_or_connect timeout 120 ibv_srq_pingpong -d wren_0 -g 0 \
+	out=$(serve_or_connect timeout 120 ibv_srq_pingpong -d wren_0 -g "$WREN_GID" \
 		-c -q 16 -n $iters -s $size 2>&1)
 	printf '%s\n' "$out"
 	expect_match "ibv_srq_pingpong: $iters iterations of $size bytes" \

@@ -52,7 +52,7 @@ check "LAN up" lan_up
 check "wren_rd_stress is built (make -C tools/rdtest)" test -x "$stress"
 
 out=$(timeout -k 10 $((limit + 120)) "$stress" --peers "$count" \
-	--index "$index" --hub 10.0.0.1 "$@" 2>&1)
+	--index "$index" --hub 10.0.0.1 --gid-index "$WREN_GID" "$@" 2>&1)
 rc=$?
 printf '%s\n' "$out"
 expect_match "every message exactly once, every byte intact" \

@@ -27,7 +27,7 @@ for m in "$@"; do
 	mods="$mods tests.$m"
 done
 # shellcheck disable=SC2086 # the modules are words
-out=$(timeout 1200 /usr/bin/python3 "$runner" --dev wren_0 -v $mods 2>&1)
+out=$(timeout 1200 /usr/bin/python3 "$runner" --dev wren_0 --port 1 --gid "$WREN_GID" -v $mods 2>&1)
 rc=$?
 printf '%s\n' "$out"
 

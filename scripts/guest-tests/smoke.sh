@@ -4,8 +4,10 @@
 # smoke.sh MTU SPEED: the walking skeleton end to end in one guest: both
 # modules load, the adapter shows in ibv_devinfo, rdma and devlink with the
 # attributes the device model was given (MTU and link speed, passed by the
-# host so that a changed device property must change the output), and the
-# modules load and unload 20 times.
+# host so that a changed device property must change the output), the
+# port as RoCE v2 on the adapter's network interface (its IPv4 address a
+# GID, its state the interface's), and the modules load and unload 20
+# times.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
@@ -22,8 +24,8 @@ expect_match "port is active" 'state:[[:space:]]+PORT_ACTIVE' "$devinfo"
 expect_match "firmware version from the device" 'fw_ver:[[:space:]]+1\.0\.0$' "$devinfo"
 expect_match "active MTU from the device" "active_mtu:[[:space:]]+$mtu " "$devinfo"
 expect_match "link speed from the device" "active_speed:[[:space:]]+$speed" "$devinfo"
-expect_match "GID with a non-zero interface id" \
-	'GID\[ *0\]:[[:space:]]+0000:0000:0000:0000:0000:ffff:c612:000[1-9]' "$devinfo"
+expect_match "GID $WREN_GID: the adapter's IPv4 address, RoCE v2" \
+	"GID\\[ *$WREN_GID\\]:[[:space:]]+::ffff:198\\.18\\.0\\.$((index + 1)), RoCE v2" "$devinfo"
 expect_match "node GUID from the MAC address" \
 	'node_guid:[[:space:]]+5054:00ff:fe57:520[0-9]' "$devinfo"
 
@@ -34,6 +36,12 @@ expect_match "rdma dev shows wren_0" '^[0-9]+: wren_0: node_type unspecified fw 
 rdma_link=$(rdma link 2>&1)
 printf '%s\n' "$rdma_link"
 expect_match "rdma link: port ACTIVE" '^link wren_0/1 state ACTIVE physical_state LINK_UP' "$rdma_link"
+expect_match "rdma link: the port's network interface" \
+	"^link wren_0/1 .* netdev $(wren_netdev)( |\$)" "$rdma_link"
+ip link set "$(wren_netdev)" down
+expect_match "the RoCE port is down with its interface" \
+	'state:[[:space:]]+PORT_DOWN' "$(ibv_devinfo -d wren_0 2>&1)"
+ip link set "$(wren_netdev)" up
 
 pci=$(wren_pci_addr)
 info=$(devlink dev info "pci/$pci" 2>&1)

@@ -12,6 +12,7 @@
 #include <linux/if_ether.h>
 #include <linux/types.h>
 
+struct net_device;
 struct wren_dev;
 
 /* Name of the RDMA auxiliary device: the driver matches "wren.rdma". */
@@ -114,6 +115,7 @@ static inline struct wren_aux_dev *to_wren_aux_dev(struct auxiliary_device *adev
 
 const struct wren_caps *wren_get_caps(struct wren_dev *wdev);
 struct device *wren_dma_dev(struct wren_dev *wdev);
+struct net_device *wren_get_netdev(struct wren_dev *wdev);
 
 int wren_db_page_alloc(struct wren_dev *wdev, u32 *index);
 void wren_db_page_free(struct wren_dev *wdev, u32 index);

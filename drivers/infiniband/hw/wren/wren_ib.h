@@ -14,12 +14,17 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/wren-abi.h>
 
+/* GIDs of a RoCE port: the interface's addresses and the default one. */
+#define WREN_IB_GID_TBL_LEN	16
+
 /**
  * struct wren_ib_dev - one registered RDMA device
  * @ibdev: the ib_core device
  * @wdev: the core device it sits on
  * @pdev: the PCI function, for its ids
  * @caps: the device's attributes
+ * @netdev: the port's network interface, or NULL: with one the port is
+ *	RoCE (v2) and its GID table follows the interface's addresses
  * @cqs: the CQs by CQ number, for the event callbacks (read under RCU)
  * @qps: the QPs by QP number, the same way
  * @srqs: the SRQs by SRQ number, the same way
@@ -30,6 +35,7 @@ struct wren_ib_dev {
 	struct wren_dev *wdev;
 	struct pci_dev *pdev;
 	const struct wren_caps *caps;
+	struct net_device *netdev;
 	struct xarray cqs;
 	struct xarray qps;
 	struct xarray srqs;

@@ -21,7 +21,9 @@ static bool wren_ib_ipv4_unicast(__be32 addr)
 /**
  * wren_ib_ah_dest() - the destination adapter of an AH or an RC QP's path
  * @dev: the device
- * @ah_attr: the address: a GRH whose destination GID is IPv4-mapped
+ * @ah_attr: the address: a GRH whose destination GID is IPv4-mapped and
+ *	whose source GID, if ib_core resolved one, is the adapter's own
+ *	IPv4 address (the one address it sends from)
  * @ipv4: the IPv4 address in it, which must be a unicast host
  *
  * Return: 0 or -EINVAL.
@@ -29,8 +31,8 @@ static bool wren_ib_ipv4_unicast(__be32 addr)
 int wren_ib_ah_dest(struct wren_ib_dev *dev, const struct rdma_ah_attr *ah_attr,
 		    __be32 *ipv4)
 {
+	const struct in6_addr *dgid, *sgid;
 	const struct ib_global_route *grh;
-	const struct in6_addr *dgid;
 
 	if (!(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH)) {
 		ibdev_dbg(&dev->ibdev, "address without a GRH\n");
@@ -47,6 +49,15 @@ int wren_ib_ah_dest(struct wren_ib_dev *dev, const struct rdma_ah_attr *ah_attr,
 	if (!wren_ib_ipv4_unicast(*ipv4)) {
 		ibdev_dbg(&dev->ibdev, "%pI4 is not a unicast address\n",
 			  ipv4);
+		return -EINVAL;
+	}
+	/* The adapter sends from one address, its own. */
+	sgid = grh->sgid_attr ?
+	       (const struct in6_addr *)grh->sgid_attr->gid.raw : NULL;
+	if (sgid && (!ipv6_addr_v4mapped(sgid) ||
+		     sgid->s6_addr32[3] != dev->caps->ipv4_addr)) {
+		ibdev_dbg(&dev->ibdev, "source GID %pI6 (index %u) is not the adapter's address %pI4\n",
+			  sgid, grh->sgid_index, &dev->caps->ipv4_addr);
 		return -EINVAL;
 	}
 	return 0;

@@ -79,6 +79,7 @@ static int wren_ib_probe(struct auxiliary_device *adev,
 	dev->wdev = aux->wdev;
 	dev->pdev = to_pci_dev(adev->dev.parent);
 	dev->caps = wren_get_caps(dev->wdev);
+	dev->netdev = wren_get_netdev(dev->wdev);
 
 	dev->ibdev.node_type = RDMA_NODE_UNSPECIFIED;
 	dev->ibdev.node_guid = cpu_to_be64(dev->caps->node_guid);
@@ -92,6 +93,12 @@ static int wren_ib_probe(struct auxiliary_device *adev,
 	/* Events name CQs, which exist only once the device is registered. */
 	wren_set_event_ops(dev->wdev, &wren_ib_event_ops, dev);
 
+	/* ib_core then keeps the GID table from the interface's addresses. */
+	if (dev->netdev) {
+		err = ib_device_set_netdev(&dev->ibdev, dev->netdev, 1);
+		if (err)
+			goto err_clear_event_ops;
+	}
 	err = ib_register_device(&dev->ibdev, "wren_%d",
 				 wren_dma_dev(dev->wdev));
 	if (err) {

@@ -3,7 +3,9 @@
  * Wren RDMA driver: device, port, GID and P_Key queries.  Every value
  * comes from the device's attributes.
  */
+#include <linux/netdevice.h>
 #include <linux/pci.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 
 #include "wren_ib.h"
@@ -113,19 +115,33 @@ static void wren_ib_speed_width(u32 mbps, u16 *speed, u8 *width)
 int wren_ib_query_port(struct ib_device *ibdev, u32 port,
 		       struct ib_port_attr *props)
 {
-	const struct wren_caps *c = to_wren_ib_dev(ibdev)->caps;
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibdev);
+	const struct wren_caps *c = dev->caps;
 
 	props->state = IB_PORT_ACTIVE;
 	props->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
-	/*
-	 * No subnet manager assigns a LID here and none addresses anything:
-	 * peers are named by GID.  A unicast LID from the IPv4 address
-	 * lets programs that insist on one (ibv_rc_pingpong) run.
-	 */
-	props->lid = ntohl(c->ipv4_addr) % 0xbfff + 1;
 	props->max_mtu = ib_mtu_int_to_enum(c->mtu);
 	props->active_mtu = props->max_mtu;
-	props->gid_tbl_len = 1;
+	if (dev->netdev) {
+		/* RoCE: the port is as up as its interface. */
+		if (!netif_running(dev->netdev) ||
+		    !netif_carrier_ok(dev->netdev)) {
+			props->state = IB_PORT_DOWN;
+			props->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+		}
+		props->gid_tbl_len = WREN_IB_GID_TBL_LEN;
+		props->port_cap_flags = IB_PORT_CM_SUP;
+		props->ip_gids = true;
+	} else {
+		/*
+		 * No subnet manager assigns a LID here and none addresses
+		 * anything: peers are named by GID.  A unicast LID from the
+		 * IPv4 address lets programs that insist on one
+		 * (ibv_rc_pingpong) run.
+		 */
+		props->lid = ntohl(c->ipv4_addr) % 0xbfff + 1;
+		props->gid_tbl_len = 1;
+	}
 	props->pkey_tbl_len = 1;
 	props->max_msg_sz = c->max_msg_size;
 	props->max_vl_num = 1;
@@ -135,7 +151,7 @@ int wren_ib_query_port(struct ib_device *ibdev, u32 port,
 }
 
 /**
- * wren_ib_query_gid() - the port's only GID
+ * wren_ib_query_gid() - the only GID of a port without network interface
  * @ibdev: the device
  * @port: 1
  * @index: 0
@@ -175,7 +191,9 @@ int wren_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
  * @port: 1
  * @immutable: filled in
  *
- * No IB management (MADs, SA, CM) runs on this port: it is not IB.
+ * No IB management (MADs, SA) runs on this port: it is not IB.  With a
+ * network interface it is RoCE v2 (UDP encapsulation), and ib_core keeps
+ * its GID table from the interface's addresses.
  *
  * Return: 0 or the error of the port query.
  */
@@ -190,19 +208,23 @@ int wren_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
 		return err;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
+	if (to_wren_ib_dev(ibdev)->netdev)
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	return 0;
 }
 
 /**
- * wren_ib_get_link_layer() - neither InfiniBand nor RoCE
+ * wren_ib_get_link_layer() - Ethernet with a network interface, else none
  * @ibdev: the device
  * @port: 1
  *
- * Return: %IB_LINK_LAYER_UNSPECIFIED.
+ * Return: %IB_LINK_LAYER_ETHERNET on a port with a network interface
+ * (RoCE), %IB_LINK_LAYER_UNSPECIFIED without one.
  */
 enum rdma_link_layer wren_ib_get_link_layer(struct ib_device *ibdev, u32 port)
 {
-	return IB_LINK_LAYER_UNSPECIFIED;
+	return to_wren_ib_dev(ibdev)->netdev ? IB_LINK_LAYER_ETHERNET :
+					       IB_LINK_LAYER_UNSPECIFIED;
 }
 
 /**

@@ -10,20 +10,17 @@
 #include "wren_dev.h"
 #include "wren_eth.h"
 
-static const char wren_ethtool_stat_names[][ETH_GSTRING_LEN] = {
-#define WREN_ETH_STAT(counter)	#counter,
+/* Each counter's name, and where it is in GET_STATS's array. */
+static const struct {
+	char name[ETH_GSTRING_LEN];
+	u16 index;
+} wren_ethtool_stats[] = {
+#define WREN_ETH_STAT(counter)	{ #counter, WREN_STAT_##counter },
 #include <linux/wren/wren_stats.h>
 #undef WREN_ETH_STAT
 };
 
-/* Where each of them is in GET_STATS's array. */
-static const u16 wren_ethtool_stat_index[] = {
-#define WREN_ETH_STAT(counter)	WREN_STAT_##counter,
-#include <linux/wren/wren_stats.h>
-#undef WREN_ETH_STAT
-};
-
-#define WREN_ETHTOOL_NSTATS	ARRAY_SIZE(wren_ethtool_stat_names)
+#define WREN_ETHTOOL_NSTATS	ARRAY_SIZE(wren_ethtool_stats)
 
 static void wren_ethtool_get_drvinfo(struct net_device *ndev,
 				     struct ethtool_drvinfo *info)
@@ -73,9 +70,13 @@ static int wren_ethtool_get_sset_count(struct net_device *ndev, int sset)
 static void wren_ethtool_get_strings(struct net_device *ndev, u32 sset,
 				     u8 *data)
 {
-	if (sset == ETH_SS_STATS)
-		memcpy(data, wren_ethtool_stat_names,
-		       sizeof(wren_ethtool_stat_names));
+	unsigned int i;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	for (i = 0; i < WREN_ETHTOOL_NSTATS; i++)
+		memcpy(data + i * ETH_GSTRING_LEN, wren_ethtool_stats[i].name,
+		       ETH_GSTRING_LEN);
 }
 
 static void wren_ethtool_get_stats(struct net_device *ndev,
@@ -89,8 +90,8 @@ static void wren_ethtool_get_stats(struct net_device *ndev,
 	n = vals ? wren_cmd_get_stats(eth->wdev, vals, WREN_STAT_COUNT) :
 		   -ENOMEM;
 	for (i = 0; i < WREN_ETHTOOL_NSTATS; i++)
-		data[i] = n > wren_ethtool_stat_index[i] ?
-			  vals[wren_ethtool_stat_index[i]] : 0;
+		data[i] = n > wren_ethtool_stats[i].index ?
+			  vals[wren_ethtool_stats[i].index] : 0;
 	if (n < 0 && net_ratelimit())
 		netdev_err(ndev, "reading the device's counters failed: %d\n", n);
 	kfree(vals);

@@ -54,6 +54,19 @@ struct device *wren_dma_dev(struct wren_dev *wdev)
 EXPORT_SYMBOL_NS_GPL(wren_dma_dev, WREN);
 
 /**
+ * wren_get_netdev() - the port's network interface
+ * @wdev: the device
+ *
+ * Return: the interface (registered before the auxiliary device and
+ * unregistered after it), or NULL if the device has none.
+ */
+struct net_device *wren_get_netdev(struct wren_dev *wdev)
+{
+	return wdev->eth ? wdev->eth->netdev : NULL;
+}
+EXPORT_SYMBOL_NS_GPL(wren_get_netdev, WREN);
+
+/**
  * wren_wr() - write a device register
  * @wdev: the device
  * @reg: the register's offset in BAR0
