@@ -240,8 +240,13 @@ struct ibv_mr *wren_reg_dmabuf_mr(struct ibv_pd *ibvpd, uint64_t offset,
 		return NULL;
 	}
 
+#ifdef WREN_REG_DMABUF_MR_HAS_DRIVER
 	err = ibv_cmd_reg_dmabuf_mr(ibvpd, offset, length, iova, fd, access,
 				    vmr, NULL);
+#else
+	err = ibv_cmd_reg_dmabuf_mr(ibvpd, offset, length, iova, fd, access,
+				    vmr);
+#endif
 	if (err) {
 		verbs_debug(verbs_get_ctx(ibvpd->context),
 			    "reg_dmabuf_mr of %zu bytes failed: %s\n", length,
