@@ -21,6 +21,19 @@ RDMA_CORE_TARBALL=rdma-core_56.1.orig.tar.gz
 RDMA_CORE_SHA256=63ce7f2baa7242c2dbc76375dac957c420187dd27f8c5e148efc07971ee522a8
 RDMA_CORE_SRCDIR=rdma-core-56.1
 
+# The distribution's own rdma-core (bookworm's libibverbs1), whose source
+# libwren is also built against for installation (scripts/build-libwren-distro):
+# a provider only loads into the libibverbs it was built for.  The
+# archive's orig tarball is the upstream release; DISTRO_RDMA_CORE_TREE is
+# the git tree of the same release's tag, the pin when the source comes
+# from a clone of upstream instead (WREN_RDMA_CORE_GIT).
+DISTRO_RDMA_CORE_PKG=rdma-core
+DISTRO_RDMA_CORE_SUITE=bookworm
+DISTRO_RDMA_CORE_TARBALL=rdma-core_44.0.orig.tar.gz
+DISTRO_RDMA_CORE_SHA256=25d6601e60f27bbcd75e07fe340400cb80e6c3c487679700535385cfc9d9858b
+DISTRO_RDMA_CORE_TREE=f06279af9a9e343729fa1425d4c02767d6de7180
+DISTRO_RDMA_CORE_SRCDIR=rdma-core-44.0
+
 PERFTEST_PKG=perftest
 PERFTEST_SUITE=trixie
 PERFTEST_TARBALL=perftest_25.01.0+0.80.orig.tar.gz
