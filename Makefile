@@ -16,7 +16,7 @@ BUILD := $(WREN_TOP)/build
 .PHONY: all setup modules modules-6.1 engine-test transport-test static guest-smoke \
 	check demo clean help netsim netsim-test fabric fabric-test bench \
 	bench-sim bench-sim-smoke bench-guests fuzz rdtest rdtest-test \
-	kunit kunit-mutants layers
+	kunit kunit-mutants layers install uninstall dkms-install dkms-uninstall
 
 all: modules
 
@@ -40,6 +40,10 @@ help:
 	@echo "make bench-guests     perftest between guests, Wren against rxe"
 	@echo "make bench-sim        simulator scenarios S1-S11, targets and plots"
 	@echo "make bench-sim-smoke  the make-check subset of bench-sim"
+	@echo "make install          install the built modules and libwren (KVER=, DESTDIR=)"
+	@echo "make uninstall        remove exactly what make install installed"
+	@echo "make dkms-install     register the modules' source with DKMS, build, install"
+	@echo "make dkms-uninstall   remove them from DKMS and /usr/src"
 
 setup:
 	@scripts/setup
@@ -127,6 +131,27 @@ bench-sim-smoke: netsim
 
 demo:
 	@scripts/demo
+
+# Installation (Documentation/installation.rst): what make modules and
+# scripts/setup built, for the guest kernel unless KVER says otherwise,
+# under DESTDIR if given.  Builds nothing; uninstall removes what the
+# manifest lists.
+KVER ?= $(WREN_KVER)
+DESTDIR ?=
+
+install:
+	@scripts/install install '$(KVER)' '$(DESTDIR)'
+
+uninstall:
+	@scripts/install uninstall '$(KVER)' '$(DESTDIR)'
+
+# The modules' source under /usr/src/wren-<version> for DKMS, which builds
+# and installs them for every installed kernel with headers (dkms.conf).
+dkms-install:
+	@scripts/dkms install
+
+dkms-uninstall:
+	@scripts/dkms uninstall
 
 clean:
 	rm -rf $(BUILD)
