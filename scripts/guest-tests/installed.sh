@@ -55,6 +55,7 @@ done
 
 check "modprobe wren_ib" clean modprobe wren_ib
 check "wren_0 registered" wait_for /sys/class/infiniband/wren_0
+check "the adapter's interface up with its address" wren_ip_up
 mods=$(lsmod | awk '{ print $1 }')
 for m in wren wren_ib ib_uverbs rdma_ucm; do
 	expect_match "modprobe wren_ib loaded $m" "^$m\$" "$mods"
@@ -101,7 +102,7 @@ expect_match "rdma link shows wren_0/1 ACTIVE" "^link wren_0/1 state ACTIVE " "$
 check "LAN up" lan_up
 
 size=2048
-out=$(serve_or_connect clean timeout 120 ibv_ud_pingpong -d wren_0 -g 0 \
+out=$(serve_or_connect clean timeout 120 ibv_ud_pingpong -d wren_0 -g "$WREN_GID" \
 	-c -n $iters -s $size 2>&1)
 printf '%s\n' "$out"
 expect_match "Debian's ibv_ud_pingpong: $iters iterations of $size bytes" \
@@ -114,7 +115,7 @@ case $out in
 esac
 
 size=65536
-out=$(serve_or_connect clean timeout 120 ibv_rc_pingpong -d wren_0 -g 0 \
+out=$(serve_or_connect clean timeout 120 ibv_rc_pingpong -d wren_0 -g "$WREN_GID" \
 	-c -n $iters -s $size 2>&1)
 printf '%s\n' "$out"
 expect_match "Debian's ibv_rc_pingpong: $iters iterations of $size bytes" \
