@@ -31,7 +31,7 @@ expect_match "node GUID from the MAC address" \
 
 rdma_dev=$(rdma dev 2>&1)
 printf '%s\n' "$rdma_dev"
-expect_match "rdma dev shows wren_0" '^[0-9]+: wren_0: node_type unspecified fw 1\.0\.0' "$rdma_dev"
+expect_match "rdma dev shows wren_0" '^[0-9]+: wren_0: node_type ca fw 1\.0\.0' "$rdma_dev"
 
 rdma_link=$(rdma link 2>&1)
 printf '%s\n' "$rdma_link"

@@ -81,7 +81,9 @@ static int wren_ib_probe(struct auxiliary_device *adev,
 	dev->caps = wren_get_caps(dev->wdev);
 	dev->netdev = wren_get_netdev(dev->wdev);
 
-	dev->ibdev.node_type = RDMA_NODE_UNSPECIFIED;
+	/* A RoCE port makes it a channel adapter, as every RoCE device is. */
+	dev->ibdev.node_type = dev->netdev ? RDMA_NODE_IB_CA :
+					     RDMA_NODE_UNSPECIFIED;
 	dev->ibdev.node_guid = cpu_to_be64(dev->caps->node_guid);
 	dev->ibdev.phys_port_cnt = 1;
 	dev->ibdev.num_comp_vectors = max(dev->caps->num_comp_vectors, 1U);
