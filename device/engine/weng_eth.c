@@ -57,7 +57,7 @@ bool weng_eth_takes(struct weng *e, const void *frame, size_t len)
 	       h.dport != WREN_WIRE_UDP_PORT;
 }
 
-/* The receive completion of the entry in slot @slot. */
+/* The receive completion of the entry whose request id is @req_id. */
 static void rx_complete(struct weng *e, struct weng_qp *qp, uint16_t req_id,
 			uint32_t len, uint8_t status)
 {

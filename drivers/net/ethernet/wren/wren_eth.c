@@ -41,7 +41,7 @@ static u32 wren_eth_tx_space(const struct wren_eth *eth)
 	return BIT(WREN_ETH_SQ_LOG) - (u16)(eth->sq_pi - READ_ONCE(eth->sq_ci));
 }
 
-/* Give the device a buffer for the next frame, in receive slot @slot. */
+/* Give the device a buffer for the next frame, in the next receive slot. */
 static int wren_eth_rx_post(struct wren_eth *eth)
 {
 	u32 slot = eth->rq_pi & (BIT(WREN_ETH_RQ_LOG) - 1);
