@@ -26,6 +26,18 @@ void weng_ah_reset(struct weng *e)
 	memset(e->ahs, 0, e->cfg.max_ah * sizeof(*e->ahs));
 }
 
+/*
+ * Whether an AH, or a send entry's own destination (WREN_WQE_F_AV), may
+ * name @ipv4 (network byte order) behind @mac: a unicast host, not 0/8,
+ * loopback, multicast or broadcast, and a unicast next hop.
+ */
+bool weng_dest_ok(uint32_t ipv4, const uint8_t *mac)
+{
+	uint32_t ip = be32toh(ipv4);
+
+	return ip >> 24 && ip >> 24 != 127 && ip >> 28 < 0xe && !(mac[0] & 1);
+}
+
 /* AH @n if it exists in PD @pdn, else NULL. */
 const struct weng_ah *weng_ah_get(const struct weng *e, uint32_t n,
 				  uint32_t pdn)

@@ -158,7 +158,7 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	uint8_t rd_only = WREN_QP_FLAG_ORDERED | WREN_QP_FLAG_HANDSHAKE;
 	struct weng_qp *qp;
 	uint16_t slots[2], gen;
-	uint32_t i = 0, n;
+	uint32_t i = 0, n, qpn;
 
 	if (!WENG_RSVD_OK(st, c, struct wren_cmd_create_qp, rsvd0) ||
 	    !WENG_RSVD_OK(st, c, struct wren_cmd_create_qp, rsvd))
@@ -216,10 +216,19 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
 						  rq_wqe_shift));
 	if (c->flags & ~(rd_only | WREN_QP_FLAG_SQ_SIG_ALL |
-			 WREN_QP_FLAG_SRQ) ||
-	    (c->type != WREN_QPT_RD && c->flags & rd_only))
+			 WREN_QP_FLAG_SRQ | WREN_QP_FLAG_GSI) ||
+	    (c->type != WREN_QPT_RD && c->flags & rd_only) ||
+	    (c->type != WREN_QPT_UD && c->flags & WREN_QP_FLAG_GSI))
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
 						  flags));
+	/* The GSI QP: the kernel's, one per adapter. */
+	if (c->flags & WREN_QP_FLAG_GSI) {
+		if (!weng_pd_kernel(e, pdn))
+			return reject_field(st, WENG_BODY(struct wren_cmd_create_qp,
+							  pdn));
+		if (e->gsi_slot)
+			return reject_status(st, WREN_STATUS_NO_RESOURCES);
+	}
 	/*
 	 * QP numbers go round rather than back to the lowest free one: a
 	 * message still in flight to a destroyed QP then finds no QP, or
@@ -230,8 +239,8 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 		if (!e->qps[i].in_use)
 			break;
 	}
-	if (n == e->cfg.max_qp ||
-	    !weng_db_alloc(e, page, 2, kinds, i + WREN_QPN_FIRST, slots))
+	qpn = c->flags & WREN_QP_FLAG_GSI ? WREN_QPN_GSI : i + WREN_QPN_FIRST;
+	if (n == e->cfg.max_qp || !weng_db_alloc(e, page, 2, kinds, qpn, slots))
 		return reject_status(st, WREN_STATUS_NO_RESOURCES);
 	e->qp_next = i + 1;
 	qp = &e->qps[i];
@@ -273,8 +282,10 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	e->cqs[scq].refs++;
 	e->cqs[rcq].refs++;
 	if (c->type == WREN_QPT_RAW_ETH)
-		e->eth_qpn = i + WREN_QPN_FIRST;
-	st->result[0] = i + WREN_QPN_FIRST;
+		e->eth_qpn = qpn;
+	if (c->flags & WREN_QP_FLAG_GSI)
+		e->gsi_slot = i + 1;
+	st->result[0] = qpn;
 	st->result[1] = slots[0] * 4;
 	st->result[2] = slots[1] * 4;
 	return 0;
@@ -523,6 +534,8 @@ int weng_cmd_destroy_qp(struct weng *e, const void *body,
 	}
 	if (qpn == e->eth_qpn)
 		e->eth_qpn = 0;
+	if (qpn == WREN_QPN_GSI)
+		e->gsi_slot = 0;
 	weng_qp_free_shadows(qp);
 	gen = qp->gen + 1;
 	memset(qp, 0, sizeof(*qp));
@@ -719,9 +732,9 @@ int weng_cmd_destroy_srq(struct weng *e, const void *body,
 int weng_cmd_create_ah(struct weng *e, const void *body,
 		       struct weng_cmd_status *st)
 {
+	static const uint8_t unicast_mac[6];
 	const struct wren_cmd_create_ah *c = body;
 	uint32_t pdn = wren_le32(c->pdn);
-	uint32_t ip = be32toh(c->ipv4);
 	struct weng_ah *ah;
 	uint32_t n;
 
@@ -731,11 +744,10 @@ int weng_cmd_create_ah(struct weng *e, const void *body,
 	if (!weng_pd_valid(e, pdn))
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_ah,
 						  pdn));
-	/* A unicast host: not 0/8, loopback, multicast or broadcast. */
-	if (!(ip >> 24) || ip >> 24 == 127 || ip >> 28 >= 0xe)
+	if (!weng_dest_ok(c->ipv4, unicast_mac))
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_ah,
 						  ipv4));
-	if (c->mac[0] & 1)
+	if (!weng_dest_ok(c->ipv4, c->mac))
 		return reject_field(st, WENG_BODY(struct wren_cmd_create_ah,
 						  mac));
 	for (n = 0; n < e->cfg.max_ah && e->ahs[n].in_use; n++)

@@ -37,7 +37,8 @@
 				 WREN_CAP_RESIZE_CQ | WREN_CAP_RC | \
 				 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | \
 				 WREN_CAP_SRQ | WREN_CAP_WQE_SHIFT | \
-				 WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH)
+				 WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH | \
+				 WREN_CAP_GSI | WREN_CAP_WQE_AV)
 #define WENG_FW_MAJOR		1
 #define WENG_FW_MINOR		0
 #define WENG_FW_PATCH		0
@@ -363,6 +364,7 @@ struct weng {
 	uint64_t tc_base;	/* the context table (SET_TC_TABLE), or 0 */
 	bool sq_waiting;	/* a send queue waits for the transport */
 	uint32_t eth_qpn;	/* the WREN_QPT_RAW_ETH QP, or 0 */
+	uint32_t gsi_slot;	/* 1 + the WREN_QP_FLAG_GSI QP's slot, or 0 */
 	bool eth_turn;		/* the Ethernet function goes first */
 	struct weng_eth_stats eth_stats;
 
@@ -500,6 +502,7 @@ bool weng_pd_kernel(const struct weng *e, uint32_t pdn);
 int weng_ah_init(struct weng *e);
 void weng_ah_fini(struct weng *e);
 void weng_ah_reset(struct weng *e);
+bool weng_dest_ok(uint32_t ipv4, const uint8_t *mac);
 const struct weng_ah *weng_ah_get(const struct weng *e, uint32_t n,
 				  uint32_t pdn);
 

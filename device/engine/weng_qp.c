@@ -83,20 +83,30 @@ void weng_qp_reset(struct weng *e)
 		e->qps[i].gen = gen;
 	}
 	e->qp_next = 0;
+	e->gsi_slot = 0;
 	e->sq_waiting = false;
 }
 
-/* QP number @qpn if it exists, else NULL. */
+/*
+ * QP number @qpn if it exists, else NULL.  The GSI QP has a slot like
+ * any other but answers to WREN_QPN_GSI only, not to its slot's number.
+ */
 struct weng_qp *weng_qp_get(struct weng *e, uint32_t qpn)
 {
-	if (qpn < WREN_QPN_FIRST || qpn - WREN_QPN_FIRST >= e->cfg.max_qp ||
-	    !e->qps[qpn - WREN_QPN_FIRST].in_use)
+	struct weng_qp *qp;
+
+	if (qpn == WREN_QPN_GSI)
+		return e->gsi_slot ? &e->qps[e->gsi_slot - 1] : NULL;
+	if (qpn < WREN_QPN_FIRST || qpn - WREN_QPN_FIRST >= e->cfg.max_qp)
 		return NULL;
-	return &e->qps[qpn - WREN_QPN_FIRST];
+	qp = &e->qps[qpn - WREN_QPN_FIRST];
+	return qp->in_use && !(qp->flags & WREN_QP_FLAG_GSI) ? qp : NULL;
 }
 
 uint32_t weng_qpn(const struct weng *e, const struct weng_qp *qp)
 {
+	if (qp->flags & WREN_QP_FLAG_GSI)
+		return WREN_QPN_GSI;
 	return (uint32_t)(qp - e->qps) + WREN_QPN_FIRST;
 }
 

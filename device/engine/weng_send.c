@@ -78,14 +78,19 @@ static uint8_t sq_check(struct weng *e, const struct weng_qp *qp,
 	const struct wren_sge *sge = wren_sq_wqe_sges(w);
 	bool read = weng_wqe_is_read(w->opcode);
 	bool rc = qp->type == WREN_QPT_RC, raw = qp->type == WREN_QPT_RAW_ETH;
+	bool av = w->flags & WREN_WQE_F_AV;
+	static const uint8_t zero[sizeof(w->av.rsvd)];
 	uint64_t total = 0;
 
 	if (!sq_opcode_ok(qp, w->opcode) ||
-	    (!is_rdma(w->opcode) && (w->remote_addr || w->rkey)) ||
+	    (!is_rdma(w->opcode) && !av && (w->remote_addr || w->rkey)) ||
 	    (read && w->flags & WREN_WQE_F_INLINE) ||
 	    w->flags & ~(WREN_WQE_F_SIGNALED | WREN_WQE_F_SOLICITED |
-			 WREN_WQE_F_INLINE) ||
-	    w->rsvd0 || w->rsvd1 || w->rsvd2 || w->rsvd3 ||
+			 WREN_WQE_F_INLINE | WREN_WQE_F_AV) ||
+	    (av && (qp->type != WREN_QPT_UD || w->ah ||
+		    !weng_dest_ok(w->av.ipv4, w->av.mac) ||
+		    memcmp(w->av.rsvd, zero, sizeof(w->av.rsvd)))) ||
+	    w->rsvd0 || w->rsvd1 || w->rsvd2 || (!av && w->rsvd3) ||
 	    wren_le32(w->remote_qpn) > WREN_WIRE_QPN_MASK)
 		return WREN_CQE_LOC_QP_OP_ERR;
 	/* An atomic: one 8-byte SGE, an aligned remote address. */
@@ -98,7 +103,7 @@ static uint8_t sq_check(struct weng *e, const struct weng_qp *qp,
 	 * frame's, in the frame.
 	 */
 	if (rc || raw ? w->ah || w->remote_qpn || w->remote_qkey :
-			!weng_ah_get(e, wren_le32(w->ah), qp->pdn))
+			!av && !weng_ah_get(e, wren_le32(w->ah), qp->pdn))
 		return WREN_CQE_LOC_QP_OP_ERR;
 	if (w->flags & WREN_WQE_F_INLINE) {
 		if (w->num_sge ||
@@ -146,15 +151,20 @@ static uint8_t wire_op(uint8_t wqe_opcode)
 	return map[wqe_opcode];
 }
 
-/* Where a datagram QP's entry goes, from its address handle. */
+/* Where a datagram QP's entry goes: its address handle, or its own. */
 static void dest_of_ah(const struct weng *e, const struct weng_qp *qp,
 		       const struct wren_sq_wqe *w, struct wren_tp_dest *d,
 		       struct wren_tp_msg *m)
 {
-	const struct weng_ah *ah = &e->ahs[wren_le32(w->ah)];
+	if (w->flags & WREN_WQE_F_AV) {
+		memcpy(&d->ipv4, &w->av.ipv4, sizeof(d->ipv4));
+		memcpy(d->mac, w->av.mac, sizeof(d->mac));
+	} else {
+		const struct weng_ah *ah = &e->ahs[wren_le32(w->ah)];
 
-	d->ipv4 = ah->ipv4;
-	memcpy(d->mac, ah->mac, sizeof(d->mac));
+		d->ipv4 = ah->ipv4;
+		memcpy(d->mac, ah->mac, sizeof(d->mac));
+	}
 	/* An ordered QP is an ordering domain of its own. */
 	d->class_id = qp->flags & WREN_QP_FLAG_ORDERED ?
 		      (uint32_t)(qp - e->qps) + 1 : 0;

@@ -212,7 +212,8 @@ static void test_reset_handshake(void)
 		 WREN_CAP_RD | WREN_CAP_TC_TABLE | WREN_CAP_RDMA_WRITE |
 		 WREN_CAP_RDMA_READ | WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
 		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ |
-		 WREN_CAP_WQE_SHIFT | WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH);
+		 WREN_CAP_WQE_SHIFT | WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH |
+		 WREN_CAP_GSI | WREN_CAP_WQE_AV);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
 
 	CHECK_EQ(h_enable(&h, 3, 3),
@@ -325,7 +326,8 @@ static void test_get_attr(void)
 		 WREN_CAP_RDMA_WRITE | WREN_CAP_RDMA_READ |
 		 WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
 		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ |
-		 WREN_CAP_WQE_SHIFT | WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH);
+		 WREN_CAP_WQE_SHIFT | WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH |
+		 WREN_CAP_GSI | WREN_CAP_WQE_AV);
 	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
 	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
 	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);
@@ -3688,6 +3690,143 @@ static void test_eth(void)
 	free(u);
 }
 
+/* @a with a kernel PD, a CQ and the GSI QP in RTS. */
+static void gsi_up(struct adapter *a, int n)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+
+	h_init(&a->h);
+	a->h.cfg.ipv4 = htobe32(0xc6120001 + n);
+	a->h.cfg.mac[5] = n;
+	h_start(&a->h);
+	h_enable(&a->h, 4, 3);
+	CHECK_EQ(alloc_pd_flags(&a->h, WREN_PD_FLAG_KERNEL, &a->pdn),
+		 WREN_STATUS_SUCCESS);
+	make_cq(&cmd, 1);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	a->cqn = wren_le32(cqe.result[0]);
+	a->cq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_UD);
+	((struct wren_cmd_create_qp *)cmd.payload)->flags = WREN_QP_FLAG_GSI;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	a->qpn = wren_le32(cqe.result[0]);
+	CHECK_EQ(a->qpn, WREN_QPN_GSI);
+	a->sq_ring = SQ_RING;
+	a->rq_ring = RQ_RING;
+	a->sq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	a->rq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[2]);
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
+			WREN_QPS_INIT, 0x80010000), WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
+		 WREN_STATUS_SUCCESS);
+}
+
+/* A datagram of @len bytes at DATA + @off to @to's QP @qpn, by bus address. */
+static void av_send(struct adapter *a, const struct adapter *to, uint32_t qpn,
+		    uint32_t off, uint32_t len)
+{
+	struct wren_sq_wqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.opcode = WREN_WQE_SEND;
+	w.flags = WREN_WQE_F_SIGNALED | WREN_WQE_F_AV;
+	w.num_sge = 1;
+	w.remote_qpn = wren_to_le32(qpn);
+	w.remote_qkey = wren_to_le32(0x80010000);
+	w.av.ipv4 = to->h.cfg.ipv4;
+	memcpy(w.av.mac, to->h.cfg.mac, 6);
+	w.sge[0].addr = wren_to_le64(DATA + off);
+	w.sge[0].length = wren_to_le32(len);
+	w.sge[0].lkey = wren_to_le32(WREN_LKEY_DMA);
+	sq_push(a, &w);
+}
+
+/*
+ * The GSI QP: number 1 on every adapter, the kernel's only, one each;
+ * datagrams between two of them carry their destination in the entry.
+ */
+static void test_gsi(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_sq_wqe w;
+	struct wren_cqe c;
+	uint8_t *src;
+	uint32_t pdn;
+
+	gsi_up(a, 0);
+	gsi_up(b, 1);
+
+	/* One per adapter; a kernel PD's; a UD QP's flag only. */
+	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_UD);
+	((struct wren_cmd_create_qp *)cmd.payload)->flags = WREN_QP_FLAG_GSI;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_NO_RESOURCES);
+	pdn = alloc_pd_ok(&a->h);
+	make_qp(&cmd, pdn, a->cqn, 1, WREN_QPT_UD);
+	((struct wren_cmd_create_qp *)cmd.payload)->flags = WREN_QP_FLAG_GSI;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RC);
+	((struct wren_cmd_create_qp *)cmd.payload)->flags = WREN_QP_FLAG_GSI;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+
+	/* QP 1 to QP 1, the GRH before the payload, byte for byte. */
+	src = fake_env_ptr(&a->h.env, DATA, 256);
+	for (uint32_t i = 0; i < 256; i++)
+		src[i] = i * 5 + 1;
+	eth_post(b, false, 4096, 40 + 256);
+	av_send(a, b, WREN_QPN_GSI, 0, 256);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(wren_le32(c.qpn), WREN_QPN_GSI);
+	CHECK_EQ(wren_le32(c.src_qpn), WREN_QPN_GSI);
+	CHECK_EQ(wren_le32(c.byte_len), WREN_GRH_LEN + 256);
+	CHECK(c.flags & WREN_CQE_F_GRH);
+	CHECK(c.src_ipv4 == a->h.cfg.ipv4);
+	CHECK(!memcmp(fake_env_ptr(&b->h.env, DATA + 4096 + WREN_GRH_LEN, 256),
+		      src, 256));
+
+	/* Its slot's own number reaches nothing. */
+	av_send(a, b, WREN_QPN_FIRST, 0, 16);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK(!poll_cq(b, &c));
+	make_handle(&cmd, WREN_ADMIN_QUERY_QP, 0, WREN_QPN_FIRST);
+	CHECK_EQ(run(&b->h, &cmd, &cqe), WREN_STATUS_NOT_FOUND);
+
+	/* An entry's own destination: with no AH, to a unicast host. */
+	memset(&w, 0, sizeof(w));
+	w.opcode = WREN_WQE_SEND;
+	w.flags = WREN_WQE_F_SIGNALED | WREN_WQE_F_AV;
+	w.remote_qpn = wren_to_le32(WREN_QPN_GSI);
+	w.av.ipv4 = b->h.cfg.ipv4;
+	w.av.mac[0] = 1;
+	sq_push(a, &w);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_LOC_QP_OP_ERR);
+	CHECK_EQ(qp_state(&a->h, a->qpn), WREN_QPS_ERR);
+
+	/* Destroyed by its number, it leaves room for another. */
+	make_handle(&cmd, WREN_ADMIN_DESTROY_QP, 0, WREN_QPN_GSI);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_UD);
+	((struct wren_cmd_create_qp *)cmd.payload)->flags = WREN_QP_FLAG_GSI;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(cqe.result[0]), WREN_QPN_GSI);
+
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
 static const struct tap_test tests[] = {
 	{ "reset, ready, enable handshake", test_reset_handshake },
 	{ "bad queue configuration is fatal", test_bad_queue_cfg },
@@ -3738,6 +3877,8 @@ static const struct tap_test tests[] = {
 	  test_rc_srq_events },
 	{ "Ethernet function: frames both ways, filter, drops, kernel PD only",
 	  test_eth },
+	{ "GSI QP: number 1, kernel PD, one per adapter; entries' own destinations",
+	  test_gsi },
 };
 
 int main(void)

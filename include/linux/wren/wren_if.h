@@ -79,6 +79,8 @@
 #define WREN_CAP_WQE_SHIFT		BIT_ULL(12)	/* larger queue entries */
 #define WREN_CAP_DMA_LKEY		BIT_ULL(13)	/* WREN_PD_FLAG_KERNEL */
 #define WREN_CAP_RAW_ETH		BIT_ULL(14)	/* WREN_QPT_RAW_ETH */
+#define WREN_CAP_GSI			BIT_ULL(15)	/* WREN_QP_FLAG_GSI */
+#define WREN_CAP_WQE_AV			BIT_ULL(16)	/* WREN_WQE_F_AV */
 
 /* ------------------------------------------------------------------ */
 /* BAR0 register map (32-bit registers, 32-bit accesses only)          */
@@ -640,6 +642,8 @@ struct wren_cmd_resize_cq {
 
 /* QP numbers start here: 0 and 1 are the verbs' special QPs. */
 #define WREN_QPN_FIRST			2
+/* The general services QP's number (WREN_QP_FLAG_GSI), as in the verbs. */
+#define WREN_QPN_GSI			1
 
 /* QP types: wren_cmd_create_qp.type. */
 enum wren_qp_type {
@@ -674,6 +678,16 @@ enum wren_qp_type {
 #define WREN_QP_FLAG_HANDSHAKE		BIT(1)	/* RD: handshake mode */
 #define WREN_QP_FLAG_SQ_SIG_ALL		BIT(2)	/* every send completes */
 #define WREN_QP_FLAG_SRQ		BIT(3)	/* receives from @srqn */
+#define WREN_QP_FLAG_GSI		BIT(4)	/* UD: number WREN_QPN_GSI */
+
+/*
+ * WREN_QP_FLAG_GSI (WREN_CAP_GSI): the adapter's general services QP, a
+ * UD QP on a kernel PD whose number is WREN_QPN_GSI rather than one of
+ * its own, one per adapter.  The connection managers of the hosts talk
+ * to each other through it, each addressing the peer's QP 1; it is
+ * otherwise an ordinary UD QP (its Q_Key is the driver's to set: the
+ * verbs' is 0x80010000).
+ */
 
 /**
  * struct wren_cmd_create_qp - WREN_ADMIN_CREATE_QP
@@ -1008,6 +1022,24 @@ enum wren_wqe_opcode {
 #define WREN_WQE_F_SIGNALED		BIT(0)	/* write a completion */
 #define WREN_WQE_F_SOLICITED		BIT(1)	/* solicited event at target */
 #define WREN_WQE_F_INLINE		BIT(2)	/* payload in @inline_data */
+#define WREN_WQE_F_AV			BIT(3)	/* UD: destination in @av */
+
+/**
+ * struct wren_wqe_av - a UD send's destination, carried in the entry
+ * @ipv4: the destination adapter's IPv4 address, network byte order
+ * @mac: the next hop's Ethernet address
+ * @rsvd: zero
+ *
+ * What an address handle holds (&struct wren_cmd_create_ah), for the
+ * senders that cannot wait for an admin command to make one: the
+ * kernel's address handles are created where it may not sleep, and so
+ * live in the driver and travel in each entry (WREN_CAP_WQE_AV).
+ */
+struct wren_wqe_av {
+	__be32 ipv4;
+	__u8 mac[6];
+	__u8 rsvd[6];
+};
 
 /**
  * struct wren_sq_wqe - one send queue entry
@@ -1021,13 +1053,15 @@ enum wren_wqe_opcode {
  * @imm: immediate data of SEND_IMM and RDMA_WRITE_IMM, opaque
  * @rsvd1: zero
  * @ah: the destination's address handle (UD, RD; zero on RC, whose
- *	destination is the QP's peer)
+ *	destination is the QP's peer, and with WREN_WQE_F_AV)
  * @remote_qpn: the destination queue pair (UD, RD; zero on RC)
  * @remote_qkey: its Q_Key (UD, RD; zero on RC)
  * @rsvd2: zero
  * @remote_addr: RDMA_WRITE*, RDMA_READ: the address at the destination
  * @rkey: ... and its memory key there
  * @rsvd3: zero
+ * @av: with WREN_WQE_F_AV, on a UD QP only, the destination in place of
+ *	@ah (and of @remote_addr and @rkey, which a UD QP does not use)
  * @sge: the payload's scatter/gather list (RDMA_READ: where the data read
  *	goes, which needs local write access)
  * @inline_data: the payload itself
@@ -1049,9 +1083,14 @@ struct wren_sq_wqe {
 	__le32 remote_qpn;
 	__le32 remote_qkey;
 	__le32 rsvd2;
-	__le64 remote_addr;
-	__le32 rkey;
-	__le32 rsvd3;
+	union {
+		struct {
+			__le64 remote_addr;
+			__le32 rkey;
+			__le32 rsvd3;
+		};
+		struct wren_wqe_av av;
+	};
 	union {
 		struct wren_sge sge[WREN_SQ_MAX_SGE];
 		__u8 inline_data[WREN_SQ_MAX_INLINE];
@@ -1287,7 +1326,10 @@ static_assert(sizeof(struct wren_cmd_rereg_mr) == WREN_ADMIN_CMD_PAYLOAD);
 static_assert(offsetof(struct wren_cmd_rereg_mr, access) ==
 	      offsetof(struct wren_cmd_reg_mr, access));
 static_assert(sizeof(struct wren_sge) == 16);
+static_assert(sizeof(struct wren_wqe_av) == 16);
 static_assert(sizeof(struct wren_sq_wqe) == 128);
+static_assert(offsetof(struct wren_sq_wqe, av) ==
+	      offsetof(struct wren_sq_wqe, remote_addr));
 static_assert(sizeof(struct wren_rq_wqe) == 64);
 static_assert(WREN_SQ_WQE_SGE(0) == WREN_SQ_MAX_SGE &&
 	      WREN_SQ_WQE_INLINE(0) == WREN_SQ_MAX_INLINE &&
