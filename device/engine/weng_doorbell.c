@@ -76,8 +76,11 @@ static void wq_doorbell(struct weng *e, uint64_t offset, struct weng_qp *qp,
 		return;
 	}
 	*pi = value;
+	/* In ERR what is posted is flushed at once (and drains the QP). */
 	if (sq)
 		weng_sq_kick(e, qp);
+	else if (qp->state == WREN_QPS_ERR)
+		weng_qp_flush(e, qp);
 }
 
 /* No register can be read: every read is a mistake. */

@@ -3813,6 +3813,13 @@ static void test_gsi(void)
 	CHECK_EQ(c.status, WREN_CQE_LOC_QP_OP_ERR);
 	CHECK_EQ(qp_state(&a->h, a->qpn), WREN_QPS_ERR);
 
+	/* In ERR a receive posted is flushed at once, as a drain needs. */
+	eth_post(a, false, 4096, 64);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.opcode, WREN_CQE_OP_RECV);
+	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);
+	CHECK_EQ(wren_le16(c.wqe_index), 0x200);
+
 	/* Destroyed by its number, it leaves room for another. */
 	make_handle(&cmd, WREN_ADMIN_DESTROY_QP, 0, WREN_QPN_GSI);
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
@@ -3877,7 +3884,7 @@ static const struct tap_test tests[] = {
 	  test_rc_srq_events },
 	{ "Ethernet function: frames both ways, filter, drops, kernel PD only",
 	  test_eth },
-	{ "GSI QP: number 1, kernel PD, one per adapter; entries' own destinations",
+	{ "GSI QP: number 1, kernel PD, one per adapter; entries' own destinations; drain",
 	  test_gsi },
 };
 

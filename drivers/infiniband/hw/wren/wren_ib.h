@@ -29,6 +29,9 @@
  * @qps: the QPs by QP number, the same way
  * @srqs: the SRQs by SRQ number, the same way
  * @mr_key_tag: the last key tag given to a memory region
+ * @kdb_page: the doorbell page of the kernel's CQs and QPs, if the
+ *	device offers the kernel verbs (@kdb non-NULL)
+ * @kdb: that page, mapped
  */
 struct wren_ib_dev {
 	struct ib_device ibdev;
@@ -40,6 +43,8 @@ struct wren_ib_dev {
 	struct xarray qps;
 	struct xarray srqs;
 	atomic_t mr_key_tag;
+	u32 kdb_page;
+	void __iomem *kdb;
 };
 
 /**
@@ -83,15 +88,17 @@ struct wren_ib_mmap_entry {
 };
 
 /**
- * struct wren_ib_ring - a queue ring in kernel memory, mapped by the user
- * @entry: its mmap entry, which owns the pages
+ * struct wren_ib_ring - a queue ring in kernel memory
+ * @entry: a user's ring: its mmap entry, which owns the pages
+ * @buf: a kernel ring: its coherent memory
  * @dma: its DMA address
  * @size: its bytes, a multiple of PAGE_SIZE
- * @dir: the direction of its DMA mapping
- * @mmap_key: the offset the user passes to mmap()
+ * @dir: a user's ring: the direction of its DMA mapping
+ * @mmap_key: a user's ring: the offset the user passes to mmap()
  */
 struct wren_ib_ring {
 	struct wren_ib_mmap_entry *entry;
+	void *buf;
 	dma_addr_t dma;
 	size_t size;
 	enum dma_data_direction dir;
@@ -117,6 +124,10 @@ struct wren_ib_pd {
  * @resize_lock: serialises resize_cq, which ib_core lets a user call on
  *	one CQ from several threads at once, and protects @ring and
  *	@log_depth
+ * @kernel: a kernel CQ, which the driver polls (what follows is its)
+ * @lock: serialises the pollers and the arming
+ * @db: its doorbell
+ * @ci: its consumer index, free running
  */
 struct wren_ib_cq {
 	struct ib_cq ibcq;
@@ -124,6 +135,38 @@ struct wren_ib_cq {
 	u32 cqn;
 	u8 log_depth;
 	struct mutex resize_lock;	/* serialises resize_cq */
+	bool kernel;
+	spinlock_t lock;		/* serialises polling and arming */
+	void __iomem *db;
+	u32 ci;
+};
+
+/**
+ * struct wren_ib_kwq - a kernel QP's send or receive queue
+ * @lock: serialises the posters
+ * @wr_ids: the work request id of each slot
+ * @db: its doorbell
+ * @pi: the producer index, free running, written by the posters
+ * @ci: every entry before it is finished and its slot free; advanced by
+ *	the pollers of its CQ
+ * @log_depth: log2 of its entries
+ * @wqe_shift: its entries are the smallest's size << @wqe_shift
+ * @max_sge: scatter/gather entries a work request may have
+ * @max_inline: the send queue's inline bytes
+ *
+ * The device completes both queues of a UD or RC QP in ring order, so a
+ * completion of slot s retires every slot up to s.
+ */
+struct wren_ib_kwq {
+	spinlock_t lock;	/* serialises the posters */
+	u64 *wr_ids;
+	void __iomem *db;
+	u32 pi;
+	u32 ci;
+	u8 log_depth;
+	u8 wqe_shift;
+	u32 max_sge;
+	u32 max_inline;
 };
 
 /**
@@ -137,6 +180,9 @@ struct wren_ib_cq {
  * @attr: the attributes modify_qp set since RESET, for query_qp
  * @cap: the capacities reported at creation
  * @sq_sig_type: whether every send completes
+ * @kernel: a kernel QP, which the driver posts to
+ * @ksq: a kernel QP's send queue
+ * @krq: ... and its receive queue
  */
 struct wren_ib_qp {
 	struct ib_qp ibqp;
@@ -147,6 +193,9 @@ struct wren_ib_qp {
 	struct ib_qp_attr attr;
 	struct ib_qp_cap cap;
 	enum ib_sig_type sq_sig_type;
+	bool kernel;
+	struct wren_ib_kwq ksq;
+	struct wren_ib_kwq krq;
 };
 
 /**
@@ -172,11 +221,16 @@ struct wren_ib_srq {
 /**
  * struct wren_ib_ah - an address handle
  * @ibah: the ib_core AH
- * @ahn: the device's AH number
+ * @ahn: a user's AH: the device's AH number
+ * @kernel: a kernel AH, which is @av alone: the kernel creates AHs where
+ *	it may not sleep, so they do not wait for the device
+ * @av: a kernel AH: the destination its sends carry (%WREN_WQE_F_AV)
  */
 struct wren_ib_ah {
 	struct ib_ah ibah;
 	u32 ahn;
+	bool kernel;
+	struct wren_wqe_av av;
 };
 
 /**
@@ -313,6 +367,25 @@ int wren_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
 enum rdma_link_layer wren_ib_get_link_layer(struct ib_device *ibdev, u32 port);
 void wren_ib_get_dev_fw_str(struct ib_device *ibdev, char *str);
 
+/* wren_ib_kcq.c */
+void wren_ib_kcq_clean(struct wren_ib_cq *cq, u32 qpn);
+int wren_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int wren_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+/* wren_ib_kqp.c */
+void wren_ib_kqp_init(struct wren_ib_dev *dev, struct wren_ib_qp *qp,
+		      const struct wren_qp_params *params,
+		      const struct wren_qp_handles *h);
+int wren_ib_kqp_rings(struct wren_ib_dev *dev, struct wren_ib_qp *qp,
+		      const struct wren_qp_params *params);
+void wren_ib_kqp_reset(struct wren_ib_qp *qp);
+void wren_ib_kqp_free(struct wren_ib_qp *qp);
+void wren_ib_kqp_clean(struct wren_ib_qp *qp);
+int wren_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr);
+int wren_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+
 /* wren_ib_ucontext.c */
 int wren_ib_alloc_ucontext(struct ib_ucontext *ibucontext,
 			   struct ib_udata *udata);
@@ -321,6 +394,8 @@ int wren_ib_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
 void wren_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 int wren_ib_ring_alloc(struct wren_ib_ucontext *uctx, struct wren_ib_ring *ring,
 		       size_t bytes, enum dma_data_direction dir);
+int wren_ib_kring_alloc(struct wren_ib_dev *dev, struct wren_ib_ring *ring,
+			size_t bytes);
 void wren_ib_ring_free(struct wren_ib_dev *dev, struct wren_ib_ring *ring);
 
 /* wren_ib_pd.c */
@@ -363,8 +438,12 @@ int wren_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 u8 wren_ib_rq_wqe_shift(u32 sge);
 
 /* wren_ib_ah.c */
-int wren_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
-		      struct ib_udata *udata);
+int wren_ib_create_user_ah(struct ib_ah *ibah,
+			   struct rdma_ah_init_attr *init_attr,
+			   struct ib_udata *udata);
+int wren_ib_create_kernel_ah(struct ib_ah *ibah,
+			     struct rdma_ah_init_attr *init_attr,
+			     struct ib_udata *udata);
 int wren_ib_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* wren_ib_mr.c */
@@ -385,6 +464,7 @@ struct ib_mr *wren_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				    u64 length, u64 virt_addr, int access,
 				    struct ib_pd *ibpd, struct ib_udata *udata);
 int wren_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *wren_ib_get_dma_mr(struct ib_pd *ibpd, int access);
 
 int wren_ib_ah_dest(struct wren_ib_dev *dev, const struct rdma_ah_attr *ah_attr,
 		    __be32 *ipv4);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Wren RDMA driver: address handles, for user space only.  The fabric
- * routes by IPv4 address: an AH names the destination adapter by the
- * IPv4 address in its IPv4-mapped GID.
+ * Wren RDMA driver: address handles.  The fabric routes by IPv4 address:
+ * an AH names the destination adapter by the IPv4 address in its
+ * IPv4-mapped GID.  A user's AH is the device's; a kernel AH, which the
+ * kernel may create where it cannot sleep, is the driver's alone and
+ * travels in each send entry.
  */
 #include <linux/etherdevice.h>
 #include <linux/in.h>
@@ -65,7 +67,7 @@ int wren_ib_ah_dest(struct wren_ib_dev *dev, const struct rdma_ah_attr *ah_attr,
 EXPORT_SYMBOL_IF_KUNIT(wren_ib_ah_dest);
 
 /**
- * wren_ib_create_ah() - create an address handle for user space
+ * wren_ib_create_user_ah() - create an address handle for user space
  * @ibah: the AH, allocated by ib_core
  * @init_attr: its attributes: a GRH whose destination GID is IPv4-mapped
  *	(::ffff:a.b.c.d, a unicast address); sleepable creation only
@@ -78,8 +80,9 @@ EXPORT_SYMBOL_IF_KUNIT(wren_ib_ah_dest);
  * @udata, -EINVAL without a GRH or with a destination that is not an
  * IPv4-mapped unicast address, -ENOMEM, or another negative errno.
  */
-int wren_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
-		      struct ib_udata *udata)
+int wren_ib_create_user_ah(struct ib_ah *ibah,
+			   struct rdma_ah_init_attr *init_attr,
+			   struct ib_udata *udata)
 {
 	struct wren_ib_dev *dev = to_wren_ib_dev(ibah->device);
 	struct rdma_ah_attr *ah_attr = init_attr->ah_attr;
@@ -122,14 +125,48 @@ err_destroy_ah:
 }
 
 /**
+ * wren_ib_create_kernel_ah() - create an address handle for the kernel
+ * @ibah: the AH, allocated by ib_core
+ * @init_attr: its attributes: a GRH whose destination GID is IPv4-mapped
+ *	(::ffff:a.b.c.d, a unicast address), and the next hop's MAC; in
+ *	atomic context too
+ * @udata: NULL
+ *
+ * Return: 0, or -EINVAL without a GRH or with a destination that is not
+ * an IPv4-mapped unicast address.
+ */
+int wren_ib_create_kernel_ah(struct ib_ah *ibah,
+			     struct rdma_ah_init_attr *init_attr,
+			     struct ib_udata *udata)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibah->device);
+	struct rdma_ah_attr *ah_attr = init_attr->ah_attr;
+	struct wren_ib_ah *ah = to_wren_ib_ah(ibah);
+	int err;
+
+	err = wren_ib_ah_dest(dev, ah_attr, &ah->av.ipv4);
+	if (err)
+		return err;
+	if (is_multicast_ether_addr(ah_attr->roce.dmac)) {
+		ibdev_dbg(&dev->ibdev, "create_ah: next hop %pM is not unicast\n",
+			  ah_attr->roce.dmac);
+		return -EINVAL;
+	}
+	ether_addr_copy(ah->av.mac, ah_attr->roce.dmac);
+	ah->kernel = true;
+	return 0;
+}
+
+/**
  * wren_ib_destroy_ah() - destroy an address handle
  * @ibah: the AH
- * @flags: must include %RDMA_DESTROY_AH_SLEEPABLE, as for every user AH
+ * @flags: a user's AH: must include %RDMA_DESTROY_AH_SLEEPABLE, as it
+ *	does for every one
  *
- * Should the device fail to destroy it, the failure is logged and
- * ib_core's object goes all the same.
+ * Should the device fail to destroy a user's AH, the failure is logged
+ * and ib_core's object goes all the same.
  *
- * Return: 0, or -EOPNOTSUPP in atomic context.
+ * Return: 0, or -EOPNOTSUPP for a user's AH in atomic context.
  */
 int wren_ib_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
@@ -137,6 +174,8 @@ int wren_ib_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct wren_ib_ah *ah = to_wren_ib_ah(ibah);
 	int err;
 
+	if (ah->kernel)
+		return 0;
 	if (!(flags & RDMA_DESTROY_AH_SLEEPABLE)) {
 		ibdev_dbg(&dev->ibdev, "destroy_ah %u: not sleepable\n",
 			  ah->ahn);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Wren RDMA driver: completion queues, for user space only.  The ring is
- * kernel memory the user maps; the user polls it and arms the CQ through
- * its doorbell page.  The core driver reports armed completions and
- * overruns by CQ number; the CQs are found in an xarray under RCU.
+ * Wren RDMA driver: completion queues.  A user's CQ has its ring in kernel
+ * memory the user maps; the user polls it and arms the CQ through its
+ * doorbell page.  A kernel CQ's ring is coherent memory the driver polls
+ * (wren_ib_kcq.c), its doorbell in the driver's own page.  The core
+ * driver reports armed completions and overruns by CQ number; the CQs are
+ * found in an xarray under RCU.
  */
 #include <linux/log2.h>
 #include <linux/rcupdate.h>
@@ -73,7 +75,7 @@ static int wren_ib_cq_destroy_hw(struct wren_ib_dev *dev, struct wren_ib_cq *cq)
 
 /*
  * Check a create_cq request against the device; set the ring's log2
- * depth.  The errnos are those of wren_ib_create_user_cq().
+ * depth.  The errnos are those of wren_ib_create_any_cq().
  */
 VISIBLE_IF_KUNIT int wren_ib_cq_check(struct wren_ib_dev *dev,
 				      const struct ib_cq_init_attr *attr,
@@ -113,20 +115,20 @@ VISIBLE_IF_KUNIT int wren_ib_cq_check(struct wren_ib_dev *dev,
 EXPORT_SYMBOL_IF_KUNIT(wren_ib_cq_check);
 
 /**
- * wren_ib_create_user_cq() - create a completion queue for user space
+ * wren_ib_create_any_cq() - create a completion queue
  * @ibcq: the CQ, allocated by ib_core
  * @attr: its depth (rounded up to a power of two, at least
  *	2^%WREN_QUEUE_LOG_DEPTH_MIN) and completion vector; no flags
  * @udata: &struct wren_ib_create_cq_req in, &struct wren_ib_create_cq_resp
  *	out; NULL for a kernel CQ
  *
- * Return: 0, -EOPNOTSUPP for a kernel CQ, a creation flag or an unknown
- * comp_mask bit, -EINVAL for a non-zero reserved field or a depth beyond
- * the device's, -ENOMEM, or another negative errno.
+ * Return: 0, -EOPNOTSUPP for a creation flag or an unknown comp_mask bit,
+ * -EINVAL for a non-zero reserved field or a depth beyond the device's,
+ * -ENOMEM, or another negative errno.
  */
-static int wren_ib_create_user_cq(struct ib_cq *ibcq,
-				  const struct ib_cq_init_attr *attr,
-				  struct ib_udata *udata)
+static int wren_ib_create_any_cq(struct ib_cq *ibcq,
+				 const struct ib_cq_init_attr *attr,
+				 struct ib_udata *udata)
 {
 	struct wren_ib_dev *dev = to_wren_ib_dev(ibcq->device);
 	struct wren_ib_cq *cq = to_wren_ib_cq(ibcq);
@@ -138,28 +140,33 @@ static int wren_ib_create_user_cq(struct ib_cq *ibcq,
 	u32 db_offset;
 	int err;
 
-	if (!udata) {
-		ibdev_dbg(&dev->ibdev, "create_cq: no kernel CQs\n");
-		return -EOPNOTSUPP;
+	if (udata) {
+		err = wren_ib_copy_req(udata, &req, sizeof(req));
+		if (err)
+			return err;
 	}
-	err = wren_ib_copy_req(udata, &req, sizeof(req));
-	if (err)
-		return err;
 	err = wren_ib_cq_check(dev, attr, &req, &cq->log_depth);
 	if (err)
 		return err;
 	depth = 1UL << cq->log_depth;
 
-	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
-					 ibucontext);
-	err = wren_ib_ring_alloc(uctx, &cq->ring, depth * sizeof(struct wren_cqe),
-				 DMA_FROM_DEVICE);
+	if (udata) {
+		uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
+						 ibucontext);
+		err = wren_ib_ring_alloc(uctx, &cq->ring,
+					 depth * sizeof(struct wren_cqe),
+					 DMA_FROM_DEVICE);
+		params.db_page = uctx->db_page;
+	} else {
+		err = wren_ib_kring_alloc(dev, &cq->ring,
+					  depth * sizeof(struct wren_cqe));
+		params.db_page = dev->kdb_page;
+	}
 	if (err)
 		return err;
 	params.base = cq->ring.dma;
 	params.log_depth = cq->log_depth;
 	params.comp_vector = attr->comp_vector;
-	params.db_page = uctx->db_page;
 	err = wren_cmd_create_cq(dev->wdev, &params, &cq->cqn, &db_offset);
 	if (err) {
 		ibdev_err_ratelimited(&dev->ibdev,
@@ -167,9 +174,20 @@ static int wren_ib_create_user_cq(struct ib_cq *ibcq,
 				      depth, attr->comp_vector, err);
 		goto err_free_ring;
 	}
+	mutex_init(&cq->resize_lock);
+	spin_lock_init(&cq->lock);
+	if (!udata) {
+		cq->kernel = true;
+		cq->db = dev->kdb + db_offset;
+	}
 	err = xa_insert(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
 	if (err)
 		goto err_destroy_cq;
+	ibcq->cqe = depth;
+	ibdev_dbg(&dev->ibdev, "CQ %u: %lu entries, vector %u%s\n", cq->cqn,
+		  depth, attr->comp_vector, udata ? "" : ", kernel");
+	if (!udata)
+		return 0;
 
 	resp.cqn = cq->cqn;
 	resp.ring_mmap_key = cq->ring.mmap_key;
@@ -179,15 +197,12 @@ static int wren_ib_create_user_cq(struct ib_cq *ibcq,
 	err = wren_ib_copy_resp(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_unpublish_cq;
-	mutex_init(&cq->resize_lock);
-	ibcq->cqe = depth;
-	ibdev_dbg(&dev->ibdev, "CQ %u: %lu entries, vector %u\n", cq->cqn, depth,
-		  attr->comp_vector);
 	return 0;
 
 err_unpublish_cq:
 	wren_ib_cq_unpublish(dev, cq);
 err_destroy_cq:
+	mutex_destroy(&cq->resize_lock);
 	if (wren_ib_cq_destroy_hw(dev, cq))
 		return err;
 err_free_ring:
@@ -200,7 +215,7 @@ err_free_ring:
 int wren_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct uverbs_attr_bundle *attrs)
 {
-	return wren_ib_create_user_cq(ibcq, attr,
+	return wren_ib_create_any_cq(ibcq, attr,
 				      attrs ? &attrs->driver_udata : NULL);
 }
 #else
@@ -208,7 +223,7 @@ int wren_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int wren_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata)
 {
-	return wren_ib_create_user_cq(ibcq, attr, udata);
+	return wren_ib_create_any_cq(ibcq, attr, udata);
 }
 #endif
 
@@ -244,7 +259,7 @@ int wren_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	u32 moved;
 	int err;
 
-	if (!udata)
+	if (!udata || cq->kernel)
 		return -EOPNOTSUPP;
 	err = wren_ib_copy_req(udata, &req, sizeof(req));
 	if (err)

@@ -3,16 +3,24 @@
  * Wren RDMA driver: binds to the core driver's "wren.rdma" auxiliary
  * device and registers "wren_%d" with ib_core.
  *
- * The data path is in user space: the driver creates the objects and
- * maps their rings and doorbells, and offers none of the kernel verbs
- * that post, poll or arm (nor DMA MRs), so ib_core registers it as a
- * device for user space only, not as a kernel verbs provider.
+ * A user's data path is in user space: the driver creates the objects
+ * and maps their rings and doorbells.  Where the device has what the
+ * kernel's own consumers need (kernel PDs with a DMA key, the GSI QP,
+ * send entries carrying their destination), the driver also offers the
+ * kernel verbs that post, poll and arm, with their rings and doorbells
+ * its own: ib_core then registers a kernel verbs provider, and the MAD
+ * layer, the connection manager and storage over RDMA attach to it.
  */
 #include <linux/auxiliary_bus.h>
+#include <linux/io.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 
 #include "wren_ib.h"
+
+/* What the kernel verbs need of the device. */
+#define WREN_IB_KVERBS_CAPS	(WREN_CAP_DMA_LKEY | WREN_CAP_GSI | \
+				 WREN_CAP_WQE_AV | WREN_CAP_UD)
 
 static const struct ib_device_ops wren_ib_dev_ops = {
 	.owner = THIS_MODULE,
@@ -25,7 +33,7 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 	.create_cq = wren_ib_create_cq,
 	.create_qp = wren_ib_create_qp,
 	.create_srq = wren_ib_create_srq,
-	.create_user_ah = wren_ib_create_ah,
+	.create_user_ah = wren_ib_create_user_ah,
 	.dealloc_pd = wren_ib_dealloc_pd,
 	.dealloc_ucontext = wren_ib_dealloc_ucontext,
 	.dereg_mr = wren_ib_dereg_mr,
@@ -60,6 +68,52 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, wren_ib_ucontext, ibucontext),
 };
 
+static const struct ib_device_ops wren_ib_kverbs_ops = {
+	.create_ah = wren_ib_create_kernel_ah,
+	.get_dma_mr = wren_ib_get_dma_mr,
+	.poll_cq = wren_ib_poll_cq,
+	.post_recv = wren_ib_post_recv,
+	.post_send = wren_ib_post_send,
+	.req_notify_cq = wren_ib_req_notify_cq,
+};
+
+/*
+ * The kernel verbs, if the device has what they need: their doorbell
+ * page, mapped, and the DMA key for every kernel PD.  Without them the
+ * device is one for user space only.
+ */
+static int wren_ib_kverbs_init(struct wren_ib_dev *dev)
+{
+	int err;
+
+	if ((dev->caps->caps & WREN_IB_KVERBS_CAPS) != WREN_IB_KVERBS_CAPS) {
+		dev_info(&dev->pdev->dev,
+			 "device lacks capabilities %#llx: no kernel verbs\n",
+			 WREN_IB_KVERBS_CAPS & ~dev->caps->caps);
+		return 0;
+	}
+	err = wren_db_page_alloc(dev->wdev, &dev->kdb_page);
+	if (err)
+		return err;
+	dev->kdb = ioremap(wren_db_page_phys(dev->wdev, dev->kdb_page),
+			   dev->caps->db_page_size);
+	if (!dev->kdb) {
+		wren_db_page_free(dev->wdev, dev->kdb_page);
+		return -ENOMEM;
+	}
+	dev->ibdev.local_dma_lkey = WREN_LKEY_DMA;
+	ib_set_device_ops(&dev->ibdev, &wren_ib_kverbs_ops);
+	return 0;
+}
+
+static void wren_ib_kverbs_fini(struct wren_ib_dev *dev)
+{
+	if (!dev->kdb)
+		return;
+	iounmap(dev->kdb);
+	wren_db_page_free(dev->wdev, dev->kdb_page);
+}
+
 static int wren_ib_probe(struct auxiliary_device *adev,
 			 const struct auxiliary_device_id *id)
 {
@@ -89,6 +143,9 @@ static int wren_ib_probe(struct auxiliary_device *adev,
 	dev->ibdev.num_comp_vectors = max(dev->caps->num_comp_vectors, 1U);
 	dev->ibdev.dev.parent = &adev->dev;
 	ib_set_device_ops(&dev->ibdev, &wren_ib_dev_ops);
+	err = wren_ib_kverbs_init(dev);
+	if (err)
+		goto err_dealloc;
 	xa_init(&dev->cqs);
 	xa_init(&dev->qps);
 	xa_init(&dev->srqs);
@@ -115,6 +172,8 @@ err_clear_event_ops:
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->srqs);
+	wren_ib_kverbs_fini(dev);
+err_dealloc:
 	ib_dealloc_device(&dev->ibdev);
 	return err;
 }
@@ -129,6 +188,7 @@ static void wren_ib_remove(struct auxiliary_device *adev)
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->srqs);
+	wren_ib_kverbs_fini(dev);
 	ib_dealloc_device(&dev->ibdev);
 }
 

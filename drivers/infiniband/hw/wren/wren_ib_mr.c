@@ -516,6 +516,11 @@ int wren_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct wren_ib_mr *mr = to_wren_ib_mr(ibmr);
 	int err;
 
+	/* The DMA MR is no region of the device's. */
+	if (ibmr->lkey == WREN_LKEY_DMA) {
+		kfree(mr);
+		return 0;
+	}
 	err = wren_cmd_dereg_mr(dev->wdev, ibmr->lkey);
 	if (err) {
 		ibdev_err_ratelimited(&dev->ibdev,
@@ -527,4 +532,33 @@ int wren_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;
+}
+
+/**
+ * wren_ib_get_dma_mr() - the kernel's MR of all its DMA addresses
+ * @ibpd: a kernel PD
+ * @access: local access only: no region stands behind it that a peer
+ *	could name
+ *
+ * Its key is the device's %WREN_LKEY_DMA, which names bus addresses on a
+ * kernel PD.
+ *
+ * Return: the MR, or ERR_PTR() of -EOPNOTSUPP for remote access or
+ * -ENOMEM.
+ */
+struct ib_mr *wren_ib_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct wren_ib_mr *mr;
+
+	if (access & ~IB_ACCESS_LOCAL_WRITE) {
+		ibdev_dbg(ibpd->device, "get_dma_mr: access %#x, local only\n",
+			  access);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->access = access;
+	mr->ibmr.lkey = WREN_LKEY_DMA;
+	return &mr->ibmr;
 }

@@ -9,7 +9,9 @@
 /**
  * wren_ib_alloc_pd() - allocate a protection domain on the device
  * @ibpd: the PD, allocated by ib_core
- * @udata: for a user PD, receives &struct wren_ib_alloc_pd_resp
+ * @udata: for a user PD, receives &struct wren_ib_alloc_pd_resp; NULL for
+ *	a kernel PD, on which SGEs may name DMA addresses under the device's
+ *	local_dma_lkey
  *
  * Return: 0 or a negative errno.
  */
@@ -20,7 +22,7 @@ int wren_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct wren_ib_alloc_pd_resp resp = {};
 	int err;
 
-	err = wren_cmd_alloc_pd(dev->wdev, false, &pd->pdn);
+	err = wren_cmd_alloc_pd(dev->wdev, !udata, &pd->pdn);
 	if (err) {
 		ibdev_err_ratelimited(&dev->ibdev, "alloc_pd failed: %d\n", err);
 		return err;

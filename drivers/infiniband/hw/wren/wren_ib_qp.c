@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Wren RDMA driver: queue pairs, for user space only.  Three types: UD,
- * the reliable datagram (RD), created as IB_QPT_DRIVER, and RC.  UD and
- * RD are datagram QPs: their states and attributes are those of UD, and
- * each send names its destination (AH, QP number, Q_Key).  An RC QP has
- * RC's states and attributes and one peer, which its path names by GID.
- * The send and receive rings are kernel memory the user maps.
+ * Wren RDMA driver: queue pairs.  Three types: UD, the reliable datagram
+ * (RD), created as IB_QPT_DRIVER, and RC; and the GSI QP, the kernel's UD
+ * QP number 1.  UD and RD are datagram QPs: their states and attributes
+ * are those of UD, and each send names its destination (AH, QP number,
+ * Q_Key).  An RC QP has RC's states and attributes and one peer, which
+ * its path names by GID.  A user's QP has its rings in kernel memory the
+ * user maps; a kernel QP (UD, GSI or RC, without SRQ) has them in
+ * coherent memory the driver posts to (wren_ib_kqp.c).
  */
 #include <linux/log2.h>
 #include <rdma/uverbs_ioctl.h>
@@ -87,6 +89,13 @@ static int wren_ib_qp_type(struct wren_ib_dev *dev,
 	u32 rd_flags = WREN_IB_QP_FLAG_ORDERED | WREN_IB_QP_FLAG_HANDSHAKE;
 
 	switch (init_attr->qp_type) {
+	case IB_QPT_GSI:
+		/* Only ib_core's MAD layer creates it, and only in the kernel. */
+		if (!(dev->caps->caps & WREN_CAP_GSI))
+			return -EOPNOTSUPP;
+		params->type = WREN_QPT_UD;
+		params->flags |= WREN_QP_FLAG_GSI;
+		return 0;
 	case IB_QPT_UD:
 		if (!(dev->caps->caps & WREN_CAP_UD))
 			return -EOPNOTSUPP;
@@ -291,20 +300,49 @@ static int wren_ib_qp_destroy_hw(struct wren_ib_dev *dev, u32 qpn)
 	return err;
 }
 
+/* A user's rings, mapped by its context, and that context's doorbell page. */
+static int wren_ib_qp_user_rings(struct wren_ib_dev *dev, struct wren_ib_qp *qp,
+				 struct ib_udata *udata,
+				 struct wren_qp_params *params)
+{
+	struct wren_ib_ucontext *uctx;
+	int err;
+
+	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
+					 ibucontext);
+	err = wren_ib_ring_alloc(uctx, &qp->sq,
+				 WREN_SQ_WQE_SIZE(params->sq_wqe_shift) <<
+				 params->sq_log_depth, DMA_TO_DEVICE);
+	if (err)
+		return err;
+	if (!(params->flags & WREN_QP_FLAG_SRQ)) {
+		err = wren_ib_ring_alloc(uctx, &qp->rq,
+					 WREN_RQ_WQE_SIZE(params->rq_wqe_shift) <<
+					 params->rq_log_depth, DMA_TO_DEVICE);
+		if (err) {
+			wren_ib_ring_free(dev, &qp->sq);
+			return err;
+		}
+	}
+	params->db_page = uctx->db_page;
+	return 0;
+}
+
 /**
- * wren_ib_create_qp() - create a UD, RD or RC queue pair for user space
+ * wren_ib_create_qp() - create a UD, RD, RC or GSI queue pair
  * @ibqp: the QP, allocated by ib_core
- * @init_attr: %IB_QPT_UD, %IB_QPT_RC, or %IB_QPT_DRIVER for RD; its CQs,
- *	capacities
- *	(set to the real ones on success) and signalling type; no SRQ and
- *	no creation flags
+ * @init_attr: %IB_QPT_UD, %IB_QPT_RC, %IB_QPT_DRIVER for RD (a user's
+ *	only) or %IB_QPT_GSI (the kernel's only); its CQs, capacities (set
+ *	to the real ones on success) and signalling type; an SRQ for a
+ *	user's QP; no creation flags
  * @udata: &struct wren_ib_create_qp_req in, &struct wren_ib_create_qp_resp
  *	out; NULL for a kernel QP
  *
- * Return: 0, -EOPNOTSUPP for a kernel QP, another QP type, an SRQ, a
+ * Return: 0, -EOPNOTSUPP for another QP type, an SRQ on a kernel QP, a
  * creation flag, an unknown comp_mask bit, driver QP type or RD flag,
  * -EINVAL for a non-zero reserved field, flags on a UD QP or a capacity
- * beyond the device's, -ENOMEM, or another negative errno.
+ * beyond the device's, -ENOMEM, -ENOSPC for a second GSI QP, or another
+ * negative errno.
  */
 int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		      struct ib_udata *udata)
@@ -315,17 +353,17 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	struct wren_ib_create_qp_resp resp = {};
 	struct wren_ib_create_qp_req req = {};
 	struct wren_qp_params params = {};
-	struct wren_ib_ucontext *uctx;
 	struct wren_qp_handles h;
 	int err;
 
-	if (!udata) {
-		ibdev_dbg(&dev->ibdev, "create_qp: no kernel QPs\n");
+	if (udata) {
+		err = wren_ib_copy_req(udata, &req, sizeof(req));
+		if (err)
+			return err;
+	} else if (init_attr->srq) {
+		ibdev_dbg(&dev->ibdev, "create_qp: no SRQ for a kernel QP\n");
 		return -EOPNOTSUPP;
 	}
-	err = wren_ib_copy_req(udata, &req, sizeof(req));
-	if (err)
-		return err;
 	err = wren_ib_qp_check(dev, init_attr, &req, &params);
 	if (err)
 		return err;
@@ -340,26 +378,19 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		params.srqn = to_wren_ib_srq(init_attr->srq)->srqn;
 	}
 
-	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
-					 ibucontext);
-	err = wren_ib_ring_alloc(uctx, &qp->sq,
-				 WREN_SQ_WQE_SIZE(params.sq_wqe_shift) <<
-				 params.sq_log_depth, DMA_TO_DEVICE);
+	if (udata) {
+		err = wren_ib_qp_user_rings(dev, qp, udata, &params);
+	} else {
+		err = wren_ib_kqp_rings(dev, qp, &params);
+		params.db_page = dev->kdb_page;
+	}
 	if (err)
 		return err;
-	if (!init_attr->srq) {
-		err = wren_ib_ring_alloc(uctx, &qp->rq,
-					 WREN_RQ_WQE_SIZE(params.rq_wqe_shift) <<
-					 params.rq_log_depth, DMA_TO_DEVICE);
-		if (err)
-			goto err_free_sq;
-	}
 	params.sq_base = qp->sq.dma;
 	params.rq_base = qp->rq.dma;
 	params.pdn = to_wren_ib_pd(ibqp->pd)->pdn;
 	params.send_cq = to_wren_ib_cq(init_attr->send_cq)->cqn;
 	params.recv_cq = to_wren_ib_cq(init_attr->recv_cq)->cqn;
-	params.db_page = uctx->db_page;
 	err = wren_cmd_create_qp(dev->wdev, &params, &h);
 	if (err) {
 		ibdev_err_ratelimited(&dev->ibdev,
@@ -367,7 +398,7 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 				      wren_ib_qpt_name(params.type),
 				      params.pdn, params.send_cq,
 				      params.recv_cq, err);
-		goto err_free_rq;
+		goto err_free_rings;
 	}
 
 	ibqp->qp_num = h.qpn;
@@ -387,9 +418,18 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 			      WREN_RQ_WQE_SGE(params.rq_wqe_shift));
 		resp.rq_db_offset = h.rq_db_offset;
 	}
+	if (!udata)
+		wren_ib_kqp_init(dev, qp, &params, &h);
 	err = xa_insert(&dev->qps, h.qpn, qp, GFP_KERNEL);
 	if (err)
 		goto err_destroy_qp;
+	init_attr->cap = qp->cap;
+	ibdev_dbg(&dev->ibdev, "QP %u: %s, SQ %u, RQ %u, flags %#x%s\n", h.qpn,
+		  wren_ib_qpt_name(params.type),
+		  qp->cap.max_send_wr, qp->cap.max_recv_wr, params.flags,
+		  udata ? "" : ", kernel");
+	if (!udata)
+		return 0;
 
 	resp.qpn = h.qpn;
 	resp.sq_mmap_key = qp->sq.mmap_key;
@@ -404,10 +444,6 @@ int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	err = wren_ib_copy_resp(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_unpublish;
-	init_attr->cap = qp->cap;
-	ibdev_dbg(&dev->ibdev, "QP %u: %s, SQ %u, RQ %u, flags %#x\n", h.qpn,
-		  wren_ib_qpt_name(params.type),
-		  qp->cap.max_send_wr, qp->cap.max_recv_wr, params.flags);
 	return 0;
 
 err_unpublish:
@@ -416,9 +452,10 @@ err_destroy_qp:
 	mutex_destroy(&qp->lock);
 	if (wren_ib_qp_destroy_hw(dev, h.qpn))
 		return err;
-err_free_rq:
+err_free_rings:
+	if (!udata)
+		wren_ib_kqp_free(qp);
 	wren_ib_ring_free(dev, &qp->rq);
-err_free_sq:
 	wren_ib_ring_free(dev, &qp->sq);
 	return err;
 }
@@ -444,8 +481,10 @@ VISIBLE_IF_KUNIT int wren_ib_modify_qp_check(struct wren_ib_dev *dev,
 			  qpn, attr_mask & ~mask);
 		return -EOPNOTSUPP;
 	}
+	/* RD moves as UD does; the GSI QP as the verbs' GSI, without port. */
 	if (!ib_modify_qp_is_ok(cur_state, new_state,
-				rc ? IB_QPT_RC : IB_QPT_UD, attr_mask)) {
+				qp->ibqp.qp_type == IB_QPT_DRIVER ? IB_QPT_UD :
+				qp->ibqp.qp_type, attr_mask)) {
 		ibdev_dbg(&dev->ibdev,
 			  "modify_qp %u: %d to %d with attributes %#x refused\n",
 			  qpn, cur_state, new_state, attr_mask);
@@ -664,8 +703,11 @@ int wren_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	}
 
 	qp->state = new_state;
-	if (new_state == IB_QPS_RESET)
+	if (new_state == IB_QPS_RESET) {
 		memset(&qp->attr, 0, sizeof(qp->attr));
+		if (qp->kernel)
+			wren_ib_kqp_reset(qp);
+	}
 	wren_ib_modify_keep(qp, attr, attr_mask);
 out_unlock:
 	mutex_unlock(&qp->lock);
@@ -740,6 +782,10 @@ int wren_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	wren_ib_qp_unpublish(dev, ibqp->qp_num);
 	if (!wren_ib_qp_destroy_hw(dev, ibqp->qp_num)) {
+		if (qp->kernel) {
+			wren_ib_kqp_clean(qp);
+			wren_ib_kqp_free(qp);
+		}
 		wren_ib_ring_free(dev, &qp->rq);
 		wren_ib_ring_free(dev, &qp->sq);
 	}

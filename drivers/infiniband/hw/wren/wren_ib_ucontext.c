@@ -10,6 +10,9 @@
  * maps them, even past the destruction of the CQ or QP or the
  * disassociation of the context, while the device stops using them at
  * the destruction.
+ *
+ * The kernel's own CQs and QPs have rings here too, in coherent memory
+ * that nobody maps.
  */
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
@@ -105,16 +108,41 @@ err_free_entry:
 }
 
 /**
+ * wren_ib_kring_alloc() - allocate a ring of a kernel CQ or QP
+ * @dev: the device
+ * @ring: filled in on success
+ * @bytes: its size, rounded up to whole pages
+ *
+ * The memory is coherent, physically contiguous, page aligned and zeroed.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int wren_ib_kring_alloc(struct wren_ib_dev *dev, struct wren_ib_ring *ring,
+			size_t bytes)
+{
+	ring->size = PAGE_ALIGN(bytes);
+	ring->buf = dma_alloc_coherent(wren_dma_dev(dev->wdev), ring->size,
+				       &ring->dma, GFP_KERNEL);
+	return ring->buf ? 0 : -ENOMEM;
+}
+
+/**
  * wren_ib_ring_free() - release a ring the device no longer uses
  * @dev: the device
- * @ring: a ring from wren_ib_ring_alloc()
+ * @ring: a ring from wren_ib_ring_alloc() or wren_ib_kring_alloc()
  *
- * Ends its DMA mapping and its mmap entry; the pages go with the entry,
- * once no mmap() of it is under way, and stay wherever they are mapped
- * until unmapped.
+ * A user's ring: ends its DMA mapping and its mmap entry; the pages go
+ * with the entry, once no mmap() of it is under way, and stay wherever
+ * they are mapped until unmapped.  A kernel ring is freed.
  */
 void wren_ib_ring_free(struct wren_ib_dev *dev, struct wren_ib_ring *ring)
 {
+	if (ring->buf) {
+		dma_free_coherent(wren_dma_dev(dev->wdev), ring->size,
+				  ring->buf, ring->dma);
+		ring->buf = NULL;
+		return;
+	}
 	/* A ring never allocated (a QP on an SRQ has no receive ring). */
 	if (!ring->entry)
 		return;

@@ -61,6 +61,9 @@ int wren_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->max_srq_wr = c->max_qp_depth;
 		props->max_srq_sge = c->max_recv_sge;
 	}
+	/* The kernel's PDs name DMA addresses with the device's own key. */
+	if (dev->kdb)
+		props->kernel_cap_flags |= IBK_LOCAL_DMA_LKEY;
 	/* One engine does every atomic: atomic against each other only. */
 	if (c->caps & WREN_CAP_ATOMIC)
 		props->atomic_cap = IB_ATOMIC_HCA;
@@ -191,9 +194,10 @@ int wren_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
  * @port: 1
  * @immutable: filled in
  *
- * No IB management (MADs, SA) runs on this port: it is not IB.  With a
- * network interface it is RoCE v2 (UDP encapsulation), and ib_core keeps
- * its GID table from the interface's addresses.
+ * No IB subnet management (SMPs, SA) runs on this port: it is not IB.
+ * With a network interface it is RoCE v2 (UDP encapsulation): ib_core
+ * keeps its GID table from the interface's addresses, and its connection
+ * manager sends its MADs, of the IB size, through the GSI QP.
  *
  * Return: 0 or the error of the port query.
  */
@@ -208,8 +212,10 @@ int wren_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
 		return err;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
-	if (to_wren_ib_dev(ibdev)->netdev)
+	if (to_wren_ib_dev(ibdev)->netdev) {
 		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+		immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	}
 	return 0;
 }
 
