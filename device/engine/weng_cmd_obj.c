@@ -850,9 +850,11 @@ int weng_cmd_reg_mr(struct weng *e, const void *body,
 	struct weng_mr *mr;
 	uint32_t n;
 
-	if (!WENG_RSVD_OK(st, c, struct wren_cmd_reg_mr, rsvd0) ||
-	    !WENG_RSVD_OK(st, c, struct wren_cmd_reg_mr, rsvd) ||
-	    mr_fields_ok(e, c, st))
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_reg_mr, rsvd))
+		return -1;
+	if (c->flags)
+		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, flags));
+	if (mr_fields_ok(e, c, st))
 		return -1;
 	for (n = 0; n < e->cfg.max_mr && e->mrs[n].in_use; n++)
 		;

@@ -81,6 +81,7 @@
 #define WREN_CAP_RAW_ETH		BIT_ULL(14)	/* WREN_QPT_RAW_ETH */
 #define WREN_CAP_GSI			BIT_ULL(15)	/* WREN_QP_FLAG_GSI */
 #define WREN_CAP_WQE_AV			BIT_ULL(16)	/* WREN_WQE_F_AV */
+#define WREN_CAP_FAST_REG		BIT_ULL(17)	/* WREN_MR_FLAG_FAST */
 
 /* ------------------------------------------------------------------ */
 /* BAR0 register map (32-bit registers, 32-bit accesses only)          */
@@ -841,6 +842,9 @@ struct wren_cmd_create_ah {
 #define WREN_MR_ACCESS_REMOTE_READ	BIT(2)
 #define WREN_MR_ACCESS_REMOTE_ATOMIC	BIT(3)	/* with WREN_CAP_ATOMIC */
 
+/* wren_cmd_reg_mr.flags */
+#define WREN_MR_FLAG_FAST		BIT(0)	/* a fast-register region */
+
 /* Page list entries per 4 KiB page of the list. */
 #define WREN_PBL_PER_PAGE		512
 /* Levels of a page list at most: 512^3 pages, 512 GiB of 4 KiB pages. */
@@ -866,12 +870,21 @@ struct wren_cmd_create_ah {
  * @access: WREN_MR_ACCESS_*
  * @key_tag: the low 8 bits of the region's key, chosen by the driver so
  *	that a re-used region number gets a new key
- * @rsvd0: zero
+ * @flags: WREN_MR_FLAG_*
  * @rsvd: zero
  *
  * @iova, page aligned down, must lie in the first page and the region
  * must end in the last.  result[0] of the completion is the key (the
  * region number << 8 | @key_tag), used as both lkey and rkey.
+ *
+ * With WREN_MR_FLAG_FAST (WREN_CAP_FAST_REG) the region is a
+ * fast-register one, which send queue entries register and invalidate
+ * (WREN_WQE_REG_MR, WREN_WQE_LOCAL_INV, WREN_WQE_SEND_INV): it starts
+ * invalid, and @iova, @length, @page_shift and @access are zero.  @npages
+ * is the most pages a registration may give it, at most
+ * WREN_PBL_PER_PAGE, and @pbl_addr its one-level page list, which the
+ * driver writes before each registration and leaves alone while the
+ * region is valid: the device reads it at every access.
  */
 struct wren_cmd_reg_mr {
 	__le64 iova;
@@ -882,7 +895,7 @@ struct wren_cmd_reg_mr {
 	__u8 page_shift;
 	__u8 access;
 	__u8 key_tag;
-	__u8 rsvd0;
+	__u8 flags;
 	__le32 rsvd[5];
 };
 
@@ -1016,7 +1029,36 @@ enum wren_wqe_opcode {
 	WREN_WQE_RDMA_READ		= 5,	/* RD and RC; no inline */
 	WREN_WQE_ATOMIC_CMP_SWP		= 6,	/* RC, WREN_CAP_ATOMIC */
 	WREN_WQE_ATOMIC_FETCH_ADD	= 7,	/* RC, WREN_CAP_ATOMIC */
+	WREN_WQE_REG_MR			= 8,	/* RC, WREN_CAP_FAST_REG */
+	WREN_WQE_LOCAL_INV		= 9,	/* RC, WREN_CAP_FAST_REG */
+	WREN_WQE_SEND_INV		= 10,	/* RC, WREN_CAP_FAST_REG */
 };
+
+/*
+ * Fast registration (WREN_CAP_FAST_REG), on RC QPs, of the regions of the
+ * QP's PD that REG_MR made with WREN_MR_FLAG_FAST:
+ *
+ * - WREN_WQE_REG_MR makes the invalid region of number @rkey >> 8 valid
+ *   with the key @rkey (its low 8 bits the region's new tag), its first
+ *   byte at @remote_addr and the rest in @fast_reg, the pages in its page
+ *   list, all checked as REG_MR checks them.  No payload, no SGE.
+ * - WREN_WQE_LOCAL_INV makes the region of key @rkey invalid (it may be
+ *   already).  No payload.
+ * - WREN_WQE_SEND_INV is a SEND whose arrival makes the region of key
+ *   @rkey at the receiver invalid, a fast-register region of the
+ *   receiving QP's PD; the receive completes with WREN_CQE_F_INV and the
+ *   key in @inv_key.  A key that names no such region there fails the
+ *   message at the receiver, as a WRITE to a bad key does.
+ *
+ * The first two are the device's alone: they take effect in queue order,
+ * when the device takes the entry, and complete in order as the entries
+ * before them do (WREN_CQE_OP_REG_MR, WREN_CQE_OP_LOCAL_INV).  A key
+ * that names no fast-register region of the PD, a region in the wrong
+ * state (REG_MR: valid) or a value REG_MR would refuse fails the entry
+ * with LOC_PROT_ERR (key, PD, state) or LOC_QP_OP_ERR (the rest), and
+ * the QP goes to ERR.  A region that is not valid refuses every access,
+ * local or remote, as a bad key does.
+ */
 
 /* wren_sq_wqe.flags */
 #define WREN_WQE_F_SIGNALED		BIT(0)	/* write a completion */
@@ -1070,6 +1112,9 @@ struct wren_wqe_av {
  *	value compared (CMP_SWP) or added (FETCH_ADD), and @swap, the value
  *	written if the comparison holds.  The remote address is 8-byte
  *	aligned; the remote value is a little-endian 64-bit integer.
+ * @fast_reg: REG_MR's region (@num_sge 0): its @length in bytes, its
+ *	@npages pages of 1 << @page_shift bytes and its @access
+ *	(WREN_MR_ACCESS_*), as REG_MR takes them; @rsvd zero
  */
 struct wren_sq_wqe {
 	__u8 opcode;
@@ -1099,6 +1144,13 @@ struct wren_sq_wqe {
 			__le64 compare_add;
 			__le64 swap;
 		} atomic;
+		struct {
+			__le64 length;
+			__le32 npages;
+			__u8 page_shift;
+			__u8 access;
+			__le16 rsvd;
+		} fast_reg;
 	};
 };
 
@@ -1176,6 +1228,8 @@ enum wren_cqe_opcode {
 	WREN_CQE_OP_RECV_RDMA_IMM	= 5,	/* a WRITE_IMM arrived */
 	WREN_CQE_OP_ATOMIC_CMP_SWP	= 6,
 	WREN_CQE_OP_ATOMIC_FETCH_ADD	= 7,
+	WREN_CQE_OP_REG_MR		= 8,
+	WREN_CQE_OP_LOCAL_INV		= 9,
 };
 
 /*
@@ -1203,6 +1257,7 @@ enum wren_cqe_status {
 #define WREN_CQE_F_IMM			BIT(1)	/* @imm is valid */
 #define WREN_CQE_F_GRH			BIT(2)	/* a GRH leads the buffer */
 #define WREN_CQE_F_SOLICITED		BIT(3)
+#define WREN_CQE_F_INV			BIT(4)	/* a SEND_INV: @inv_key */
 
 /**
  * struct wren_cqe - one completion queue entry
@@ -1219,7 +1274,8 @@ enum wren_cqe_status {
  * @imm: immediate data, with WREN_CQE_F_IMM
  * @src_qpn: receive: the sender's QP number
  * @src_ipv4: receive: the sender's IPv4 address, network byte order
- * @rsvd2: zero
+ * @inv_key: with WREN_CQE_F_INV, the key of the region the message
+ *	invalidated; else zero
  */
 struct wren_cqe {
 	__le16 wqe_index;
@@ -1233,7 +1289,7 @@ struct wren_cqe {
 	__be32 imm;
 	__le32 src_qpn;
 	__be32 src_ipv4;
-	__le32 rsvd2;
+	__le32 inv_key;
 };
 
 /* ------------------------------------------------------------------ */
