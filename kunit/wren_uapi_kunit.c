@@ -13,7 +13,7 @@
 
 static const struct wren_caps wren_uapi_caps = {
 	.caps = WREN_CAP_UD | WREN_CAP_RD | WREN_CAP_RC | WREN_CAP_ATOMIC |
-		WREN_CAP_SRQ,
+		WREN_CAP_SRQ | WREN_CAP_GSI,
 	.max_cq_depth = 1000,
 	.max_qp_depth = 512,
 	.max_sge = 4,
@@ -239,9 +239,18 @@ static void wren_uapi_create_qp_types(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, params.sq_log_depth, 7);
 		KUNIT_EXPECT_EQ(test, params.rq_log_depth, 2);
 	}
+
+	/* The GSI QP is the device's UD QP of number 1. */
+	attr = wren_uapi_qp_attr(&cq);
+	attr.qp_type = IB_QPT_GSI;
+	req = (struct wren_ib_create_qp_req) {};
+	memset(&params, 0, sizeof(params));
+	KUNIT_EXPECT_EQ(test, wren_ib_qp_check(dev, &attr, &req, &params), 0);
+	KUNIT_EXPECT_EQ(test, params.type, WREN_QPT_UD);
+	KUNIT_EXPECT_EQ(test, params.flags, WREN_QP_FLAG_GSI);
 }
 
-/* A device without UD, RD or RC refuses that type. */
+/* A device without UD, RD, RC or GSI refuses that type. */
 static void wren_uapi_create_qp_missing_cap(struct kunit *test)
 {
 	struct ib_srq srq = {};
@@ -262,6 +271,9 @@ static void wren_uapi_create_qp_missing_cap(struct kunit *test)
 			-EOPNOTSUPP);
 	attr.qp_type = IB_QPT_RC;
 	req.driver_qp_type = 0;
+	KUNIT_EXPECT_EQ(test, wren_ib_qp_check(dev, &attr, &req, &params),
+			-EOPNOTSUPP);
+	attr.qp_type = IB_QPT_GSI;
 	KUNIT_EXPECT_EQ(test, wren_ib_qp_check(dev, &attr, &req, &params),
 			-EOPNOTSUPP);
 	/* ... and one without SRQs a QP on an SRQ. */
@@ -389,11 +401,21 @@ static void wren_uapi_modify_qp(struct kunit *test)
 			IB_QP_DEST_QPN | IB_QP_RQ_PSN |
 			IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER;
 	struct ib_qp_attr attr = { .port_num = 1, .qkey = 0x11111111 };
-	struct wren_ib_qp qp = {};
+	struct wren_ib_qp qp = { .ibqp.qp_type = IB_QPT_UD };
 	u8 state;
 
 	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr, to_init,
 						      IB_QPS_RESET, IB_QPS_INIT), 0);
+	/* The GSI QP goes to INIT without a port, as the MAD layer asks. */
+	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr,
+						      to_init & ~IB_QP_PORT,
+						      IB_QPS_RESET, IB_QPS_INIT),
+			-EINVAL);
+	qp.ibqp.qp_type = IB_QPT_GSI;
+	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr,
+						      to_init & ~IB_QP_PORT,
+						      IB_QPS_RESET, IB_QPS_INIT), 0);
+	qp.ibqp.qp_type = IB_QPT_UD;
 	/* Attributes a datagram QP has no use for. */
 	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr,
 						      to_init | IB_QP_AV,

@@ -20,7 +20,7 @@ static void make_grh(uint8_t *g, uint32_t len, uint32_t src, uint32_t dst)
 	g[0] = 0x60;
 	g[4] = len >> 8;
 	g[5] = len;
-	g[6] = 0x1b;		/* next header: the IB transport */
+	g[6] = 17;		/* next header: UDP, as on RoCE v2 */
 	g[7] = 64;		/* hop limit */
 	g[18] = g[19] = 0xff;
 	memcpy(g + 20, &src, 4);

@@ -25,12 +25,6 @@ re() {
 	printf '%s' "$1" | sed 's/[][\.*^$+?(){}|]/\\&/g'
 }
 
-# clean COMMAND...: COMMAND with nothing of scripts/rdma-env: the system's
-# PATH, no LD_LIBRARY_PATH, PYTHONPATH or WREN_* variables.
-clean() {
-	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"
-}
-
 # The private prefix the guest's environment points at, which nothing
 # below may use.
 private=$WREN_RDMA_PREFIX

@@ -89,6 +89,48 @@ wren_ip_up() {
 	return 1
 }
 
+# clean COMMAND...: COMMAND with nothing of scripts/rdma-env: the system's
+# PATH, no LD_LIBRARY_PATH, PYTHONPATH or WREN_* variables.
+clean() {
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"
+}
+
+# install_wren: make install into the guest's throwaway overlay
+# (Documentation/installation.rst), the modules loaded by name, the
+# interface up with its address (wren_ip_up): what the distribution's own
+# programs find, run through clean.  installed.sh checks the layout
+# itself.
+install_wren() {
+	local out
+
+	out=$(cd "$WREN_TOP" && clean make --no-print-directory install 2>&1) ||
+		{ printf '%s\n' "$out"; return 1; }
+	clean modprobe wren_ib && wait_for /sys/class/infiniband/wren_0 &&
+		wren_ip_up
+}
+
+# The kernel's errors and warnings but the taint of an out-of-tree module.
+dmesg_problems() {
+	dmesg --level=emerg,alert,crit,err,warn |
+		grep -v -e 'loading out-of-tree module taints kernel' \
+			-e 'module verification failed'
+}
+
+# dmesg_mark, then dmesg_quiet: the kernel logged no error or warning in
+# between (the boot's own, which depend on the host, are not the test's).
+# scripts/vm fails a run on warnings with a trace; this on every one, such
+# as an RDMA client's that could not attach.
+dmesg_mark() {
+	dmesg_seen=$(dmesg_problems | wc -l)
+}
+
+dmesg_quiet() {
+	local out
+
+	out=$(dmesg_problems | tail -n +$((${dmesg_seen:-0} + 1)))
+	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
+}
+
 unload_wren() {
 	rmmod wren_ib && rmmod wren
 }

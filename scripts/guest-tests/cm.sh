@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# cm.sh [UDADDY-MESSAGES]: the RDMA connection manager between two guests
+# of scripts/vm --fabric, with the distribution's rdmacm-utils on the
+# installed layout (install_wren): rping (RC SEND and RDMA READ/WRITE, its
+# data validated), ucmatose (RC connect, messages, disconnect) and udaddy
+# (UD: address and route resolution, SIDR, datagrams), each resolving the
+# peer's address on the adapter's interface (198.18.0.1 is guest 0's,
+# which serves every one).  UDADDY-MESSAGES (default 10) is udaddy's
+# datagram count: over a lossy fabric, where UD may lose datagrams and
+# udaddy would wait for them for ever, 0 checks SIDR alone.  Then the
+# kernel must have logged nothing: the MAD layer and the CM attached.
+#
+# Each client retries until its server listens; a server serves one
+# client, so the next program's server starts once the previous client is
+# done.
+set -u
+. "$WREN_TOP/scripts/guest-tests/lib.sh"
+
+i=${WREN_GUEST_INDEX:-0}
+server=198.18.0.1
+udaddy_msgs=${1:-10}
+
+dmesg_mark
+check "make install, modprobe wren_ib, the interface up" install_wren
+check "wren_0 has the GSI QP" sh -c "rdma res show qp | grep -q 'lqpn 1 type GSI'"
+
+# run NAME SERVER-ARGS -- CLIENT-ARGS: guest 0 serves, guest 1 connects.
+run() {
+	local name=$1 out rc args
+
+	shift
+	if [ "$i" -eq 0 ]; then
+		args=$(printf '%s\n' "$@" | sed '/^--$/,$d')
+		# shellcheck disable=SC2086
+		out=$(clean timeout 120 $name $args 2>&1)
+	else
+		args=$(printf '%s\n' "$@" | sed '1,/^--$/d')
+		# shellcheck disable=SC2086
+		out=$(retry 60 clean timeout 120 $name $args 2>&1)
+	fi
+	rc=$?
+	printf '%s\n' "$out" | tail -n 20
+	check "$name ($( [ "$i" -eq 0 ] && echo server || echo client))" [ $rc -eq 0 ]
+}
+
+run rping -s -a $server -C 50 -S 4096 -V -- -c -a $server -C 50 -S 4096 -V
+run ucmatose -b $server -c 2 -C 100 -S 1000 -- -s $server -c 2 -C 100 -S 1000
+run udaddy -b $server -c 2 -C "$udaddy_msgs" -- -s $server -c 2 -C "$udaddy_msgs"
+
+check "the kernel logged no error or warning" dmesg_quiet
+finish
