@@ -1,16 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# cm.sh [UDADDY-MESSAGES]: the RDMA connection manager between two guests
-# of scripts/vm --fabric, with the distribution's rdmacm-utils on the
-# installed layout (install_wren): rping (RC SEND and RDMA READ/WRITE, its
-# data validated), ucmatose (RC connect, messages, disconnect) and udaddy
-# (UD: address and route resolution, SIDR, datagrams), each resolving the
-# peer's address on the adapter's interface (198.18.0.1 is guest 0's,
-# which serves every one).  UDADDY-MESSAGES (default 10) is udaddy's
-# datagram count: over a lossy fabric, where UD may lose datagrams and
-# udaddy would wait for them for ever, 0 checks SIDR alone.  Then the
-# kernel must have logged nothing: the MAD layer and the CM attached.
+# cm.sh [--installed] [UDADDY-MESSAGES]: the RDMA connection manager
+# between two guests of scripts/vm --fabric, with the distribution's
+# rdmacm-utils on the installed layout: rping (RC SEND and RDMA
+# READ/WRITE, its data validated), ucmatose (RC connect, messages,
+# disconnect) and udaddy (UD: address and route resolution, SIDR,
+# datagrams), each resolving the peer's address on the adapter's
+# interface (198.18.0.1 is guest 0's, which serves every one).  Without
+# --installed it first installs (install_wren); installed.sh runs it with
+# it.  UDADDY-MESSAGES (default 10) is udaddy's datagram count: over a
+# lossy fabric, where UD may lose datagrams and udaddy would wait for them
+# for ever, 0 checks SIDR alone.  Then the kernel must have logged
+# nothing: the MAD layer and the CM attached.
 #
 # Each client retries until its server listens; a server serves one
 # client, so the next program's server starts once the previous client is
@@ -20,10 +22,16 @@ set -u
 
 i=${WREN_GUEST_INDEX:-0}
 server=198.18.0.1
+installed=
+if [ "${1:-}" = --installed ]; then
+	installed=1
+	shift
+fi
 udaddy_msgs=${1:-10}
 
 dmesg_mark
-check "make install, modprobe wren_ib, the interface up" install_wren
+[ -n "$installed" ] ||
+	check "make install, modprobe wren_ib, the interface up" install_wren
 check "wren_0 has the GSI QP" sh -c "rdma res show qp | grep -q 'lqpn 1 type GSI'"
 
 # run NAME SERVER-ARGS -- CLIENT-ARGS: guest 0 serves, guest 1 connects.

@@ -9,7 +9,9 @@
 # that Debian's ibv_devices, ibv_devinfo and rdma see wren_0 with its port
 # active, that the libwren they load is the installed one, and that
 # Debian's ibv_ud_pingpong and ibv_rc_pingpong move data between the
-# guests (GID 0, the rendezvous over scripts/vm --lan; guest 0 serves).
+# guests (the adapter's GID, the rendezvous over scripts/vm --lan; guest 0
+# serves), and that its rdmacm-utils connect through the kernel's
+# connection manager (cm.sh), the kernel logging nothing.
 # Then make uninstall: no provider, no module, no installed file left.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
@@ -33,6 +35,7 @@ case ${LD_LIBRARY_PATH:-} in
 *) fail "guest-init's environment lacks the private prefix: the scrubbing proves nothing" ;;
 esac
 
+dmesg_mark
 out=$(cd "$WREN_TOP" && clean make --no-print-directory install 2>&1)
 rc=$?
 printf '%s\n' "$out"
@@ -120,6 +123,11 @@ case $out in
 *" bytes in "*) pass "Debian's ibv_rc_pingpong: received data valid" ;;
 *) fail "Debian's ibv_rc_pingpong: received data valid (no data moved)" ;;
 esac
+
+# The distribution's RDMA CM programs on the layout (guest 0 serves).
+check "rdmacm-utils over the kernel's connection manager (cm.sh)" \
+	"$WREN_TOP/scripts/guest-tests/cm.sh" --installed
+check "the kernel logged no error or warning" dmesg_quiet
 
 # Uninstall with the modules still loaded: wren_0 stays in the kernel,
 # and without the provider the system's libibverbs must not list it.
