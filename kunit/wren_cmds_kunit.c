@@ -410,6 +410,7 @@ static void wren_cmds_reg_mr(struct kunit *test)
 		.page_shift = 21,
 		.access = WREN_MR_ACCESS_LOCAL_WRITE | WREN_MR_ACCESS_REMOTE_READ,
 		.key_tag = 0xc3,
+		.flags = WREN_MR_FLAG_FAST,
 	};
 	const struct wren_cmd_reg_mr *c;
 	u32 key = 0;
@@ -425,7 +426,7 @@ static void wren_cmds_reg_mr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->page_shift, p.page_shift);
 	KUNIT_EXPECT_EQ(test, c->access, p.access);
 	KUNIT_EXPECT_EQ(test, c->key_tag, p.key_tag);
-	KUNIT_EXPECT_EQ(test, c->rsvd0, 0);
+	KUNIT_EXPECT_EQ(test, c->flags, p.flags);
 	KUNIT_EXPECT_TRUE(test, wren_cmds_zero(c->rsvd, sizeof(c->rsvd)));
 }
 

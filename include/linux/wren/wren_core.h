@@ -255,6 +255,7 @@ struct wren_qp_query {
  * @page_shift: log2 of the page size
  * @access: WREN_MR_ACCESS_*
  * @key_tag: the low 8 bits of the key
+ * @flags: WREN_MR_FLAG_*
  */
 struct wren_mr_params {
 	u64 iova;
@@ -265,6 +266,7 @@ struct wren_mr_params {
 	u8 page_shift;
 	u8 access;
 	u8 key_tag;
+	u8 flags;
 };
 
 int wren_cmd_create_cq(struct wren_dev *wdev, const struct wren_cq_params *p,

@@ -268,12 +268,16 @@ struct wren_ib_pbl {
  * @umem: the pinned user memory or dma-buf
  * @pbl: its page list
  * @access: the IB_ACCESS_* rights it was registered with
+ * @max_pages: a fast-register region: the pages its page list holds
+ * @npages: ... and those map_mr_sg gave it
  */
 struct wren_ib_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
 	struct wren_ib_pbl pbl;
 	int access;
+	u32 max_pages;
+	u32 npages;
 };
 
 static inline struct wren_ib_srq *to_wren_ib_srq(struct ib_srq *ibsrq)
@@ -465,6 +469,11 @@ struct ib_mr *wren_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				    struct ib_pd *ibpd, struct ib_udata *udata);
 int wren_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *wren_ib_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *wren_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
+			       u32 max_num_sg);
+int wren_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		      int sg_nents, unsigned int *sg_offset);
+u8 wren_ib_mr_access(int access);
 
 int wren_ib_ah_dest(struct wren_ib_dev *dev, const struct rdma_ah_attr *ah_attr,
 		    __be32 *ipv4);
@@ -490,6 +499,8 @@ int wren_ib_cq_check(struct wren_ib_dev *dev, const struct ib_cq_init_attr *attr
 		     const struct wren_ib_create_cq_req *req, u8 *log_depth);
 int wren_ib_ucontext_check(const struct wren_ib_alloc_ucontext_req *req);
 int wren_ib_mr_check(struct wren_ib_dev *dev, u64 length, int access);
+bool wren_ib_kcq_fill(struct wren_ib_dev *dev, const struct wren_cqe *cqe,
+		      struct ib_wc *wc);
 #endif
 
 #endif /* _WREN_IB_H */

@@ -75,13 +75,16 @@ static struct wren_cqe *wren_ib_kcq_entry(struct wren_ib_cq *cq, u32 ci)
 static bool wren_ib_kwq_retire(struct wren_ib_kwq *wq, u16 index, u64 *wr_id)
 {
 	u32 mask = BIT(wq->log_depth) - 1;
-	u32 pi = smp_load_acquire(&wq->pi);
 	u32 ci = wq->ci;
 	u32 n = ((index - ci) & mask) + 1;
+	u32 pi;
 
+	/* Pairs with the posters' release: the ids before it are written. */
+	pi = smp_load_acquire(&wq->pi);
 	if (n > pi - ci)
 		return false;
 	*wr_id = wq->wr_ids[index & mask];
+	/* Pairs with the posters' acquire: the ids are read before reuse. */
 	smp_store_release(&wq->ci, ci + n);
 	return true;
 }
@@ -102,6 +105,10 @@ static enum ib_wc_opcode wren_ib_wc_opcode(u8 opcode)
 		return IB_WC_COMP_SWAP;
 	case WREN_CQE_OP_ATOMIC_FETCH_ADD:
 		return IB_WC_FETCH_ADD;
+	case WREN_CQE_OP_REG_MR:
+		return IB_WC_REG_MR;
+	case WREN_CQE_OP_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
 	case WREN_CQE_OP_RECV:
 		return IB_WC_RECV;
 	case WREN_CQE_OP_RECV_RDMA_IMM:
@@ -116,8 +123,9 @@ static enum ib_wc_opcode wren_ib_wc_opcode(u8 opcode)
  * belongs to no kernel QP or names nothing posted.  Under the RCU read
  * lock: a QP found here is not freed before it is released.
  */
-static bool wren_ib_kcq_fill(struct wren_ib_dev *dev,
-			     const struct wren_cqe *cqe, struct ib_wc *wc)
+VISIBLE_IF_KUNIT bool wren_ib_kcq_fill(struct wren_ib_dev *dev,
+				       const struct wren_cqe *cqe,
+				       struct ib_wc *wc)
 {
 	u32 qpn = le32_to_cpu(cqe->qpn);
 	bool recv = wren_ib_cqe_is_recv(cqe->opcode);
@@ -156,6 +164,9 @@ static bool wren_ib_kcq_fill(struct wren_ib_dev *dev,
 	if (cqe->flags & WREN_CQE_F_IMM) {
 		wc->wc_flags |= IB_WC_WITH_IMM;
 		wc->ex.imm_data = cqe->imm;
+	} else if (cqe->flags & WREN_CQE_F_INV) {
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = le32_to_cpu(cqe->inv_key);
 	}
 	/*
 	 * The GRH is in IPv6 form with IPv4-mapped GIDs: say so, for its next
@@ -167,6 +178,7 @@ static bool wren_ib_kcq_fill(struct wren_ib_dev *dev,
 	}
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_ib_kcq_fill);
 
 /**
  * wren_ib_poll_cq() - take completions from a kernel CQ
@@ -261,3 +273,4 @@ void wren_ib_kcq_clean(struct wren_ib_cq *cq, u32 qpn)
 			cqe->qpn = 0;
 	spin_unlock_irqrestore(&cq->lock, flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_ib_kcq_clean);

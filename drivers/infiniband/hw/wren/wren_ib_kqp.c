@@ -11,6 +11,7 @@
  * kernel AH travels in each send entry (%WREN_WQE_F_AV).
  */
 #include <linux/io.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
@@ -207,6 +208,24 @@ static void wren_ib_ksq_dest(struct wren_ib_qp *qp, const struct ib_ud_wr *ud,
 	w->remote_qkey = cpu_to_le32(qkey);
 }
 
+/*
+ * A fast registration: the region's pages are in its page list
+ * (map_mr_sg); the entry gives the rest.  Its key is the one the consumer
+ * gave it (ib_update_fast_reg_key()), which the device takes.
+ */
+static void wren_ib_ksq_reg(const struct ib_reg_wr *reg, struct wren_sq_wqe *w)
+{
+	struct wren_ib_mr *mr = to_wren_ib_mr(reg->mr);
+
+	w->opcode = WREN_WQE_REG_MR;
+	w->rkey = cpu_to_le32(reg->key);
+	w->remote_addr = cpu_to_le64(mr->ibmr.iova);
+	w->fast_reg.length = cpu_to_le64(mr->ibmr.length);
+	w->fast_reg.npages = cpu_to_le32(mr->npages);
+	w->fast_reg.page_shift = ilog2(mr->ibmr.page_size);
+	w->fast_reg.access = wren_ib_mr_access(reg->access);
+}
+
 /* Write the entry of one send work request; 0 or -EINVAL. */
 static int wren_ib_ksq_build(struct wren_ib_qp *qp, const struct ib_send_wr *wr,
 			     struct wren_sq_wqe *w)
@@ -226,6 +245,23 @@ static int wren_ib_ksq_build(struct wren_ib_qp *qp, const struct ib_send_wr *wr,
 	case IB_WR_SEND_WITH_IMM:
 		w->opcode = WREN_WQE_SEND_IMM;
 		w->imm = wr->ex.imm_data;
+		break;
+	case IB_WR_SEND_WITH_INV:
+		if (!rc)
+			return -EINVAL;
+		w->opcode = WREN_WQE_SEND_INV;
+		w->rkey = cpu_to_le32(wr->ex.invalidate_rkey);
+		break;
+	case IB_WR_REG_MR:
+	case IB_WR_LOCAL_INV:
+		if (!rc || wr->num_sge || wr->send_flags & IB_SEND_INLINE)
+			return -EINVAL;
+		if (wr->opcode == IB_WR_REG_MR) {
+			wren_ib_ksq_reg(reg_wr(wr), w);
+		} else {
+			w->opcode = WREN_WQE_LOCAL_INV;
+			w->rkey = cpu_to_le32(wr->ex.invalidate_rkey);
+		}
 		break;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -299,6 +335,7 @@ int wren_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_lock_irqsave(&sq->lock, flags);
 	pi = sq->pi;
 	for (; wr; wr = wr->next) {
+		/* Pairs with the pollers' release: a free slot's id was read. */
 		if (sq->pi - smp_load_acquire(&sq->ci) >= BIT(sq->log_depth)) {
 			err = -ENOMEM;
 			break;
@@ -354,6 +391,7 @@ int wren_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	for (; wr; wr = wr->next) {
 		struct wren_rq_wqe *w;
 
+		/* Pairs with the pollers' release: a free slot's id was read. */
 		if (rq->pi - smp_load_acquire(&rq->ci) >= BIT(rq->log_depth)) {
 			err = -ENOMEM;
 			break;
@@ -369,6 +407,7 @@ int wren_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		/* Receives complete in ring order: the id is the slot's. */
 		w->req_id = cpu_to_le16(rq->pi);
 		rq->wr_ids[rq->pi & (BIT(rq->log_depth) - 1)] = wr->wr_id;
+		/* The pollers see the id before the slot is in flight. */
 		smp_store_release(&rq->pi, rq->pi + 1);
 	}
 	if (rq->pi != pi)

@@ -69,8 +69,10 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 };
 
 static const struct ib_device_ops wren_ib_kverbs_ops = {
+	.alloc_mr = wren_ib_alloc_mr,
 	.create_ah = wren_ib_create_kernel_ah,
 	.get_dma_mr = wren_ib_get_dma_mr,
+	.map_mr_sg = wren_ib_map_mr_sg,
 	.poll_cq = wren_ib_poll_cq,
 	.post_recv = wren_ib_post_recv,
 	.post_send = wren_ib_post_send,

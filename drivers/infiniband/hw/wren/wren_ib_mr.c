@@ -4,6 +4,10 @@
  * memory is pinned and described to the device by a page list in
  * DMA-coherent memory, in the largest page size the device and the
  * memory's layout allow, in one to three levels.
+ *
+ * The kernel's regions: the DMA MR, which is the device's DMA key, and
+ * fast-register regions, whose one-level page list map_mr_sg fills and a
+ * REG_MR work request registers (wren_ib_kqp.c).
  */
 #include <linux/dma-mapping.h>
 #include <rdma/ib_umem.h>
@@ -22,7 +26,13 @@
 /* Bytes of a second-level page of the page list. */
 #define WREN_IB_PBL_PAGE_SIZE	(WREN_PBL_PER_PAGE * sizeof(__le64))
 
-static u8 wren_ib_mr_access(int access)
+/**
+ * wren_ib_mr_access() - the device's access rights for the verbs' ones
+ * @access: IB_ACCESS_* rights
+ *
+ * Return: the WREN_MR_ACCESS_* rights.
+ */
+u8 wren_ib_mr_access(int access)
 {
 	u8 wren_access = 0;
 
@@ -497,6 +507,102 @@ struct ib_mr *wren_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		err = wren_ib_mr_rereg(dev, mr, flags, start, length,
 				       virt_addr, access, ibpd);
 	return err ? ERR_PTR(err) : NULL;
+}
+
+/* ib_sg_to_pages()'s callback: the next page of a fast-register region. */
+static int wren_ib_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct wren_ib_mr *mr = to_wren_ib_mr(ibmr);
+
+	if (mr->npages == mr->max_pages)
+		return -ENOMEM;
+	mr->pbl.l1[mr->npages++] = cpu_to_le64(addr);
+	return 0;
+}
+
+/**
+ * wren_ib_map_mr_sg() - the pages of a fast-register region
+ * @ibmr: the region, not valid (its page list is the driver's)
+ * @sg: the scatterlist, mapped for DMA
+ * @sg_nents: its entries
+ * @sg_offset: where in the first one the region starts
+ *
+ * Return: the number of entries mapped, as ib_sg_to_pages() returns it.
+ */
+int wren_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		      int sg_nents, unsigned int *sg_offset)
+{
+	to_wren_ib_mr(ibmr)->npages = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, wren_ib_set_page);
+}
+
+/**
+ * wren_ib_alloc_mr() - a fast-register region for the kernel
+ * @ibpd: its PD
+ * @mr_type: %IB_MR_TYPE_MEM_REG
+ * @max_num_sg: the most pages a registration may give it, at most
+ *	%WREN_PBL_PER_PAGE
+ *
+ * It starts invalid; map_mr_sg fills its page list, a REG_MR work request
+ * makes it valid and LOCAL_INV or a peer's SEND_WITH_INV invalid again.
+ *
+ * Return: the region, or ERR_PTR() of -EOPNOTSUPP for another type or a
+ * device without fast registration, -EINVAL for too many pages, -ENOMEM,
+ * or another negative errno.
+ */
+struct ib_mr *wren_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
+			       u32 max_num_sg)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibpd->device);
+	struct wren_mr_params params = {};
+	struct wren_ib_mr *mr;
+	u32 key;
+	int err;
+
+	if (mr_type != IB_MR_TYPE_MEM_REG ||
+	    !(dev->caps->caps & WREN_CAP_FAST_REG)) {
+		ibdev_dbg(&dev->ibdev, "alloc_mr: type %d unsupported\n",
+			  mr_type);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!max_num_sg || max_num_sg > WREN_PBL_PER_PAGE) {
+		ibdev_dbg(&dev->ibdev, "alloc_mr: %u pages, at most %u\n",
+			  max_num_sg, WREN_PBL_PER_PAGE);
+		return ERR_PTR(-EINVAL);
+	}
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->max_pages = max_num_sg;
+	mr->pbl.l1_size = max_num_sg * sizeof(__le64);
+	mr->pbl.l1 = dma_alloc_coherent(wren_dma_dev(dev->wdev),
+					mr->pbl.l1_size, &mr->pbl.l1_dma,
+					GFP_KERNEL);
+	if (!mr->pbl.l1) {
+		err = -ENOMEM;
+		goto err_free_mr;
+	}
+	params.pbl = mr->pbl.l1_dma;
+	params.pdn = to_wren_ib_pd(ibpd)->pdn;
+	params.npages = max_num_sg;
+	params.key_tag = atomic_inc_return(&dev->mr_key_tag);
+	params.flags = WREN_MR_FLAG_FAST;
+	err = wren_cmd_reg_mr(dev->wdev, &params, &key);
+	if (err) {
+		ibdev_err_ratelimited(&dev->ibdev,
+				      "fast-register MR of %u pages on PD %u failed: %d\n",
+				      max_num_sg, params.pdn, err);
+		goto err_free_pbl;
+	}
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	return &mr->ibmr;
+
+err_free_pbl:
+	wren_ib_pbl_free(dev, &mr->pbl);
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(err);
 }
 
 /**

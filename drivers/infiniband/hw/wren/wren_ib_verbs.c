@@ -61,9 +61,16 @@ int wren_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->max_srq_wr = c->max_qp_depth;
 		props->max_srq_sge = c->max_recv_sge;
 	}
-	/* The kernel's PDs name DMA addresses with the device's own key. */
+	/*
+	 * The kernel's PDs name DMA addresses with the device's own key; its
+	 * fast-register regions take one level of pages.
+	 */
 	if (dev->kdb)
 		props->kernel_cap_flags |= IBK_LOCAL_DMA_LKEY;
+	if (dev->kdb && c->caps & WREN_CAP_FAST_REG) {
+		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+		props->max_fast_reg_page_list_len = WREN_PBL_PER_PAGE;
+	}
 	/* One engine does every atomic: atomic against each other only. */
 	if (c->caps & WREN_CAP_ATOMIC)
 		props->atomic_cap = IB_ATOMIC_HCA;

@@ -672,6 +672,7 @@ int wren_cmd_reg_mr(struct wren_dev *wdev, const struct wren_mr_params *p,
 		.page_shift = p->page_shift,
 		.access = p->access,
 		.key_tag = p->key_tag,
+		.flags = p->flags,
 	};
 	struct wren_admin_cqe cqe;
 	int err;
