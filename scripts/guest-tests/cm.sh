@@ -3,11 +3,13 @@
 #
 # cm.sh [--installed] [UDADDY-MESSAGES]: the RDMA connection manager
 # between two guests of scripts/vm --fabric, with the distribution's
-# rdmacm-utils on the installed layout: rping (RC SEND and RDMA
+# programs on the installed layout: rdmacm-utils' rping (RC SEND and RDMA
 # READ/WRITE, its data validated), ucmatose (RC connect, messages,
 # disconnect) and udaddy (UD: address and route resolution, SIDR,
-# datagrams), each resolving the peer's address on the adapter's
-# interface (198.18.0.1 is guest 0's, which serves every one).  Without
+# datagrams), libfabric's fi_pingpong on its verbs provider (data
+# checked) and qperf -cm1 (RC bandwidth, RDMA READ latency), each
+# resolving the peer's address on the adapter's interface (198.18.0.1 is
+# guest 0's, which serves every one).  Without
 # --installed it first installs (install_wren); installed.sh runs it with
 # it.  UDADDY-MESSAGES (default 10) is udaddy's datagram count: over a
 # lossy fabric, where UD may lose datagrams and udaddy would wait for them
@@ -56,6 +58,20 @@ run() {
 run rping -s -a $server -C 50 -S 4096 -V -- -c -a $server -C 50 -S 4096 -V
 run ucmatose -b $server -c 2 -C 100 -S 1000 -- -s $server -c 2 -C 100 -S 1000
 run udaddy -b $server -c 2 -C "$udaddy_msgs" -- -s $server -c 2 -C "$udaddy_msgs"
+# libfabric's verbs provider: FI_EP_MSG endpoints through the RDMA CM.
+run fi_pingpong -p verbs -e msg -I 100 -c -- -p verbs -e msg -I 100 -c $server
+# qperf's RC tests, connected by the RDMA CM (-cm1); "quit" ends the server.
+if [ "$i" -eq 0 ]; then
+	out=$(clean timeout 120 qperf 2>&1)
+	check "qperf (server)" [ $? -eq 0 ]
+else
+	out=$(retry 60 clean timeout 60 qperf -cm1 -t 2 $server rc_bw \
+		rc_rdma_read_lat quit 2>&1)
+	printf '%s\n' "$out"
+	expect_match "qperf -cm1 rc_bw" "^ +bw += +[0-9.]+ [KMG]?B/sec" "$out"
+	expect_match "qperf -cm1 rc_rdma_read_lat" \
+		"^ +latency += +[0-9.]+ [mun]?s" "$out"
+fi
 
 check "the kernel logged no error or warning" dmesg_quiet
 finish
