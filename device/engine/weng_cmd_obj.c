@@ -789,42 +789,52 @@ int weng_cmd_destroy_ah(struct weng *e, const void *body,
 static int mr_fields_ok(struct weng *e, const struct wren_cmd_reg_mr *c,
 			struct weng_cmd_status *st)
 {
-	uint64_t iova = wren_le64(c->iova), len = wren_le64(c->length);
-	uint64_t pbl = wren_le64(c->pbl_addr);
-	uint32_t npages = wren_le32(c->npages);
-	uint8_t access_all = WREN_MR_ACCESS_LOCAL_WRITE |
-			     WREN_MR_ACCESS_REMOTE_WRITE |
-			     WREN_MR_ACCESS_REMOTE_READ |
-			     WREN_MR_ACCESS_REMOTE_ATOMIC;
-	uint8_t needs_local = WREN_MR_ACCESS_REMOTE_WRITE |
-			      WREN_MR_ACCESS_REMOTE_ATOMIC;
+#define MR_FIELD(f)	WENG_BODY(struct wren_cmd_reg_mr, f)
+	static const size_t field[] = {
+		[WENG_MR_BAD_PAGE_SHIFT] = MR_FIELD(page_shift),
+		[WENG_MR_BAD_LENGTH] = MR_FIELD(length),
+		[WENG_MR_BAD_NPAGES] = MR_FIELD(npages),
+		[WENG_MR_BAD_PBL] = MR_FIELD(pbl_addr),
+		[WENG_MR_BAD_ACCESS] = MR_FIELD(access),
+	};
+	enum weng_mr_bad bad;
 
 	if (!weng_pd_valid(e, wren_le32(c->pdn)))
-		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, pdn));
-	if (c->page_shift >= 64 ||
-	    !(e->cfg.page_size_cap & (1ULL << c->page_shift)))
-		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr,
-						  page_shift));
-	if (!len || len > e->cfg.max_mr_size || iova + len < iova)
-		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr,
-						  length));
-	/* The pages must cover the region exactly. */
-	if (!npages || npages > WREN_PBL_MAX_PAGES ||
-	    ((iova + len - 1) >> c->page_shift) - (iova >> c->page_shift) + 1 !=
-	    npages)
-		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr,
-						  npages));
+		return reject_field(st, MR_FIELD(pdn));
+	bad = weng_mr_check(e, wren_le64(c->iova), wren_le64(c->length),
+			    wren_le64(c->pbl_addr), wren_le32(c->npages),
+			    c->page_shift, c->access);
+	return bad == WENG_MR_OK ? 0 : reject_field(st, field[bad]);
+}
+
+/*
+ * A fast-register region's fields: no address, length, page size or
+ * rights until a send entry registers it; a one-level page list of at
+ * most WREN_PBL_PER_PAGE pages, its capacity.
+ */
+static int fast_mr_fields_ok(struct weng *e, const struct wren_cmd_reg_mr *c,
+			     struct weng_cmd_status *st)
+{
+	uint32_t npages = wren_le32(c->npages);
+	uint64_t pbl = wren_le64(c->pbl_addr);
+
+	if (!weng_pd_valid(e, wren_le32(c->pdn)))
+		return reject_field(st, MR_FIELD(pdn));
+	if (c->iova)
+		return reject_field(st, MR_FIELD(iova));
+	if (c->length)
+		return reject_field(st, MR_FIELD(length));
+	if (c->page_shift)
+		return reject_field(st, MR_FIELD(page_shift));
+	if (c->access)
+		return reject_field(st, MR_FIELD(access));
+	if (!npages || npages > WREN_PBL_PER_PAGE)
+		return reject_field(st, MR_FIELD(npages));
 	if (!pbl || pbl % 8)
-		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr,
-						  pbl_addr));
-	/* Remote writes and atomics need local write too, as in the verbs. */
-	if (c->access & ~access_all ||
-	    (c->access & needs_local &&
-	     !(c->access & WREN_MR_ACCESS_LOCAL_WRITE)))
-		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr,
-						  access));
+		return reject_field(st, MR_FIELD(pbl_addr));
 	return 0;
 }
+#undef MR_FIELD
 
 /* Give region @mr the shared fields of @c, and its PD's reference. */
 static void mr_set(struct weng *e, struct weng_mr *mr,
@@ -840,6 +850,7 @@ static void mr_set(struct weng *e, struct weng_mr *mr,
 	mr->iova = wren_le64(c->iova);
 	mr->length = wren_le64(c->length);
 	mr->pbl_addr = wren_le64(c->pbl_addr);
+	mr->valid = true;
 	e->pd_refs[mr->pdn]++;
 }
 
@@ -847,21 +858,26 @@ int weng_cmd_reg_mr(struct weng *e, const void *body,
 		    struct weng_cmd_status *st)
 {
 	const struct wren_cmd_reg_mr *c = body;
+	bool fast = c->flags & WREN_MR_FLAG_FAST;
 	struct weng_mr *mr;
 	uint32_t n;
 
 	if (!WENG_RSVD_OK(st, c, struct wren_cmd_reg_mr, rsvd))
 		return -1;
-	if (c->flags)
+	if (c->flags & ~WREN_MR_FLAG_FAST)
 		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, flags));
-	if (mr_fields_ok(e, c, st))
+	if (fast ? fast_mr_fields_ok(e, c, st) : mr_fields_ok(e, c, st))
 		return -1;
 	for (n = 0; n < e->cfg.max_mr && e->mrs[n].in_use; n++)
 		;
 	if (n == e->cfg.max_mr || n > 0xffffff)
 		return reject_status(st, WREN_STATUS_NO_RESOURCES);
 	mr = &e->mrs[n];
-	mr_set(e, mr, c);
+	if (fast)
+		weng_mr_fast_init(e, mr, wren_le32(c->pdn),
+				  wren_le64(c->pbl_addr), wren_le32(c->npages));
+	else
+		mr_set(e, mr, c);
 	mr->key_tag = c->key_tag;
 	st->result[0] = n << 8 | c->key_tag;
 	return 0;
@@ -890,6 +906,10 @@ int weng_cmd_rereg_mr(struct weng *e, const void *body,
 	mr = mr_of_key(e, wren_le32(c->key));
 	if (!mr)
 		return reject_status(st, WREN_STATUS_NOT_FOUND);
+	/* Send entries, not admin commands, register a fast-register one. */
+	if (mr->fast)
+		return reject_field(st, WENG_BODY(struct wren_cmd_rereg_mr,
+						  key));
 	/* Same layout up to the access rights (wren_if.h asserts it). */
 	if (mr_fields_ok(e, body, st))
 		return -1;

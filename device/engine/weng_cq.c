@@ -107,6 +107,7 @@ int weng_cq_complete(struct weng *e, uint32_t cqn,
 	cqe.imm = htobe32(c->imm);
 	cqe.src_qpn = wren_to_le32(c->src_qpn);
 	cqe.src_ipv4 = c->src_ipv4;
+	cqe.inv_key = wren_to_le32(c->inv_key);
 	rc = weng_ring_push(e, &cq->ring, sizeof(cqe), &cqe, &cqe.flags);
 	if (rc == -EIO) {
 		weng_fatal(e, WREN_FATAL_DMA);

@@ -38,7 +38,8 @@
 				 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | \
 				 WREN_CAP_SRQ | WREN_CAP_WQE_SHIFT | \
 				 WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH | \
-				 WREN_CAP_GSI | WREN_CAP_WQE_AV)
+				 WREN_CAP_GSI | WREN_CAP_WQE_AV | \
+				 WREN_CAP_FAST_REG)
 #define WENG_FW_MAJOR		1
 #define WENG_FW_MINOR		0
 #define WENG_FW_PATCH		0
@@ -110,7 +111,7 @@ struct weng_rwqe {
 	uint32_t len;		/* of the message */
 	uint32_t src_qpn;
 	uint32_t src_ipv4;
-	uint32_t imm;
+	uint32_t imm;		/* SEND_INV: the key it invalidates */
 	uint8_t opcode;
 	bool solicited;
 	bool busy;		/* a message is being placed into it */
@@ -238,8 +239,15 @@ struct weng_ah {
 	uint32_t ipv4;		/* network byte order */
 };
 
+/*
+ * A memory region.  An ordinary one is always valid; a fast-register one
+ * (WREN_MR_FLAG_FAST) starts invalid, with no pages, and send entries
+ * register it (page_shift to length) and invalidate it (weng_mr.c).
+ */
 struct weng_mr {
 	bool in_use;
+	bool fast;		/* WREN_MR_FLAG_FAST */
+	bool valid;		/* accesses are allowed */
 	uint8_t page_shift;
 	uint8_t access;
 	uint8_t key_tag;
@@ -248,6 +256,17 @@ struct weng_mr {
 	uint64_t iova;
 	uint64_t length;
 	uint64_t pbl_addr;
+	uint32_t max_pages;	/* fast: the most a registration may have */
+};
+
+/* The value REG_MR's checks refuse (weng_mr_check()). */
+enum weng_mr_bad {
+	WENG_MR_OK,
+	WENG_MR_BAD_PAGE_SHIFT,
+	WENG_MR_BAD_LENGTH,
+	WENG_MR_BAD_NPAGES,
+	WENG_MR_BAD_PBL,
+	WENG_MR_BAD_ACCESS,
 };
 
 /* A responder entry: a WRITE or READ_REQ from a peer, in progress. */
@@ -474,6 +493,7 @@ struct weng_completion {
 	uint32_t imm;		/* host order */
 	uint32_t src_qpn;
 	uint32_t src_ipv4;	/* network byte order */
+	uint32_t inv_key;	/* with WREN_CQE_F_INV */
 };
 
 int weng_cq_init(struct weng *e);
@@ -510,6 +530,17 @@ const struct weng_ah *weng_ah_get(const struct weng *e, uint32_t n,
 int weng_mr_init(struct weng *e);
 void weng_mr_fini(struct weng *e);
 void weng_mr_reset(struct weng *e);
+enum weng_mr_bad weng_mr_check(const struct weng *e, uint64_t iova,
+				uint64_t len, uint64_t pbl, uint32_t npages,
+				uint8_t page_shift, uint8_t access);
+void weng_mr_fast_init(struct weng *e, struct weng_mr *mr, uint32_t pdn,
+		       uint64_t pbl, uint32_t max_pages);
+struct weng_mr *weng_mr_fast_of_key(struct weng *e, uint32_t pdn,
+				    uint32_t key);
+uint8_t weng_mr_fast_reg(struct weng *e, uint32_t pdn, uint32_t key,
+			 uint64_t iova, uint64_t len, uint32_t npages,
+			 uint8_t page_shift, uint8_t access);
+int weng_mr_invalidate(struct weng *e, uint32_t pdn, uint32_t key);
 int weng_mr_walk(struct weng *e, uint32_t pdn, uint32_t key, uint64_t va,
 		 uint64_t len, uint8_t need,
 		 int (*fn)(void *arg, uint64_t addr, uint32_t len), void *arg);

@@ -7,6 +7,11 @@
  * with the rights the access needs, and the range must lie inside it;
  * then each page is found in the region's page list (in host memory, one
  * to three levels) and accessed with a bounded DMA of its piece only.
+ *
+ * A fast-register region (WREN_MR_FLAG_FAST) has a page list of one
+ * level and no pages until a send entry registers it (weng_mr_fast_reg());
+ * until then, and once invalidated again, it refuses every access as a
+ * bad key does.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +36,144 @@ void weng_mr_fini(struct weng *e)
 void weng_mr_reset(struct weng *e)
 {
 	memset(e->mrs, 0, e->cfg.max_mr * sizeof(*e->mrs));
+}
+
+/**
+ * weng_mr_check() - the values of a region, checked as REG_MR checks them
+ * @e: the engine
+ * @iova: the address of the region's first byte
+ * @len: its length in bytes
+ * @pbl: the address of its page list
+ * @npages: its pages
+ * @page_shift: log2 of their size
+ * @access: WREN_MR_ACCESS_*
+ *
+ * Shared by REG_MR, REREG_MR and the send entry that registers a
+ * fast-register region, so that the three refuse the same values.
+ *
+ * Return: WENG_MR_OK, or the first value refused.
+ */
+enum weng_mr_bad weng_mr_check(const struct weng *e, uint64_t iova,
+				uint64_t len, uint64_t pbl, uint32_t npages,
+				uint8_t page_shift, uint8_t access)
+{
+	uint8_t access_all = WREN_MR_ACCESS_LOCAL_WRITE |
+			     WREN_MR_ACCESS_REMOTE_WRITE |
+			     WREN_MR_ACCESS_REMOTE_READ |
+			     WREN_MR_ACCESS_REMOTE_ATOMIC;
+	uint8_t needs_local = WREN_MR_ACCESS_REMOTE_WRITE |
+			      WREN_MR_ACCESS_REMOTE_ATOMIC;
+
+	if (page_shift >= 64 || !(e->cfg.page_size_cap & (1ULL << page_shift)))
+		return WENG_MR_BAD_PAGE_SHIFT;
+	if (!len || len > e->cfg.max_mr_size || iova + len < iova)
+		return WENG_MR_BAD_LENGTH;
+	/* The pages must cover the region exactly. */
+	if (!npages || npages > WREN_PBL_MAX_PAGES ||
+	    ((iova + len - 1) >> page_shift) - (iova >> page_shift) + 1 !=
+	    npages)
+		return WENG_MR_BAD_NPAGES;
+	if (!pbl || pbl % 8)
+		return WENG_MR_BAD_PBL;
+	/* Remote writes and atomics need local write too, as in the verbs. */
+	if (access & ~access_all ||
+	    (access & needs_local && !(access & WREN_MR_ACCESS_LOCAL_WRITE)))
+		return WENG_MR_BAD_ACCESS;
+	return WENG_MR_OK;
+}
+
+/*
+ * Make @mr, free, a fast-register region of PD @pdn: invalid, with room
+ * for @max_pages pages in the one-level list at @pbl.  The caller has
+ * checked the values and sets the key's tag.
+ */
+void weng_mr_fast_init(struct weng *e, struct weng_mr *mr, uint32_t pdn,
+		       uint64_t pbl, uint32_t max_pages)
+{
+	memset(mr, 0, sizeof(*mr));
+	mr->in_use = true;
+	mr->fast = true;
+	mr->pdn = pdn;
+	mr->pbl_addr = pbl;
+	mr->max_pages = max_pages;
+	e->pd_refs[pdn]++;
+}
+
+/*
+ * The fast-register region of PD @pdn whose current key is @key, valid or
+ * not; NULL if there is none.
+ */
+struct weng_mr *weng_mr_fast_of_key(struct weng *e, uint32_t pdn,
+				    uint32_t key)
+{
+	struct weng_mr *mr;
+
+	if (key >> 8 >= e->cfg.max_mr)
+		return NULL;
+	mr = &e->mrs[key >> 8];
+	if (!mr->in_use || !mr->fast || mr->key_tag != (key & 0xff) ||
+	    mr->pdn != pdn)
+		return NULL;
+	return mr;
+}
+
+/**
+ * weng_mr_fast_reg() - a send entry registers a fast-register region
+ * @e: the engine
+ * @pdn: the PD of the QP that posted it
+ * @key: the region's new key: its number << 8 | its new tag
+ * @iova: as REG_MR takes them
+ * @len: the same
+ * @npages: the same, at most the region's capacity
+ * @page_shift: the same
+ * @access: the same
+ *
+ * The region must be an invalid fast-register one of @pdn; its number
+ * alone names it, since the tag is the new one.  The page list is the one
+ * REG_MR gave it, which the driver has filled in.
+ *
+ * Return: 0 with the region valid under @key; else the entry's completion
+ * status, LOC_PROT_ERR (the region, its PD or its state) or LOC_QP_OP_ERR
+ * (a value), and the region is untouched.
+ */
+uint8_t weng_mr_fast_reg(struct weng *e, uint32_t pdn, uint32_t key,
+			 uint64_t iova, uint64_t len, uint32_t npages,
+			 uint8_t page_shift, uint8_t access)
+{
+	struct weng_mr *mr;
+
+	if (key >> 8 >= e->cfg.max_mr)
+		return WREN_CQE_LOC_PROT_ERR;
+	mr = &e->mrs[key >> 8];
+	if (!mr->in_use || !mr->fast || mr->pdn != pdn || mr->valid)
+		return WREN_CQE_LOC_PROT_ERR;
+	if (npages > mr->max_pages ||
+	    weng_mr_check(e, iova, len, mr->pbl_addr, npages, page_shift,
+			  access) != WENG_MR_OK)
+		return WREN_CQE_LOC_QP_OP_ERR;
+	mr->valid = true;
+	mr->key_tag = key & 0xff;
+	mr->iova = iova;
+	mr->length = len;
+	mr->npages = npages;
+	mr->page_shift = page_shift;
+	mr->access = access;
+	return 0;
+}
+
+/*
+ * Invalidate the fast-register region of PD @pdn whose key is @key
+ * (LOCAL_INV, or a SEND_INV that arrived); one invalid already stays so.
+ * 0, or -EACCES if @key names no such region.
+ */
+int weng_mr_invalidate(struct weng *e, uint32_t pdn, uint32_t key)
+{
+	struct weng_mr *mr = weng_mr_fast_of_key(e, pdn, key);
+
+	if (!mr)
+		return -EACCES;
+	mr->valid = false;
+	return 0;
 }
 
 /* Levels of the page list of @npages pages. */
@@ -134,7 +277,8 @@ int weng_mr_walk(struct weng *e, uint32_t pdn, uint32_t key,
 	if (n >= e->cfg.max_mr)
 		return -EACCES;
 	mr = &e->mrs[n];
-	if (!mr->in_use || mr->key_tag != (key & 0xff) || mr->pdn != pdn ||
+	if (!mr->in_use || !mr->valid || mr->key_tag != (key & 0xff) ||
+	    mr->pdn != pdn ||
 	    (mr->access & need) != need || va < mr->iova ||
 	    va - mr->iova > mr->length || len > mr->length - (va - mr->iova))
 		return -EACCES;

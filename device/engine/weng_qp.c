@@ -145,7 +145,11 @@ static uint8_t send_cqe_op(uint8_t wqe_opcode)
 		return WREN_CQE_OP_ATOMIC_CMP_SWP;
 	case WREN_WQE_ATOMIC_FETCH_ADD:
 		return WREN_CQE_OP_ATOMIC_FETCH_ADD;
-	default:
+	case WREN_WQE_REG_MR:
+		return WREN_CQE_OP_REG_MR;
+	case WREN_WQE_LOCAL_INV:
+		return WREN_CQE_OP_LOCAL_INV;
+	default:		/* SEND, SEND_IMM, SEND_INV */
 		return WREN_CQE_OP_SEND;
 	}
 }

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Wren engine: messages that take a receive entry (SEND, SEND with
- * immediate).  An arriving message takes the next receive entry of its
- * QP (checked like a send entry), is written through that entry's SGEs
- * (behind a GRH on a UD QP) and becomes a receive completion.  On an RC
+ * immediate, SEND with invalidate).  An arriving message takes the next
+ * receive entry of its QP (checked like a send entry), is written through
+ * that entry's SGEs (behind a GRH on a UD QP) and becomes a receive
+ * completion.  On an RC
  * QP the entry is the one the message's RSN names, and the completion
  * waits for the QP's stream to reach the message (weng_rc.c).  A QP on a
  * shared receive queue takes the SRQ's next entry instead (weng_srq.c).
+ * A SEND_INV (RC only) invalidates its fast-register region as it
+ * completes, in stream order, so that the messages before it still find
+ * the region valid.
  */
 #include <string.h>
 
@@ -217,16 +221,27 @@ static bool recv_complete(struct weng *e, struct weng_qp *qp, uint32_t slot,
 	};
 	bool ud = qp->type == WREN_QPT_UD;
 	bool imm = rw->opcode == WREN_WIRE_OP_SEND_IMM || write;
+	bool inv = rw->opcode == WREN_WIRE_OP_SEND_INV;
 
 	rw->busy = false;
+	/*
+	 * Its key was good on arrival (weng_ulp.c); if the driver has since
+	 * deregistered the region, the receive fails rather than lie.
+	 */
+	if (inv && !rw->failed && st == WREN_TP_OK &&
+	    weng_mr_invalidate(e, qp->pdn, rw->imm))
+		rw->failed = true;
 	c.qpn = weng_qpn(e, qp);
 	c.wqe_index = wren_le16(weng_rq_entry(e, qp, slot)->req_id);
 	if (rw->failed)
 		c.status = WREN_CQE_LOC_PROT_ERR;
 	else if (st != WREN_TP_OK)
 		c.status = WREN_CQE_WR_FLUSH_ERR;
+	inv = inv && !c.status;
 	c.flags = (imm ? WREN_CQE_F_IMM : 0) | (ud ? WREN_CQE_F_GRH : 0) |
-		  (rw->solicited ? WREN_CQE_F_SOLICITED : 0);
+		  (rw->solicited ? WREN_CQE_F_SOLICITED : 0) |
+		  (inv ? WREN_CQE_F_INV : 0);
+	c.inv_key = inv ? rw->imm : 0;
 	c.byte_len = rw->len + (ud ? WREN_GRH_LEN : 0);
 	c.imm = imm ? rw->imm : 0;
 	c.src_qpn = rw->src_qpn;

@@ -16,6 +16,11 @@
  * stream (weng_rc.c), at most WENG_RC_WINDOW of them in flight.  One the
  * peer refused for want of a receive is sent again, same place, after the
  * QP's min_rnr_timer, up to rnr_retry times.
+ *
+ * The entries that register and invalidate a fast-register region
+ * (REG_MR, LOCAL_INV) are the device's alone: they take effect as the
+ * device takes them, in queue order, and complete in order with the rest
+ * without ever reaching the wire.
  */
 #include <errno.h>
 #include <string.h>
@@ -54,14 +59,22 @@ static bool is_atomic(uint8_t wqe_opcode)
 	       wqe_opcode == WREN_WQE_ATOMIC_FETCH_ADD;
 }
 
+/* Entries that act on a local fast-register region, never sent. */
+static bool is_local(uint8_t wqe_opcode)
+{
+	return wqe_opcode == WREN_WQE_REG_MR ||
+	       wqe_opcode == WREN_WQE_LOCAL_INV;
+}
+
 /* Which QP types may post @opcode at all. */
 static bool sq_opcode_ok(const struct weng_qp *qp, uint8_t opcode)
 {
-	if (opcode < WREN_WQE_SEND || opcode > WREN_WQE_ATOMIC_FETCH_ADD)
+	if (opcode < WREN_WQE_SEND || opcode > WREN_WQE_SEND_INV)
 		return false;
 	if (qp->type == WREN_QPT_RAW_ETH)
 		return opcode == WREN_WQE_SEND;
-	if (is_atomic(opcode))
+	if (is_atomic(opcode) || is_local(opcode) ||
+	    opcode == WREN_WQE_SEND_INV)
 		return qp->type == WREN_QPT_RC;
 	return !is_rdma(opcode) || qp->type != WREN_QPT_UD;
 }
@@ -80,10 +93,14 @@ static uint8_t sq_check(struct weng *e, const struct weng_qp *qp,
 	bool rc = qp->type == WREN_QPT_RC, raw = qp->type == WREN_QPT_RAW_ETH;
 	bool av = w->flags & WREN_WQE_F_AV;
 	static const uint8_t zero[sizeof(w->av.rsvd)];
+	/* REG_MR's address is the region's; the three name a key. */
+	bool addr = is_rdma(w->opcode) || w->opcode == WREN_WQE_REG_MR;
+	bool key = addr || w->opcode == WREN_WQE_LOCAL_INV ||
+		   w->opcode == WREN_WQE_SEND_INV;
 	uint64_t total = 0;
 
 	if (!sq_opcode_ok(qp, w->opcode) ||
-	    (!is_rdma(w->opcode) && !av && (w->remote_addr || w->rkey)) ||
+	    (!av && ((!addr && w->remote_addr) || (!key && w->rkey))) ||
 	    (read && w->flags & WREN_WQE_F_INLINE) ||
 	    w->flags & ~(WREN_WQE_F_SIGNALED | WREN_WQE_F_SOLICITED |
 			 WREN_WQE_F_INLINE | WREN_WQE_F_AV) ||
@@ -97,6 +114,11 @@ static uint8_t sq_check(struct weng *e, const struct weng_qp *qp,
 	if (is_atomic(w->opcode) &&
 	    (w->num_sge != 1 || wren_le32(w->atomic.sge.length) != 8 ||
 	     wren_le64(w->remote_addr) % 8))
+		return WREN_CQE_LOC_QP_OP_ERR;
+	/* No payload; REG_MR's region is in the SGEs' place. */
+	if (is_local(w->opcode) &&
+	    (w->num_sge || w->flags & WREN_WQE_F_INLINE || w->inline_len ||
+	     (w->opcode == WREN_WQE_REG_MR && w->fast_reg.rsvd)))
 		return WREN_CQE_LOC_QP_OP_ERR;
 	/*
 	 * An RC QP's destination is its peer; a datagram QP's, its own; a
@@ -146,6 +168,7 @@ static uint8_t wire_op(uint8_t wqe_opcode)
 		[WREN_WQE_RDMA_READ] = WREN_WIRE_OP_READ_REQ,
 		[WREN_WQE_ATOMIC_CMP_SWP] = WREN_WIRE_OP_CMP_SWP,
 		[WREN_WQE_ATOMIC_FETCH_ADD] = WREN_WIRE_OP_FETCH_ADD,
+		[WREN_WQE_SEND_INV] = WREN_WIRE_OP_SEND_INV,
 	};
 
 	return map[wqe_opcode];
@@ -218,6 +241,9 @@ static int sq_post(struct weng *e, struct weng_qp *qp, uint32_t slot)
 		m.raddr = wren_le64(w->remote_addr);
 		m.rkey = wren_le32(w->rkey);
 	}
+	/* A SEND_INV carries its key where a SEND_IMM has its data. */
+	if (w->opcode == WREN_WQE_SEND_INV)
+		m.imm = wren_le32(w->rkey);
 	if (weng_wqe_is_read(w->opcode))
 		weng_read_post(qp, slot, d.ipv4, &m);
 	return qp->type == WREN_QPT_UD ? wren_tp_send_ud(e->tp, &d, &m, cookie) :
@@ -235,6 +261,7 @@ static void rc_place(struct weng_qp *qp, uint32_t slot, bool posted)
 	struct weng_rc *rc = qp->rc;
 	/* What consumes a receive at the peer, as the verbs have it. */
 	bool send = opcode == WREN_WQE_SEND || opcode == WREN_WQE_SEND_IMM ||
+		    opcode == WREN_WQE_SEND_INV ||
 		    opcode == WREN_WQE_RDMA_WRITE_IMM;
 
 	if (!posted) {
@@ -284,6 +311,24 @@ uint8_t weng_sq_take(struct weng *e, struct weng_qp *qp, uint32_t slot)
 	return status;
 }
 
+/*
+ * Carry out a REG_MR or LOCAL_INV entry, taken and checked: 0, or the
+ * status it fails with.
+ */
+static uint8_t sq_local(struct weng *e, const struct weng_qp *qp,
+			const struct wren_sq_wqe *w)
+{
+	uint32_t key = wren_le32(w->rkey);
+
+	if (w->opcode == WREN_WQE_LOCAL_INV)
+		return weng_mr_invalidate(e, qp->pdn, key) ?
+		       WREN_CQE_LOC_PROT_ERR : 0;
+	return weng_mr_fast_reg(e, qp->pdn, key, wren_le64(w->remote_addr),
+				wren_le64(w->fast_reg.length),
+				wren_le32(w->fast_reg.npages),
+				w->fast_reg.page_shift, w->fast_reg.access);
+}
+
 /* Take the send entries the doorbell announced, as far as we can. */
 void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 {
@@ -318,9 +363,23 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 			return;
 		}
 		status = weng_sq_take(e, qp, slot);
+		if (!status && is_local(w->opcode)) {
+			status = sq_local(e, qp, w);
+			if (status)
+				weng_warn(e, WENG_WRN_BAD_WQE, weng_qpn(e, qp),
+					  (uint64_t)slot << 8 | status);
+		}
 		if (status) {
 			weng_sq_fail(e, qp, status);
 			return;
+		}
+		if (is_local(w->opcode)) {
+			/* Done already; it completes after those before it. */
+			sw->posted = true;
+			sw->done = true;
+			qp->sq_fetch++;
+			weng_sq_retire(e, qp);
+			continue;
 		}
 		if (weng_wqe_is_read(w->opcode) &&
 		    !weng_read_may_post(e, qp)) {

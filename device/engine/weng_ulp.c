@@ -48,6 +48,17 @@ static enum wren_tp_status rx_begin_op(struct weng *e, struct weng_qp *qp,
 	case WREN_WIRE_OP_SEND:
 	case WREN_WIRE_OP_SEND_IMM:
 		return weng_recv_begin(e, qp, peer, m, cookie);
+	case WREN_WIRE_OP_SEND_INV:
+		/*
+		 * RC only.  A key that names no fast-register region of the
+		 * QP's PD is refused as a WRITE's bad key is: REMOTE_ACCESS,
+		 * and the QP fails when its stream reaches the message.
+		 */
+		if (qp->type != WREN_QPT_RC)
+			return WREN_TP_BAD_DEST_QP;
+		if (!weng_mr_fast_of_key(e, qp->pdn, m->imm))
+			return WREN_TP_REMOTE_ACCESS;
+		return weng_recv_begin(e, qp, peer, m, cookie);
 	case WREN_WIRE_OP_READ_REQ:
 		return weng_resp_begin(e, qp, peer, m, m->rlen,
 				       WREN_MR_ACCESS_REMOTE_READ, cookie);

@@ -71,7 +71,8 @@ void tp_put_data(uint8_t *x, const struct wren_tp_msg *m, uint32_t msn,
 /* The opcodes this transport knows, and what their fields may hold. */
 bool tp_msg_valid(const struct wren_tp_msg *m)
 {
-	if (m->opcode < WREN_WIRE_OP_SEND || m->opcode > WREN_WIRE_OP_FETCH_ADD ||
+	if (m->opcode < WREN_WIRE_OP_SEND ||
+	    m->opcode > WREN_WIRE_OP_SEND_INV ||
 	    m->len > WREN_WIRE_MAX_MSG_LEN || m->dst_qpn > WREN_WIRE_QPN_MASK ||
 	    m->src_qpn > WREN_WIRE_QPN_MASK)
 		return false;

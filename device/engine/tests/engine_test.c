@@ -213,7 +213,7 @@ static void test_reset_handshake(void)
 		 WREN_CAP_RDMA_READ | WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
 		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ |
 		 WREN_CAP_WQE_SHIFT | WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH |
-		 WREN_CAP_GSI | WREN_CAP_WQE_AV);
+		 WREN_CAP_GSI | WREN_CAP_WQE_AV | WREN_CAP_FAST_REG);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
 
 	CHECK_EQ(h_enable(&h, 3, 3),
@@ -327,7 +327,7 @@ static void test_get_attr(void)
 		 WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
 		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ |
 		 WREN_CAP_WQE_SHIFT | WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH |
-		 WREN_CAP_GSI | WREN_CAP_WQE_AV);
+		 WREN_CAP_GSI | WREN_CAP_WQE_AV | WREN_CAP_FAST_REG);
 	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
 	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
 	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);
@@ -3834,6 +3834,399 @@ static void test_gsi(void)
 	free(b);
 }
 
+/* ------------------------------------------------------------------ */
+/* Fast registration                                                    */
+/* ------------------------------------------------------------------ */
+
+#define FAST_PBL	(FAKE_MEM_BASE + 0x88000)
+#define FAST_IOVA	0x600000000800ULL	/* half into its first page */
+
+/* REG_MR of a fast-register region: @npages of room, list at FAST_PBL. */
+static uint8_t reg_fast(struct harness *h, uint32_t pdn, uint32_t npages,
+			uint8_t tag, struct wren_admin_cqe *cqe)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_cmd_reg_mr *mc = (void *)cmd.payload;
+
+	make_cmd(&cmd, WREN_ADMIN_REG_MR, 0);
+	mc->pbl_addr = wren_to_le64(FAST_PBL);
+	mc->pdn = wren_to_le32(pdn);
+	mc->npages = wren_to_le32(npages);
+	mc->key_tag = tag;
+	mc->flags = WREN_MR_FLAG_FAST;
+	return run(h, &cmd, cqe);
+}
+
+/*
+ * Admin commands and fast-register regions: unknown flags, values a fast
+ * region must not have, too many pages, REREG_MR refused; it starts
+ * invalid; DEREG_MR frees it and its PD's reference.
+ */
+static void test_fast_reg_admin(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_reg_mr *mc = (void *)cmd.payload;
+	struct wren_cmd_rereg_mr *rc = (void *)cmd.payload;
+	uint32_t pdn, key, big;
+	uint8_t in[4];
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 4, 3);
+	pdn = alloc_pd_ok(&h);
+	pbl_set(&h, FAST_PBL, 0, PAGE_A);
+
+#define REFUSED(field) do {						\
+		CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);	\
+		CHECK_EQ(wren_le32(cqe.ext_status),			\
+			 8 + offsetof(struct wren_cmd_reg_mr, field) + 1); \
+	} while (0)
+	make_cmd(&cmd, WREN_ADMIN_REG_MR, 0);
+	mc->pbl_addr = wren_to_le64(FAST_PBL);
+	mc->pdn = wren_to_le32(pdn);
+	mc->npages = wren_to_le32(4);
+	mc->flags = WREN_MR_FLAG_FAST | 2;	/* an unknown flag */
+	REFUSED(flags);
+	mc->flags = WREN_MR_FLAG_FAST;
+	mc->iova = wren_to_le64(0x1000);	/* none until registered */
+	REFUSED(iova);
+	mc->iova = 0;
+	mc->length = wren_to_le64(4096);
+	REFUSED(length);
+	mc->length = 0;
+	mc->page_shift = 12;
+	REFUSED(page_shift);
+	mc->page_shift = 0;
+	mc->access = WREN_MR_ACCESS_LOCAL_WRITE;
+	REFUSED(access);
+	mc->access = 0;
+	mc->npages = wren_to_le32(WREN_PBL_PER_PAGE + 1);	/* one level */
+	REFUSED(npages);
+	mc->npages = 0;
+	REFUSED(npages);
+	mc->npages = wren_to_le32(WREN_PBL_PER_PAGE);
+	mc->pbl_addr = wren_to_le64(FAST_PBL + 4);
+	REFUSED(pbl_addr);
+	mc->pbl_addr = wren_to_le64(FAST_PBL);
+	mc->pdn = wren_to_le32(pdn + 1);
+	REFUSED(pdn);
+#undef REFUSED
+	/* The largest, then a small one: both taken, both invalid. */
+	CHECK_EQ(reg_fast(&h, pdn, WREN_PBL_PER_PAGE, 0x21, &cqe),
+		 WREN_STATUS_SUCCESS);
+	big = wren_le32(cqe.result[0]);
+	CHECK_EQ(big & 0xff, 0x21);
+	CHECK_EQ(reg_fast(&h, pdn, 1, 0x22, &cqe), WREN_STATUS_SUCCESS);
+	key = wren_le32(cqe.result[0]);
+	CHECK_EQ(key & 0xff, 0x22);
+	CHECK_EQ(weng_mr_read(h.e, pdn, key, 0, in, 4, 0), -EACCES);
+
+	/* REREG_MR is not for fast-register regions. */
+	make_cmd(&cmd, WREN_ADMIN_REREG_MR, 0);
+	rc->iova = wren_to_le64(0x1000);
+	rc->length = wren_to_le64(4096);
+	rc->pbl_addr = wren_to_le64(FAST_PBL);
+	rc->pdn = wren_to_le32(pdn);
+	rc->npages = wren_to_le32(1);
+	rc->page_shift = 12;
+	rc->key = wren_to_le32(key);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status),
+		 8 + offsetof(struct wren_cmd_rereg_mr, key) + 1);
+	CHECK_EQ(weng_mr_read(h.e, pdn, key, 0x1000, in, 4, 0), -EACCES);
+
+	/* DEREG_MR as for any region; then the PD is free. */
+	make_handle(&cmd, WREN_ADMIN_DEREG_MR, 0, key);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_NOT_FOUND);
+	make_handle(&cmd, WREN_ADMIN_DEREG_MR, 0, big);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	make_handle(&cmd, WREN_ADMIN_DEALLOC_PD, 0, pdn);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	h_fini(&h);
+}
+
+/* REG_MR entry: region of @key, @len bytes at @iova in pages of 4 KiB. */
+static void post_fast_reg(struct adapter *a, uint32_t key, uint64_t iova,
+			  uint64_t len, uint32_t npages, uint8_t access)
+{
+	struct wren_sq_wqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.opcode = WREN_WQE_REG_MR;
+	w.flags = WREN_WQE_F_SIGNALED;
+	w.remote_addr = wren_to_le64(iova);
+	w.rkey = wren_to_le32(key);
+	w.fast_reg.length = wren_to_le64(len);
+	w.fast_reg.npages = wren_to_le32(npages);
+	w.fast_reg.page_shift = 12;
+	w.fast_reg.access = access;
+	sq_push(a, &w);
+}
+
+/* LOCAL_INV of @key; or a SEND_INV of @key with @len bytes from offset 0. */
+static void post_inv(struct adapter *a, uint8_t opcode, uint32_t key,
+		     uint32_t len)
+{
+	struct wren_sq_wqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.opcode = opcode;
+	w.flags = WREN_WQE_F_SIGNALED;
+	w.rkey = wren_to_le32(key);
+	if (opcode == WREN_WQE_SEND_INV) {
+		w.num_sge = 1;
+		w.sge[0].addr = wren_to_le64(DATA_IOVA);
+		w.sge[0].length = wren_to_le32(len);
+		w.sge[0].lkey = wren_to_le32(a->key);
+	}
+	sq_push(a, &w);
+}
+
+/* Both QPs of the pair through RESET and connected again; CQs drained. */
+static void rc_reconnect(struct adapter *a, struct adapter *b, uint8_t rw)
+{
+	struct wren_cqe c;
+
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RESET, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&b->h, b->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RESET, 0),
+		 WREN_STATUS_SUCCESS);
+	a->sq_pi = a->rq_pi = b->sq_pi = b->rq_pi = 0;
+	rc_connect(a, b, 100, 200, rw, 1, 7);
+	rc_connect(b, a, 200, 100, rw, 1, 7);
+	while (poll_cq(a, &c))
+		;
+	while (poll_cq(b, &c))
+		;
+	saw_event(&a->h, 0, 0, 0);
+	saw_event(&b->h, 0, 0, 0);
+}
+
+/* The next completion of @a: @opcode, @status, send slot or req_id @index. */
+static void expect_cqe_at(int line, struct adapter *a, uint8_t opcode,
+			  uint8_t status, uint16_t index, struct wren_cqe *c)
+{
+	int before = tap_failed_checks;
+
+	CHECK(poll_cq(a, c));
+	CHECK_EQ(c->opcode, opcode);
+	CHECK_EQ(c->status, status);
+	CHECK_EQ(wren_le16(c->wqe_index), index);
+	if (tap_failed_checks != before)
+		printf("#   ... the completion expected at line %d\n", line);
+}
+#define expect_cqe(...)	expect_cqe_at(__LINE__, __VA_ARGS__)
+
+/*
+ * Fast registration on RC: an invalid region refuses a peer's WRITE; a
+ * REG_MR entry makes it valid under its new tag, over the pages its list
+ * names, and the old key stays refused; LOCAL_INV takes effect as the
+ * device takes it yet completes behind the WRITE before it; a peer's
+ * SEND_INV invalidates it and says so in the receive; the failures:
+ * REG_MR of a valid region, a value too many, a bad key, a SEND_INV of a
+ * key the receiver does not have, a REG_MR on a UD QP.
+ */
+static void test_fast_reg_rc(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	const uint8_t rw = WREN_MR_ACCESS_REMOTE_WRITE |
+			   WREN_MR_ACCESS_REMOTE_READ;
+	const uint8_t lrw = WREN_MR_ACCESS_LOCAL_WRITE | rw;
+	uint32_t key, key2, key3, a_rkey;
+	struct wren_admin_cqe acqe;
+	uint8_t *src, *pg0, *pg1, in[8];
+	struct wren_sq_wqe w;
+	struct wren_cqe c;
+
+	adapter_up(a, 0, WREN_QPT_RC);
+	adapter_up(b, 1, WREN_QPT_RC);
+	a_rkey = reg_mr_ok(&a->h, a->pdn, DATA_IOVA, 16 * 4096, 16, PBL, lrw);
+	rc_connect(a, b, 100, 200, rw, 1, 7);
+	rc_connect(b, a, 200, 100, rw, 1, 7);
+	src = fake_env_ptr(&a->h.env, DATA, 16 * 4096);
+	for (uint32_t i = 0; i < 16 * 4096; i++)
+		src[i] = i * 7 + 3;
+	/* b's region: page 0 is PAGE_B, page 1 PAGE_A, out of order. */
+	pbl_set(&b->h, FAST_PBL, 0, PAGE_B);
+	pbl_set(&b->h, FAST_PBL, 1, PAGE_A);
+	pg0 = fake_env_ptr(&b->h.env, PAGE_B, 4096);
+	pg1 = fake_env_ptr(&b->h.env, PAGE_A, 4096);
+	CHECK_EQ(reg_fast(&b->h, b->pdn, 4, 0x11, &acqe), WREN_STATUS_SUCCESS);
+	key = wren_le32(acqe.result[0]);
+	CHECK_EQ(key & 0xff, 0x11);
+
+	/* Invalid from the start: a WRITE through it is refused. */
+	post_rdma(a, WREN_WQE_RDMA_WRITE, 0, 0, 16, FAST_IOVA, key);
+	pump(a, b);
+	expect_cqe(a, WREN_CQE_OP_RDMA_WRITE, WREN_CQE_REM_ACCESS_ERR, 0, &c);
+	CHECK(saw_event(&b->h, WREN_AEQ_QP_EVENT, b->qpn,
+			WREN_QP_EV_ACCESS_ERR));
+	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_ERR);
+	CHECK_EQ(pg0[0x800], 0);
+	rc_reconnect(a, b, rw);
+
+	/* REG_MR: 4 KiB from half into page 0, so over two pages. */
+	key2 = (key & ~0xffU) | 0x12;
+	post_fast_reg(b, key2, FAST_IOVA, 4096, 2, lrw);
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key2, FAST_IOVA, in, 8, 0), 0);
+	pump(a, b);
+	expect_cqe(b, WREN_CQE_OP_REG_MR, WREN_CQE_SUCCESS, 0, &c);
+	CHECK_EQ(c.byte_len, 0);
+	CHECK(!poll_cq(b, &c));
+	/* A WRITE lands in the listed pages; a READ brings it back. */
+	post_rdma(a, WREN_WQE_RDMA_WRITE, 0, 1000, 4096, FAST_IOVA, key2);
+	post_rdma(a, WREN_WQE_RDMA_READ, 0, 20000, 4096, FAST_IOVA, key2);
+	pump(a, b);
+	expect_cqe(a, WREN_CQE_OP_RDMA_WRITE, WREN_CQE_SUCCESS, 0, &c);
+	expect_cqe(a, WREN_CQE_OP_RDMA_READ, WREN_CQE_SUCCESS, 1, &c);
+	CHECK(!memcmp(pg0 + 0x800, src + 1000, 2048));
+	CHECK(!memcmp(pg1, src + 3048, 2048));
+	CHECK(!memcmp(src + 20000, src + 1000, 4096));
+	/* The old tag's key is refused. */
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key, FAST_IOVA, in, 8, 0),
+		 -EACCES);
+	/* Beyond the registered length too. */
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key2, FAST_IOVA + 4090, in, 8,
+			      0), -EACCES);
+
+	/*
+	 * LOCAL_INV behind a WRITE still in flight: the region is invalid
+	 * at once, the completions come in queue order.
+	 */
+	post_rdma(b, WREN_WQE_RDMA_WRITE, 0, 0, 64, DATA_IOVA, a_rkey);
+	post_inv(b, WREN_WQE_LOCAL_INV, key2, 0);
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key2, FAST_IOVA, in, 8, 0),
+		 -EACCES);
+	CHECK(!poll_cq(b, &c));
+	pump(a, b);
+	expect_cqe(b, WREN_CQE_OP_RDMA_WRITE, WREN_CQE_SUCCESS, 1, &c);
+	expect_cqe(b, WREN_CQE_OP_LOCAL_INV, WREN_CQE_SUCCESS, 2, &c);
+	/* Invalid already: fine. */
+	post_inv(b, WREN_WQE_LOCAL_INV, key2, 0);
+	pump(a, b);
+	expect_cqe(b, WREN_CQE_OP_LOCAL_INV, WREN_CQE_SUCCESS, 3, &c);
+
+	/* Registered again, tag 0x13, read only: a's SEND_INV ends it. */
+	key3 = (key & ~0xffU) | 0x13;
+	post_fast_reg(b, key3, FAST_IOVA, 4096, 2, WREN_MR_ACCESS_REMOTE_READ);
+	post_recv(b, 8000, 500);
+	post_inv(a, WREN_WQE_SEND_INV, key3, 300);
+	pump(a, b);
+	expect_cqe(b, WREN_CQE_OP_REG_MR, WREN_CQE_SUCCESS, 4, &c);
+	expect_cqe(a, WREN_CQE_OP_SEND, WREN_CQE_SUCCESS, 2, &c);
+	expect_cqe(b, WREN_CQE_OP_RECV, WREN_CQE_SUCCESS, 0x100, &c);
+	CHECK(c.flags & WREN_CQE_F_INV);
+	CHECK(!(c.flags & WREN_CQE_F_IMM));
+	CHECK_EQ(wren_le32(c.inv_key), key3);
+	CHECK_EQ(wren_le32(c.byte_len), 300);
+	CHECK(!memcmp(fake_env_ptr(&b->h.env, DATA + 8000, 300), src, 300));
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key3, FAST_IOVA, in, 8, 0),
+		 -EACCES);
+	/* Invalid: a READ through it is refused. */
+	post_rdma(a, WREN_WQE_RDMA_READ, 0, 0, 16, FAST_IOVA, key3);
+	pump(a, b);
+	expect_cqe(a, WREN_CQE_OP_RDMA_READ, WREN_CQE_REM_ACCESS_ERR, 3, &c);
+	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_ERR);
+	rc_reconnect(a, b, rw);
+
+	/* A SEND_INV of a key b's PD has no region of: as a bad WRITE. */
+	post_recv(b, 8000, 500);
+	post_inv(a, WREN_WQE_SEND_INV, b->key, 300);
+	pump(a, b);
+	expect_cqe(a, WREN_CQE_OP_SEND, WREN_CQE_REM_ACCESS_ERR, 0, &c);
+	CHECK(saw_event(&b->h, WREN_AEQ_QP_EVENT, b->qpn,
+			WREN_QP_EV_ACCESS_ERR));
+	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_ERR);
+	expect_cqe(b, WREN_CQE_OP_RECV, WREN_CQE_WR_FLUSH_ERR, 0x100, &c);
+	CHECK(!(c.flags & WREN_CQE_F_INV));
+	rc_reconnect(a, b, rw);
+
+	/* REG_MR of a valid region: LOC_PROT_ERR, ERR, the next flushed. */
+	post_fast_reg(b, key2, FAST_IOVA, 4096, 2, lrw);
+	post_fast_reg(b, key3, FAST_IOVA, 4096, 2, lrw);
+	post_inv(b, WREN_WQE_LOCAL_INV, key2, 0);
+	pump(a, b);
+	expect_cqe(b, WREN_CQE_OP_REG_MR, WREN_CQE_SUCCESS, 0, &c);
+	expect_cqe(b, WREN_CQE_OP_REG_MR, WREN_CQE_LOC_PROT_ERR, 1, &c);
+	/* Never taken: only its status and slot say anything (verbs). */
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);
+	CHECK_EQ(wren_le16(c.wqe_index), 2);
+	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_ERR);
+	/* Neither the failed entry nor the flushed one touched the region. */
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key2, FAST_IOVA, in, 8, 0), 0);
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key3, FAST_IOVA, in, 8, 0),
+		 -EACCES);
+	rc_reconnect(a, b, rw);
+
+	/* LOCAL_INV of a stale key: LOC_PROT_ERR; the region stays valid. */
+	post_inv(b, WREN_WQE_LOCAL_INV, key3, 0);
+	pump(a, b);
+	expect_cqe(b, WREN_CQE_OP_LOCAL_INV, WREN_CQE_LOC_PROT_ERR, 0, &c);
+	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_ERR);
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key2, FAST_IOVA, in, 8, 0), 0);
+	rc_reconnect(a, b, rw);
+
+	/* More pages than the region holds, once invalid: LOC_QP_OP_ERR. */
+	post_inv(b, WREN_WQE_LOCAL_INV, key2, 0);
+	post_fast_reg(b, key3, FAST_IOVA, 5 * 4096 - 0x800, 5, lrw);
+	pump(a, b);
+	expect_cqe(b, WREN_CQE_OP_LOCAL_INV, WREN_CQE_SUCCESS, 0, &c);
+	expect_cqe(b, WREN_CQE_OP_REG_MR, WREN_CQE_LOC_QP_OP_ERR, 1, &c);
+	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_ERR);
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key3, FAST_IOVA, in, 8, 0),
+		 -EACCES);
+	rc_reconnect(a, b, rw);
+
+	/* A REG_MR with an SGE is malformed. */
+	memset(&w, 0, sizeof(w));
+	w.opcode = WREN_WQE_REG_MR;
+	w.num_sge = 1;
+	w.remote_addr = wren_to_le64(FAST_IOVA);
+	w.rkey = wren_to_le32(key3);
+	w.fast_reg.length = wren_to_le64(4096);
+	w.fast_reg.npages = wren_to_le32(2);
+	w.fast_reg.page_shift = 12;
+	sq_push(b, &w);
+	pump(a, b);
+	expect_cqe(b, WREN_CQE_OP_REG_MR, WREN_CQE_LOC_QP_OP_ERR, 0, &c);
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key3, FAST_IOVA, in, 8, 0),
+		 -EACCES);
+	h_fini(&a->h);
+	h_fini(&b->h);
+
+	/* On a UD QP, a well-formed REG_MR of a good region is refused. */
+	memset(a, 0, sizeof(*a));
+	adapter_up(a, 0, WREN_QPT_UD);
+	pbl_set(&a->h, FAST_PBL, 0, PAGE_B);
+	pbl_set(&a->h, FAST_PBL, 1, PAGE_A);
+	CHECK_EQ(reg_fast(&a->h, a->pdn, 4, 0x11, &acqe), WREN_STATUS_SUCCESS);
+	key = wren_le32(acqe.result[0]);
+	adapter_ah(a, a);
+	memset(&w, 0, sizeof(w));
+	w.opcode = WREN_WQE_REG_MR;
+	w.flags = WREN_WQE_F_SIGNALED;
+	w.ah = wren_to_le32(a->ah);	/* what a UD entry needs */
+	w.remote_qpn = wren_to_le32(a->qpn);
+	w.remote_qkey = wren_to_le32(0x11111111);
+	w.remote_addr = wren_to_le64(FAST_IOVA);
+	w.rkey = wren_to_le32(key);
+	w.fast_reg.length = wren_to_le64(4096);
+	w.fast_reg.npages = wren_to_le32(2);
+	w.fast_reg.page_shift = 12;
+	w.fast_reg.access = lrw;
+	sq_push(a, &w);
+	expect_cqe(a, WREN_CQE_OP_REG_MR, WREN_CQE_LOC_QP_OP_ERR, 0, &c);
+	CHECK_EQ(weng_mr_read(a->h.e, a->pdn, key, FAST_IOVA, in, 8, 0),
+		 -EACCES);
+	h_fini(&a->h);
+	free(a);
+	free(b);
+}
+
 static const struct tap_test tests[] = {
 	{ "reset, ready, enable handshake", test_reset_handshake },
 	{ "bad queue configuration is fatal", test_bad_queue_cfg },
@@ -3886,6 +4279,10 @@ static const struct tap_test tests[] = {
 	  test_eth },
 	{ "GSI QP: number 1, kernel PD, one per adapter; entries' own destinations; drain",
 	  test_gsi },
+	{ "fast-register regions: REG_MR's flag and its refusals, REREG, DEREG",
+	  test_fast_reg_admin },
+	{ "RC: REG_MR, LOCAL_INV and SEND_INV entries; invalid regions refuse",
+	  test_fast_reg_rc },
 };
 
 int main(void)

@@ -114,6 +114,7 @@ enum wren_wire_opcode {
 	WREN_WIRE_OP_READ_RESP		= 6,	/* the data a READ_REQ asked for */
 	WREN_WIRE_OP_CMP_SWP		= 7,	/* atomic; answered by READ_RESP */
 	WREN_WIRE_OP_FETCH_ADD		= 8,	/* atomic; answered by READ_RESP */
+	WREN_WIRE_OP_SEND_INV		= 9,	/* a SEND; invalidates key @imm */
 };
 
 /* Opcodes whose DATA packets carry a &struct wren_wire_rdma. */
@@ -160,16 +161,17 @@ static inline int wren_wire_op_is_read(__u8 opcode)
  * @offset: where this packet's payload goes in the message
  * @opcode: &enum wren_wire_opcode
  * @msg_flags: WREN_WIRE_MSG_*
- * @rsn: with WREN_WIRE_MSG_CONNECTED, a SEND, SEND_IMM or WRITE_IMM: how
- *	many of those its QP sent before it, modulo 2^16 (the receive it
- *	consumes); else zero
+ * @rsn: with WREN_WIRE_MSG_CONNECTED, a SEND, SEND_IMM, SEND_INV or
+ *	WRITE_IMM: how many of those its QP sent before it, modulo 2^16
+ *	(the receive it consumes); else zero
  * @dst_qpn: destination queue pair, [23:0]; [31:24] reserved
  * @src_qpn: source queue pair, [23:0]; [31:24] reserved
  * @qkey: the Q_Key the destination queue pair must hold; with
  *	WREN_WIRE_MSG_CONNECTED instead the message's sequence number in its
  *	QP's stream, [23:0], starting from the QP's send PSN
  * @imm: immediate data of SEND_IMM and WRITE_IMM, opaque; READ_REQ and
- *	READ_RESP: the requester's tag for the read, echoed
+ *	READ_RESP: the requester's tag for the read, echoed; SEND_INV: the
+ *	memory key at the target that the message invalidates
  *
  * Every packet of a message carries this header, so any of them can be
  * placed on its own whatever the order of arrival.  An RC QP's messages
