@@ -59,7 +59,8 @@ run rping -s -a $server -C 50 -S 4096 -V -- -c -a $server -C 50 -S 4096 -V
 run ucmatose -b $server -c 2 -C 100 -S 1000 -- -s $server -c 2 -C 100 -S 1000
 run udaddy -b $server -c 2 -C "$udaddy_msgs" -- -s $server -c 2 -C "$udaddy_msgs"
 # libfabric's verbs provider: FI_EP_MSG endpoints through the RDMA CM.
-run fi_pingpong -p verbs -e msg -I 100 -c -- -p verbs -e msg -I 100 -c $server
+run fi_pingpong -p verbs -e msg -S 65536 -I 100 -c -- -p verbs -e msg -S 65536 \
+	-I 100 -c $server
 # qperf's RC tests, connected by the RDMA CM (-cm1); "quit" ends the server.
 if [ "$i" -eq 0 ]; then
 	out=$(clean timeout 120 qperf 2>&1)

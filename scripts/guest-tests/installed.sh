@@ -10,8 +10,9 @@
 # active, that the libwren they load is the installed one, and that
 # Debian's ibv_ud_pingpong and ibv_rc_pingpong move data between the
 # guests (the adapter's GID, the rendezvous over scripts/vm --lan; guest 0
-# serves), and that its rdmacm-utils connect through the kernel's
-# connection manager (cm.sh), the kernel logging nothing.
+# serves), that its rdmacm-utils, libfabric and qperf connect through the
+# kernel's connection manager and NVMe over Fabrics works between the
+# guests (ulps.sh), the kernel logging nothing.
 # Then make uninstall: no provider, no module, no installed file left.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
@@ -124,9 +125,10 @@ case $out in
 *) fail "Debian's ibv_rc_pingpong: received data valid (no data moved)" ;;
 esac
 
-# The distribution's RDMA CM programs on the layout (guest 0 serves).
-check "rdmacm-utils over the kernel's connection manager (cm.sh)" \
-	"$WREN_TOP/scripts/guest-tests/cm.sh" --installed
+# The distribution's RDMA CM programs and the kernel's NVMe over Fabrics
+# on the layout (guest 0 serves).
+check "the connection manager's users (ulps.sh)" \
+	"$WREN_TOP/scripts/guest-tests/ulps.sh" --installed
 check "the kernel logged no error or warning" dmesg_quiet
 
 # Uninstall with the modules still loaded: wren_0 stays in the kernel,
