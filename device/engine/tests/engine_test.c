@@ -3494,7 +3494,12 @@ static uint8_t alloc_pd_flags(struct harness *h, uint32_t flags,
 }
 
 /* An adapter whose one QP is its Ethernet QP, in RTS, on a kernel PD. */
-static void eth_up(struct adapter *a, int n)
+/*
+ * @a with a kernel PD, whose key is the bus-address one, a CQ and a QP of
+ * @type with @flags on them, in RESET.
+ */
+static void kernel_adapter(struct adapter *a, int n, uint8_t type,
+			   uint8_t flags)
 {
 	struct wren_admin_cmd cmd;
 	struct wren_admin_cqe cqe;
@@ -3511,13 +3516,19 @@ static void eth_up(struct adapter *a, int n)
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	a->cqn = wren_le32(cqe.result[0]);
 	a->cq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
-	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RAW_ETH);
+	make_qp(&cmd, a->pdn, a->cqn, 1, type);
+	((struct wren_cmd_create_qp *)cmd.payload)->flags = flags;
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	a->qpn = wren_le32(cqe.result[0]);
 	a->sq_ring = SQ_RING;
 	a->rq_ring = RQ_RING;
 	a->sq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
 	a->rq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[2]);
+}
+
+static void eth_up(struct adapter *a, int n)
+{
+	kernel_adapter(a, n, WREN_QPT_RAW_ETH, 0);
 	/* No Q_Key: a frame names its own destination. */
 	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
 			WREN_QPS_INIT, 1), WREN_STATUS_BAD_PARAM);
@@ -3693,29 +3704,8 @@ static void test_eth(void)
 /* @a with a kernel PD, a CQ and the GSI QP in RTS. */
 static void gsi_up(struct adapter *a, int n)
 {
-	struct wren_admin_cmd cmd;
-	struct wren_admin_cqe cqe;
-
-	h_init(&a->h);
-	a->h.cfg.ipv4 = htobe32(0xc6120001 + n);
-	a->h.cfg.mac[5] = n;
-	h_start(&a->h);
-	h_enable(&a->h, 4, 3);
-	CHECK_EQ(alloc_pd_flags(&a->h, WREN_PD_FLAG_KERNEL, &a->pdn),
-		 WREN_STATUS_SUCCESS);
-	make_cq(&cmd, 1);
-	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
-	a->cqn = wren_le32(cqe.result[0]);
-	a->cq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
-	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_UD);
-	((struct wren_cmd_create_qp *)cmd.payload)->flags = WREN_QP_FLAG_GSI;
-	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
-	a->qpn = wren_le32(cqe.result[0]);
+	kernel_adapter(a, n, WREN_QPT_UD, WREN_QP_FLAG_GSI);
 	CHECK_EQ(a->qpn, WREN_QPN_GSI);
-	a->sq_ring = SQ_RING;
-	a->rq_ring = RQ_RING;
-	a->sq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
-	a->rq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[2]);
 	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
 			WREN_QPS_INIT, 0x80010000), WREN_STATUS_SUCCESS);
 	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
