@@ -11,12 +11,14 @@
 # 16 MiB of random data written to the namespace with O_DIRECT and read
 # back, both compared; then it disconnects and tells the target, over TCP
 # on the adapter's interface, the data's SHA-256, which the target checks
-# against its file.  The kernel must log nothing on either side.
+# against its file.  The kernel must log nothing on either side, so the
+# host connects only once the target says its port listens.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
 i=${WREN_GUEST_INDEX:-0}
 target=198.18.0.1
+host=198.18.0.2
 nqn=nqn.2026-11.org.wren:test
 mib=16
 
@@ -24,29 +26,31 @@ dmesg_mark
 [ "${1:-}" = --installed ] ||
 	check "make install, modprobe wren_ib, the interface up" install_wren
 
-# tell_target MESSAGE (host) / hear_host (target): one line over TCP.
-tell_target() {
-	python3 - "$target" "$1" <<'EOF'
+# tcp_send ADDRESS PORT LINE: LINE to whoever listens there, retried
+# until somebody does; tcp_listen ADDRESS PORT: the line of the first
+# connection there.  The guests' rendezvous, over the adapter's interface.
+tcp_send() {
+	python3 - "$@" <<'EOF'
 import socket, sys, time
-for _ in range(120):
+for _ in range(300):
     try:
-        s = socket.create_connection((sys.argv[1], 4421), timeout=5)
+        s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
         break
     except OSError:
         time.sleep(1)
 else:
     sys.exit(1)
-s.sendall((sys.argv[2] + "\n").encode())
+s.sendall((sys.argv[3] + "\n").encode())
 s.close()
 EOF
 }
 
-hear_host() {
-	python3 - "$target" <<'EOF'
+tcp_listen() {
+	python3 - "$@" <<'EOF'
 import socket, sys
 srv = socket.socket()
 srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-srv.bind((sys.argv[1], 4421))
+srv.bind((sys.argv[1], int(sys.argv[2])))
 srv.listen(1)
 srv.settimeout(600)
 c, _ = srv.accept()
@@ -77,7 +81,9 @@ if [ "$i" -eq 0 ]; then
 		echo $target >$cfg/ports/1/addr_traddr
 		echo 4420 >$cfg/ports/1/addr_trsvcid
 		ln -s $sub $cfg/ports/1/subsystems/$nqn"
-	sum=$(hear_host)
+	# The host connects once the port listens: a refused connect logs.
+	check "the host heard the port is ready" tcp_send $host 4422 ready
+	sum=$(tcp_listen $target 4421)
 	echo "host: $sum"
 	check "the host finished" [ -n "$sum" ]
 	got=$(head -c $((mib << 20)) /mnt/wren-ns/ns.img | sha256sum | cut -d' ' -f1)
@@ -88,11 +94,13 @@ if [ "$i" -eq 0 ]; then
 	umount /mnt/wren-ns
 else
 	check "modprobe nvme-rdma" modprobe nvme-rdma
-	if retry 60 clean nvme connect -t rdma -a $target -s 4420 -n $nqn; then
+	check "the target's port is ready" \
+		[ "$(tcp_listen $host 4422)" = ready ]
+	if clean nvme connect -t rdma -a $target -s 4420 -n $nqn; then
 		pass "nvme connect -t rdma"
 	else
 		fail "nvme connect -t rdma"
-		tell_target failed
+		tcp_send $target 4421 failed
 		finish
 	fi
 	# The namespace's block device: the subsystem's (native multipath)
@@ -119,7 +127,7 @@ else
 	check "nvme disconnect" clean nvme disconnect -n $nqn
 	# The target waits for this line whatever happened here.
 	[ "$got" = "$want" ] || want=failed
-	check "the target heard the host" tell_target "sha256 $want"
+	check "the target heard the host" tcp_send $target 4421 "sha256 $want"
 	check "nvme-rdma unloads" modprobe -r nvme-rdma
 fi
 
