@@ -195,7 +195,8 @@ static void wren_kcq_clean(struct kunit *test)
 	for (i = 0; i < 4; i++)
 		ring[i].qpn = cpu_to_le32(qpns[i]);
 	/* Slots 0 to 2 written on the first lap, slot 0 already read. */
-	ring[0].flags = ring[1].flags = ring[2].flags = WREN_CQE_F_PHASE;
+	for (i = 0; i < 3; i++)
+		ring[i].flags = WREN_CQE_F_PHASE;
 	wren_ib_kcq_clean(&cq, 7);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[0].qpn), 7);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[1].qpn), 0);
