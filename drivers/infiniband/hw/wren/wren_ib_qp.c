@@ -341,7 +341,7 @@ static int wren_ib_qp_user_rings(struct wren_ib_dev *dev, struct wren_ib_qp *qp,
  * Return: 0, -EOPNOTSUPP for another QP type, an SRQ on a kernel QP, a
  * creation flag, an unknown comp_mask bit, driver QP type or RD flag,
  * -EINVAL for a non-zero reserved field, flags on a UD QP or a capacity
- * beyond the device's, -ENOMEM, -ENOSPC for a second GSI QP, or another
+ * beyond the device's, -ENOMEM (also for a second GSI QP), or another
  * negative errno.
  */
 int wren_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
