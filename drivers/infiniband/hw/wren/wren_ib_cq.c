@@ -12,6 +12,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "wren_ib.h"
+#include "wren_ib_trace.h"
 
 /* wren_event_ops.cq_comp: an armed CQ got a completion. */
 void wren_ib_cq_comp(void *priv, u32 cqn)
@@ -25,6 +26,7 @@ void wren_ib_cq_comp(void *priv, u32 cqn)
 				      cqn);
 		return;
 	}
+	trace_wren_ib_cq_event(&cq->ibcq, cqn);
 	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }

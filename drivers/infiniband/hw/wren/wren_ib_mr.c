@@ -15,6 +15,7 @@
 #include <rdma/iter.h>
 
 #include "wren_ib.h"
+#include "wren_ib_trace.h"
 
 /* The access rights the device knows; the optional ones are ignored. */
 #define WREN_IB_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
@@ -233,6 +234,7 @@ static int wren_ib_mr_register(struct wren_ib_dev *dev, struct wren_ib_pd *pd,
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 	wren_ib_mr_set(mr, length, virt_addr, access);
+	trace_wren_ib_reg_mr(&pd->ibpd, key, length, params.npages, access);
 	ibdev_dbg(&dev->ibdev, "MR %#x: %llu bytes at %#llx, %u pages of %lu bytes\n",
 		  key, length, virt_addr, params.npages, 1UL << params.page_shift);
 	return 0;
@@ -596,6 +598,7 @@ struct ib_mr *wren_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 	}
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
+	trace_wren_ib_reg_mr(ibpd, key, 0, 0, 0);
 	return &mr->ibmr;
 
 err_free_pbl:

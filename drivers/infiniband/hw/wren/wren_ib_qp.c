@@ -13,6 +13,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "wren_ib.h"
+#include "wren_ib_trace.h"
 
 /* What modify_qp accepts of a datagram QP; the rest has no use. */
 #define WREN_IB_MODIFY_UD_MASK	(IB_QP_STATE | IB_QP_CUR_STATE | \
@@ -711,6 +712,7 @@ int wren_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	wren_ib_modify_keep(qp, attr, attr_mask);
 out_unlock:
 	mutex_unlock(&qp->lock);
+	trace_wren_ib_modify_qp(ibqp, cur_state, new_state, attr_mask, err);
 	return err;
 }
 

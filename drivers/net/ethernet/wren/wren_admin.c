@@ -11,8 +11,10 @@
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 
 #include "wren_dev.h"
+#include "wren_trace.h"
 
 static const char * const wren_opcode_names[] = {
 	[WREN_ADMIN_GET_ATTR] = "GET_ATTR",
@@ -262,6 +264,7 @@ VISIBLE_IF_KUNIT int wren_admin_post(struct wren_dev *wdev, u8 opcode,
 	cmd->hdr.cmd_id = cpu_to_le16(ctx->cmd_id);
 	cmd->hdr.flags = wren_ring_phase(aq->sq_tail, aq->log_depth);
 	aq->sq_tail++;
+	trace_wren_admin_post(wdev, opcode, ctx->cmd_id);
 	/* The entry must be visible before the doorbell; writel orders it. */
 	wren_wr(wdev, WREN_REG_AQ_DB, FIELD_PREP(WREN_AQ_DB_TAIL, aq->sq_tail));
 	wdev->stats.admin_cmds++;
@@ -336,6 +339,7 @@ int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
 	struct wren_admin_ctx *ctx;
 	unsigned long flags;
 	u32 ext_status;
+	ktime_t start;
 	u16 cmd_id;
 	u8 status;
 	bool done;
@@ -347,6 +351,7 @@ int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
 		return -EIO;
 	if (down_timeout(&aq->slots, msecs_to_jiffies(aq->timeout_ms)))
 		return -EBUSY;
+	start = ktime_get();
 	err = wren_admin_post(wdev, opcode, body, len, &ctx);
 	if (err) {
 		dev_err_ratelimited(&wdev->pdev->dev,
@@ -374,7 +379,7 @@ int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
 
 	if (!done && READ_ONCE(wdev->dead)) {
 		err = -EIO;
-		goto out_up;
+		goto out_trace;
 	}
 	if (!done) {
 		dev_err_ratelimited(&wdev->pdev->dev,
@@ -382,7 +387,7 @@ int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
 				    wren_admin_opcode_name(opcode), cmd_id,
 				    aq->timeout_ms);
 		err = -ETIMEDOUT;
-		goto out_up;
+		goto out_trace;
 	}
 	err = wren_status_to_errno(status);
 	/* A rejected field is a driver bug; other statuses are the caller's. */
@@ -395,6 +400,10 @@ int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
 		dev_dbg(&wdev->pdev->dev,
 			"admin command %s (id 0x%04x): status %u, extended status %u\n",
 			wren_admin_opcode_name(opcode), cmd_id, status, ext_status);
+out_trace:
+	trace_wren_admin_done(wdev, opcode, cmd_id, done ? status : 0,
+			      done ? ext_status : 0, err,
+			      ktime_us_delta(ktime_get(), start));
 out_up:
 	up(&aq->slots);
 	return err;

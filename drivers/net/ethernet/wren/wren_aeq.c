@@ -7,6 +7,7 @@
 #include <linux/dma-mapping.h>
 
 #include "wren_dev.h"
+#include "wren_trace.h"
 
 #define WREN_KEEP_ALIVE_MISSES	3
 
@@ -91,6 +92,7 @@ static void wren_aeq_handle(struct wren_dev *wdev,
 	struct device *dev = &wdev->pdev->dev;
 	u64 data = le64_to_cpu(ev->data);
 
+	trace_wren_async_event(wdev, ev->type, le32_to_cpu(ev->info), data);
 	wdev->stats.aeq_events++;
 	switch (ev->type) {
 	case WREN_AEQ_KEEP_ALIVE:

@@ -17,6 +17,7 @@
 #include <linux/module.h>
 
 #include "wren_dev.h"
+#include "wren_trace.h"
 
 static bool admin_poll;
 module_param(admin_poll, bool, 0444);
@@ -109,10 +110,13 @@ static int wren_reset(struct wren_dev *wdev)
 {
 	u32 timeouts = wren_rd(wdev, WREN_REG_TIMEOUTS);
 	unsigned int reset_ms = FIELD_GET(WREN_TIMEOUTS_RESET_MS, timeouts);
+	int err;
 
 	wren_wr(wdev, WREN_REG_DEV_CTL, WREN_DEV_CTL_RESET);
-	return wren_wait_status(wdev, WREN_DEV_STS_READY, reset_ms ?: 1000,
-				"reset");
+	err = wren_wait_status(wdev, WREN_DEV_STS_READY, reset_ms ?: 1000,
+			       "reset");
+	trace_wren_reset(wdev, err);
+	return err;
 }
 
 static int wren_enable(struct wren_dev *wdev)
