@@ -6,7 +6,8 @@
 -- Documentation/wire-protocol.rst where they disagree); every offset,
 -- length, enum and flag below is that header's.  The enum tables keep the
 -- header's order and the header's names, one "[value] = name, -- C name"
--- line each, so that tools/wireshark/tests/run can check them against the
+-- line each, so that tools/wireshark/tests/dissector_test.py checks them
+-- against the
 -- header mechanically instead of by eye.
 --
 --   tshark -X lua_script:tools/wireshark/wren.lua -r capture.pcap
@@ -323,17 +324,26 @@ local function add_rsvd(tree, range)
 	end
 end
 
+-- What was wrong with the packet being dissected, for its info column,
+-- which is written last.
+local problems = {}
+
 local function malformed(tree, pinfo, msg)
 	tree:add_proto_expert_info(ef.malformed, msg)
-	pinfo.cols.info:append(" [Malformed: " .. msg .. "]")
+	problems[#problems + 1] = msg
+	return false
+end
+
+-- A field holds a value the header does not define.
+local function bad_value(item, msg)
+	item:add_proto_expert_info(ef.unknown, msg)
+	problems[#problems + 1] = msg
 	return false
 end
 
 local function check_enum(item, tbl, v, what)
 	if not tbl[v] then
-		item:add_proto_expert_info(ef.unknown, "Unknown " .. what ..
-			" " .. v)
-		return false
+		return bad_value(item, "unknown " .. what .. " " .. v)
 	end
 	return true
 end
@@ -449,9 +459,8 @@ local function dissect_ack(buf, pinfo, tree)
 	local wi = t:add(pf.bitmap_words, buf(38, 1))
 	add_rsvd(t, buf(39, 1))
 	if words > ACK_MAX_WORDS then
-		wi:add_proto_expert_info(ef.unknown, "more than " ..
-			ACK_MAX_WORDS .. " bitmap words")
-		return false, ""
+		return bad_value(wi, "more than " .. ACK_MAX_WORDS ..
+			" bitmap words"), ""
 	end
 	if buf:len() ~= HDR_LEN + ACK_LEN + 8 * words then
 		return malformed(tree, pinfo, string.format(
@@ -518,8 +527,7 @@ local function dissect_connect(buf, pinfo, tree)
 	add_rsvd(t, buf(33, 3))
 	local wi = t:add(pf.window, buf(36, 4))
 	if buf(36, 4):uint() == 0 then
-		wi:add_proto_expert_info(ef.unknown, "zero window")
-		ok = false
+		ok = bad_value(wi, "zero window")
 	end
 	return ok, string.format(" %s window %d", modes[mode] or mode,
 		buf(36, 4):uint())
@@ -549,6 +557,7 @@ function wren.dissector(buf, pinfo, root)
 	local len = buf:len()
 
 	pinfo.cols.protocol = "Wren"
+	problems = {}
 	local tree = root:add(wren, buf())
 	if len < HDR_LEN then
 		pinfo.cols.info = "Wren, truncated header"
@@ -669,6 +678,10 @@ function wren.dissector(buf, pinfo, root)
 	end
 	if bit.band(flags, F_TRIMMED) ~= 0 then
 		h:add_proto_expert_info(ef.trimmed)
+	end
+	if #problems > 0 then
+		info = info .. " [Malformed: " .. table.concat(problems, "; ") ..
+			"]"
 	end
 	pinfo.cols.info = info
 	return len

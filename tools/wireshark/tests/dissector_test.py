@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""dissector_test.py LUA HEADER PCAP COUNTS: the dissector's test (TAP).
+"""dissector_test.py LUA HEADER PCAP COUNTS [BAD]: the dissector's test (TAP).
 
 1. Every constant of tools/wireshark/wren.lua that names a C constant in
    a trailing "-- WREN_WIRE_..." comment has that constant's value in
@@ -13,6 +13,7 @@
    malformed-packet or error expert info and no Lua error, and finds per
    packet type, and for retransmissions, trimmed and CE-marked packets,
    RDMA headers and ACK bitmap words, the numbers COUNTS gives.
+3. Every packet of BAD, malformed on purpose, raises an error.
 
 With --fabric-json FILE instead of COUNTS, PCAP is the fabric's
 --pcap-in capture and the counts are checked against the fabric's own
@@ -137,7 +138,7 @@ def main():
     if argv and argv[0] == "--fabric-json":
         fabric = argv[1]
         argv = argv[2:]
-    if len(argv) != 3 + (fabric is None):
+    if len(argv) not in ((3,) if fabric else (4, 5)):
         sys.exit(__doc__)
     lua, header, pcap = argv[:3]
 
@@ -154,6 +155,17 @@ def main():
         for line in open(argv[3]):
             k, v = line.split()
             want[k] = int(v)
+        nbad = want.pop("BAD", 0)
+        if len(argv) > 4:
+            # The malformed packets must each raise an error.
+            bad = tshark(lua, argv[4], "-Y",
+                         "_ws.malformed || _ws.expert.severity == error")
+            allbad = tshark(lua, argv[4])
+            ok(nbad > 0 and len(bad) == nbad == len(allbad),
+               "each of the %d malformed packets is flagged (%d)"
+               % (nbad, len(bad)))
+            for l in allbad:
+                print("#   " + l)
         for k, v in want.items():
             ok(got[k] == v, "%s: tshark %d, wren_capture %d" % (k, got[k], v))
         for t in TYPES:

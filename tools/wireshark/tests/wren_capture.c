@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * wren_capture PCAP COUNTS: a capture of every Wren packet type, made by
- * the transport itself, for the dissector's test (tools/wireshark/tests/run).
+ * wren_capture PCAP COUNTS BAD: a capture of every Wren packet type, made
+ * by the transport itself, for the dissector's test
+ * (tools/wireshark/tests/dissector_test.py), and one of malformed packets.
  *
  * Three transports of device/transport talk over the unit tests' simulated
  * wire (device/transport/tests/tp_net.c) with loss, duplication, trimming
@@ -88,6 +89,79 @@ static void capture(uint64_t now, const uint8_t *f, uint32_t len)
 	if (type == WREN_WIRE_ACK)
 		cap_sack_words += w[sizeof(struct wren_wire_hdr) +
 				    offsetof(struct wren_wire_ack, bitmap_words)];
+}
+
+/*
+ * A frame of @type with a UDP payload of @wlen bytes (zeroes but for the
+ * version and type), for the malformed packets the dissector must flag.
+ */
+static uint32_t bad_frame(uint8_t *f, uint8_t ver, uint8_t type,
+			  uint32_t wlen)
+{
+	struct wren_wire_l2l4 h = {
+		.dst_mac = { 2, 0, 0, 0, 0, 2 }, .src_mac = { 2, 0, 0, 0, 0, 1 },
+		.saddr = 0xc6120001, .daddr = 0xc6120002, .sport = 0xc000,
+		.dport = WREN_WIRE_UDP_PORT, .proto = WREN_WIRE_IPPROTO_UDP,
+	};
+	uint32_t len = WREN_WIRE_L2L4_LEN + wlen;
+
+	memset(f, 0, len);
+	wren_wire_put_l2l4(f, len, &h);
+	f[WREN_WIRE_HDR] = ver << 4 | type;
+	return len;
+}
+
+/*
+ * BAD: one malformed packet per rule the dissector checks, each of which
+ * must raise an error; their number goes to COUNTS as BAD.
+ */
+static unsigned int write_bad(const char *path)
+{
+	const uint32_t H = sizeof(struct wren_wire_hdr);
+	const uint32_t D = H + sizeof(struct wren_wire_data);
+	const uint32_t A = H + sizeof(struct wren_wire_ack);
+	uint8_t f[256], *w = f + WREN_WIRE_HDR;
+	unsigned int n = 0;
+	uint32_t len;
+
+	pcap_open(path);
+	/* Shorter than the transport header. */
+	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_DATA, 20)), n++;
+	/* Version 2. */
+	capture(0, f, bad_frame(f, 2, WREN_WIRE_CLOSE, H)), n++;
+	/* No such type. */
+	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, 9, H)), n++;
+	/* A type of fixed length, with another. */
+	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_NACK, H + 4)), n++;
+	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_CLOSE, H + 8)), n++;
+	/* DATA shorter than its message header. */
+	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_DATA, D - 1)), n++;
+	/* A WRITE without its RDMA header, not trimmed. */
+	len = bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_DATA, D);
+	w[H + offsetof(struct wren_wire_data, opcode)] = WREN_WIRE_OP_WRITE;
+	capture(0, f, len), n++;
+	/* An unknown opcode. */
+	len = bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_DATA, D);
+	w[H + offsetof(struct wren_wire_data, opcode)] = 42;
+	capture(0, f, len), n++;
+	/* A payload beyond msg_len (0). */
+	len = bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_DATA, D + 8);
+	w[H + offsetof(struct wren_wire_data, opcode)] = WREN_WIRE_OP_SEND;
+	capture(0, f, len), n++;
+	/* An ACK whose length is not its bitmap's, and one of 9 words. */
+	len = bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_ACK, A + 8);
+	w[H + offsetof(struct wren_wire_ack, bitmap_words)] = 2;
+	capture(0, f, len), n++;
+	len = bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_ACK, A + 72);
+	w[H + offsetof(struct wren_wire_ack, bitmap_words)] = 9;
+	capture(0, f, len), n++;
+	/* A NACK of no reason; a CONNECT of no mode and window 0. */
+	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_NACK,
+				H + sizeof(struct wren_wire_nack))), n++;
+	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_CONNECT,
+				H + sizeof(struct wren_wire_connect))), n++;
+	fclose(pcap);
+	return n;
 }
 
 static bool calm;		/* the switch passes everything */
@@ -200,12 +274,17 @@ int main(int argc, char **argv)
 	struct wren_tp_config cfg;
 	struct wren_tp_stats sum = { 0 };
 	static struct net net;
+	unsigned int bad;
 	FILE *out;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: wren_capture PCAP COUNTS\n");
+	if (argc != 4) {
+		fprintf(stderr, "usage: wren_capture PCAP COUNTS BAD\n");
 		return 2;
 	}
+	bad = write_bad(argv[3]);
+	memset(cap_type, 0, sizeof(cap_type));
+	cap_frames = cap_retx = cap_trimmed = cap_ce = cap_rdma = 0;
+	cap_sack_words = 0;
 	pcap_open(argv[1]);
 
 	wren_tp_config_defaults(&cfg);
@@ -297,7 +376,7 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		return 2;
 	}
-	fprintf(out, "frames %lu\n", cap_frames);
+	fprintf(out, "BAD %u\nframes %lu\n", bad, cap_frames);
 	for (int t = WREN_WIRE_DATA; t <= WREN_WIRE_UD; t++)
 		fprintf(out, "%s %lu\n", names[t], cap_type[t]);
 	fprintf(out, "RETX %lu\nTRIMMED %lu\nCE %lu\nRDMA %lu\n"
