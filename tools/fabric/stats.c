@@ -51,7 +51,7 @@ static void port_json(FILE *f, const struct port *pt, bool last)
 		(unsigned long long)s->rx_oversize,
 		(unsigned long long)s->tx_errors,
 		(unsigned long long)s->tx_no_peer);
-	for (t = 1; t < sizeof(wren_type_key) / sizeof(wren_type_key[0]); t++) {
+	for (t = 1; t < sizeof(wren_type_key) / sizeof(*wren_type_key); t++) {
 		fprintf(f, "\"%s\": %llu, ", wren_type_key[t],
 			(unsigned long long)s->rx_wren_type[t]);
 		other -= s->rx_wren_type[t];

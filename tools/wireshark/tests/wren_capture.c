@@ -111,6 +111,14 @@ static uint32_t bad_frame(uint8_t *f, uint8_t ver, uint8_t type,
 	return len;
 }
 
+static unsigned int nbad;
+
+static void put_bad(const uint8_t *f, uint32_t len)
+{
+	capture(0, f, len);
+	nbad++;
+}
+
 /*
  * BAD: one malformed packet per rule the dissector checks, each of which
  * must raise an error; their number goes to COUNTS as BAD.
@@ -121,47 +129,46 @@ static unsigned int write_bad(const char *path)
 	const uint32_t D = H + sizeof(struct wren_wire_data);
 	const uint32_t A = H + sizeof(struct wren_wire_ack);
 	uint8_t f[256], *w = f + WREN_WIRE_HDR;
-	unsigned int n = 0;
 	uint32_t len;
 
 	pcap_open(path);
 	/* Shorter than the transport header. */
-	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_DATA, 20)), n++;
+	put_bad(f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_DATA, 20));
 	/* Version 2. */
-	capture(0, f, bad_frame(f, 2, WREN_WIRE_CLOSE, H)), n++;
+	put_bad(f, bad_frame(f, 2, WREN_WIRE_CLOSE, H));
 	/* No such type. */
-	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, 9, H)), n++;
+	put_bad(f, bad_frame(f, WREN_WIRE_VERSION, 9, H));
 	/* A type of fixed length, with another. */
-	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_NACK, H + 4)), n++;
-	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_CLOSE, H + 8)), n++;
+	put_bad(f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_NACK, H + 4));
+	put_bad(f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_CLOSE, H + 8));
 	/* DATA shorter than its message header. */
-	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_DATA, D - 1)), n++;
+	put_bad(f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_DATA, D - 1));
 	/* A WRITE without its RDMA header, not trimmed. */
 	len = bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_DATA, D);
 	w[H + offsetof(struct wren_wire_data, opcode)] = WREN_WIRE_OP_WRITE;
-	capture(0, f, len), n++;
+	put_bad(f, len);
 	/* An unknown opcode. */
 	len = bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_DATA, D);
 	w[H + offsetof(struct wren_wire_data, opcode)] = 42;
-	capture(0, f, len), n++;
+	put_bad(f, len);
 	/* A payload beyond msg_len (0). */
 	len = bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_DATA, D + 8);
 	w[H + offsetof(struct wren_wire_data, opcode)] = WREN_WIRE_OP_SEND;
-	capture(0, f, len), n++;
+	put_bad(f, len);
 	/* An ACK whose length is not its bitmap's, and one of 9 words. */
 	len = bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_ACK, A + 8);
 	w[H + offsetof(struct wren_wire_ack, bitmap_words)] = 2;
-	capture(0, f, len), n++;
+	put_bad(f, len);
 	len = bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_ACK, A + 72);
 	w[H + offsetof(struct wren_wire_ack, bitmap_words)] = 9;
-	capture(0, f, len), n++;
+	put_bad(f, len);
 	/* A NACK of no reason; a CONNECT of no mode and window 0. */
-	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_NACK,
-				H + sizeof(struct wren_wire_nack))), n++;
-	capture(0, f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_CONNECT,
-				H + sizeof(struct wren_wire_connect))), n++;
+	put_bad(f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_NACK,
+			     H + sizeof(struct wren_wire_nack)));
+	put_bad(f, bad_frame(f, WREN_WIRE_VERSION, WREN_WIRE_CONNECT,
+			     H + sizeof(struct wren_wire_connect)));
 	fclose(pcap);
-	return n;
+	return nbad;
 }
 
 static bool calm;		/* the switch passes everything */
