@@ -239,6 +239,10 @@ local pf = {
 		"Duplicate (same PSN again without RETX)"),
 	a_first = ProtoField.framenum("wren.analysis.first_frame",
 		"First sent in frame", base.NONE),
+	a_data = ProtoField.framenum("wren.analysis.data_frame",
+		"Answers the DATA of frame", base.NONE),
+	a_rtt = ProtoField.double("wren.analysis.rtt_us",
+		"Round trip in the capture (us)"),
 }
 
 local ef = {
@@ -283,19 +287,27 @@ local ip_dsfield_ecn = Field.new("ip.dsfield.ecn")
 -- tcp.analysis.retransmission does.  Results are kept per frame number
 -- because Wireshark dissects a frame again when it is clicked, and the
 -- state must then not change.
-local first_seen = {}	-- "src/ctx/epoch/psn" -> frame number
-local analysis = {}	-- frame number -> { first = n, dup = bool }
+--
+-- An ACK or NACK echoes the PSN and ts of the DATA packet that caused it,
+-- and names the initiator's context in dst_ctx: with the initiator's
+-- address that is the DATA's key plus its ts, which tells the
+-- transmissions of one PSN apart, so the answer points at the very
+-- transmission it answers and the capture gives the round trip there.
+local first_seen = {}	-- "initiator/ctx/epoch/psn" -> frame number
+local sent = {}		-- "initiator/ctx/epoch/psn/ts" -> { frame, time }
+local analysis = {}	-- frame number -> { first, dup, data, rtt }
 
 function wren.init()
 	first_seen = {}
+	sent = {}
 	analysis = {}
 end
 
-local function analyse(pinfo, src_ctx, epoch, psn, retx)
+local function analyse_data(pinfo, ctx, epoch, psn, ts, retx)
 	local a = analysis[pinfo.number]
 
 	if not a then
-		local key = tostring(pinfo.src) .. "/" .. src_ctx .. "/" ..
+		local key = tostring(pinfo.src) .. "/" .. ctx .. "/" ..
 			epoch .. "/" .. psn
 		local first = first_seen[key]
 
@@ -305,6 +317,27 @@ local function analyse(pinfo, src_ctx, epoch, psn, retx)
 			a.dup = not retx
 		else
 			first_seen[key] = pinfo.number
+		end
+		sent[key .. "/" .. ts] = sent[key .. "/" .. ts] or
+			{ pinfo.number, pinfo.rel_ts }
+		analysis[pinfo.number] = a
+	end
+	return a
+end
+
+local function analyse_answer(pinfo, ctx, epoch, psn, ts)
+	local a = analysis[pinfo.number]
+
+	if not a then
+		local d = sent[tostring(pinfo.dst) .. "/" .. ctx .. "/" ..
+			epoch .. "/" .. psn .. "/" .. ts]
+
+		a = {}
+		if d then
+			a.data = d[1]
+			-- rel_ts, being small, keeps the nanoseconds that a
+			-- double holding the epoch time would round off.
+			a.rtt = math.floor((pinfo.rel_ts - d[2]) * 1e9 + 0.5) / 1e3
 		end
 		analysis[pinfo.number] = a
 	end
@@ -651,9 +684,18 @@ function wren.dissector(buf, pinfo, root)
 	end
 	info = info .. more
 
+	local ts = buf(24, 4):uint()
+	if (wtype == T_ACK or wtype == T_NACK) and ok then
+		local a = analyse_answer(pinfo, dst_ctx, epoch, psn, ts)
+
+		if a.data then
+			h:add(pf.a_data, a.data):set_generated()
+			h:add(pf.a_rtt, a.rtt):set_generated()
+		end
+	end
 	if wtype == T_DATA then
 		local retx = bit.band(flags, F_RETX) ~= 0
-		local a = analyse(pinfo, src_ctx, epoch, psn, retx)
+		local a = analyse_data(pinfo, src_ctx, epoch, psn, ts, retx)
 
 		if retx then
 			local ri = h:add(pf.a_retx, true)
