@@ -12,7 +12,8 @@
    wren_capture, which counted its frames into COUNTS) as Wren, raises no
    malformed-packet or error expert info and no Lua error, and finds per
    packet type, and for retransmissions, trimmed and CE-marked packets,
-   RDMA headers and ACK bitmap words, the numbers COUNTS gives.
+   RDMA headers and ACK bitmap words, the numbers COUNTS gives, and
+   links every ACK to the DATA packet it answers.
 3. Every packet of BAD, malformed on purpose, raises an error.
 
 With --fabric-json FILE instead of COUNTS, PCAP is the fabric's
@@ -103,13 +104,14 @@ def tshark(lua, pcap, *args):
 def decode_counts(lua, pcap):
     fields = ["frame.number", "wren.type", "wren.analysis.retransmission",
               "wren.flags.trimmed", "wren.ce", "wren.rdma.rkey",
-              "wren.ack.bitmap_words", "_ws.malformed", "_ws.lua.text"]
+              "wren.ack.bitmap_words", "_ws.malformed", "_ws.lua.text",
+              "wren.analysis.data_frame"]
     args = ["-T", "fields", "-E", "separator=|", "-E", "occurrence=l"]
     for f in fields:
         args += ["-e", f]
     c = collections.Counter()
     for line in tshark(lua, pcap, *args):
-        num, wtype, retx, trim, ce, rkey, words, malf, luaerr = \
+        num, wtype, retx, trim, ce, rkey, words, malf, luaerr, data = \
             line.split("|")
         c["frames"] += 1
         if not wtype:
@@ -123,6 +125,7 @@ def decode_counts(lua, pcap):
         c["RDMA"] += rkey != ""
         c["SACK_WORDS"] += int(words or 0)
         c["malformed"] += malf != "" or luaerr != ""
+        c["unlinked_acks"] += t == 2 and data == ""
     # Errors the dissector reports as expert info rather than exceptions.
     errs = tshark(lua, pcap, "-Y",
                   "_ws.malformed || _ws.expert.severity == error")
@@ -150,6 +153,11 @@ def main():
     ok(got["malformed"] == 0 and got["expert_errors"] == 0,
        "no malformed packet, no error (%d, %d)"
        % (got["malformed"], got["expert_errors"]))
+    # Every ACK answers a DATA packet that crossed the capture point
+    # before it.
+    ok(got["ACK"] > 0 and got["unlinked_acks"] == 0,
+       "every ACK is linked to the DATA it answers (%d of %d are not)"
+       % (got["unlinked_acks"], got["ACK"]))
     if fabric is None:
         want = {}
         for line in open(argv[3]):
