@@ -6,8 +6,8 @@
 -- Documentation/wire-protocol.rst where they disagree); every offset,
 -- length, enum and flag below is that header's.  The enum tables keep the
 -- header's order and the header's names, one "[value] = name, -- C name"
--- line each, so that tools/wireshark/tests/dissector_test.py checks them
--- against the
+-- line each, and every constant names its C constant the same way, so
+-- that tools/wireshark/tests/dissector_test.py checks them against the
 -- header mechanically instead of by eye.
 --
 --   tshark -X lua_script:tools/wireshark/wren.lua -r capture.pcap
@@ -415,8 +415,7 @@ local function dissect_data(buf, pinfo, tree, wtype, flags)
 		t:add(pf.qkey, buf(56, 4))
 	end
 	t:add(pf.imm, buf(60, 4))
-	if bit.band(buf(48, 1):uint(), 0xff) ~= 0 or
-	   bit.band(buf(52, 1):uint(), 0xff) ~= 0 then
+	if buf(48, 1):uint() ~= 0 or buf(52, 1):uint() ~= 0 then
 		t:add_proto_expert_info(ef.rsvd, "QPN bits [31:24] not zero")
 	end
 
