@@ -15,6 +15,15 @@
 -- or installed by make install in Wireshark's global Lua plugin folder.
 -- Documentation/dissector.rst lists the fields.
 
+-- Wireshark loads the installed copy from its plugin folder and then any
+-- -X lua_script: one; a second Proto("wren") would be an error, so the
+-- second copy steps aside (tools/wireshark/tests/dissector_test.py makes
+-- sure an installed copy is the tree's before it tests).
+if rawget(_G, "wren_dissector_loaded") then
+	return
+end
+wren_dissector_loaded = true
+
 local wren = Proto("wren", "Wren RDMA transport")
 
 -- The UDP destination port of every Wren packet: WREN_WIRE_UDP_PORT.

@@ -22,6 +22,7 @@ counters of the frames it received (tools/fabric/README.rst, "Stats"):
 frames, Wren frames, each packet type and RETX.
 """
 import collections
+import os
 import re
 import subprocess
 import sys
@@ -89,6 +90,27 @@ def check_tables(lua, header):
        % (len(consts), wrong or ""))
 
 
+def installed_copies(lua):
+    """Copies of the dissector in tshark's Lua plugin folders that are
+    not @lua's contents: tshark would load them instead (wren.lua steps
+    aside when loaded twice), so the tree's would go untested."""
+    r = subprocess.run(["tshark", "-G", "folders"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, universal_newlines=True)
+    mine = open(lua, "rb").read()
+    stale = []
+    for line in r.stdout.splitlines():
+        if "Lua Plugins" not in line:
+            continue
+        top = line.split("\t")[-1].strip()
+        for root, _, files in os.walk(top):
+            for f in files:
+                p = os.path.join(root, f)
+                if f.endswith(".lua") and b'Proto("wren"' in \
+                   open(p, "rb").read() and open(p, "rb").read() != mine:
+                    stale.append(p)
+    return stale
+
+
 def tshark(lua, pcap, *args):
     cmd = ["tshark", "-n", "-X", "lua_script:" + lua, "-r", pcap] + \
         list(args)
@@ -145,6 +167,9 @@ def main():
         sys.exit(__doc__)
     lua, header, pcap = argv[:3]
 
+    stale = installed_copies(lua)
+    ok(not stale, "no other copy of the dissector installed %s "
+       "(make install again, or make uninstall)" % (stale or ""))
     check_tables(lua, header)
     got = decode_counts(lua, pcap)
     if fabric is None:
