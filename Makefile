@@ -15,6 +15,7 @@ BUILD := $(WREN_TOP)/build
 
 .PHONY: all setup modules modules-6.1 engine-test transport-test static guest-smoke \
 	check demo clean help netsim netsim-test fabric fabric-test bench \
+	dissector-test \
 	bench-sim bench-sim-smoke bench-guests fuzz rdtest rdtest-test \
 	kunit kunit-mutants layers install uninstall dkms-install dkms-uninstall
 
@@ -34,6 +35,7 @@ help:
 	@echo "make netsim           build the network simulator"
 	@echo "make fabric           build the switch with impairments between guests"
 	@echo "make fabric-test      the fabric's self-test on loopback"
+	@echo "make dissector-test   tshark decodes a capture of every packet type"
 	@echo "make rdtest           build the RD integrity test for the guests"
 	@echo "make rdtest-test      its host self-tests"
 	@echo "make bench            every benchmark: bench-sim, bench-guests"
@@ -108,6 +110,11 @@ fabric:
 fabric-test:
 	@$(MAKE) --no-print-directory -C tools/fabric test
 
+# The wire dissector, tools/wireshark/wren.lua: tshark decodes a capture
+# the transport made over a lossy wire and must count what it counted.
+dissector-test:
+	@$(MAKE) --no-print-directory -C tools/wireshark test
+
 # The RD integrity test the guests run (tools/rdtest/README.rst); its
 # host self-tests run on fake verbs.
 rdtest:
@@ -159,3 +166,4 @@ clean:
 	$(MAKE) -C device/engine clean
 	$(MAKE) -C tools/netsim clean
 	$(MAKE) -C tools/fabric clean
+	$(MAKE) -C tools/wireshark clean

@@ -107,6 +107,8 @@ struct frame_info {
 	bool ipv4;		/* an IPv4 header we could read */
 	bool flood;		/* broadcast, multicast, ARP, not IPv4, short */
 	bool wren;		/* UDP to WREN_WIRE_UDP_PORT */
+	uint8_t wren_type;	/* its enum wren_wire_type; 0: no v1 header */
+	bool wren_retx;		/* a DATA packet with WREN_WIRE_F_RETX */
 	bool sip_unicast;	/* a source address worth learning */
 	uint32_t sip, dip;	/* host byte order */
 	uint8_t proto;
@@ -200,6 +202,13 @@ struct port_stats {
 	uint64_t rx_frames, rx_bytes;	/* from the guest */
 	uint64_t tx_frames, tx_bytes;	/* to the guest */
 	uint64_t rx_wren;		/* of rx: Wren frames */
+	/*
+	 * Of rx_wren, by packet type (the 4-bit field of ver_type; 0: not
+	 * a version-1 header), and the DATA packets marked RETX: what a
+	 * capture's dissector must count too (Documentation/dissector.rst).
+	 */
+	uint64_t rx_wren_type[16];
+	uint64_t rx_wren_retx;
 	uint64_t flooded;		/* of rx: sent to every other port */
 	uint64_t unrouted;		/* of rx: owner is the ingress port */
 	uint64_t rx_oversize;		/* datagrams too long to be frames */

@@ -41,6 +41,11 @@ void frame_parse(const uint8_t *f, size_t len, struct frame_info *fi)
 	fi->dport = h.dport;
 	fi->wren = fi->proto == WREN_WIRE_IPPROTO_UDP &&
 		   fi->dport == WREN_WIRE_UDP_PORT;
+	if (!fi->wren)
+		return;
+	fi->wren_type = wren_wire_type(f, len);
+	fi->wren_retx = fi->wren_type == WREN_WIRE_DATA &&
+			(f[WREN_WIRE_HDR + 1] & WREN_WIRE_F_RETX);
 }
 
 uint32_t frame_path(const struct frame_info *fi, const uint8_t *f,

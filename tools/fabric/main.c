@@ -118,8 +118,11 @@ static void ingress(struct fabric *fab, uint16_t in, const uint8_t *f,
 	pt->st.rx_bytes += len;
 	pcap_write(fab->pcap_in, f, len);
 	frame_parse(f, len, &fi);
-	if (fi.wren)
+	if (fi.wren) {
 		pt->st.rx_wren++;
+		pt->st.rx_wren_type[fi.wren_type & 15]++;
+		pt->st.rx_wren_retx += fi.wren_retx;
+	}
 	if (fi.ipv4 && fi.sip_unicast)
 		fwd_learn(&fab->fwd, fi.sip, in);
 	pidx = frame_path(&fi, f, len, fab->cfg.salt, fab->cfg.npaths);

@@ -12,17 +12,33 @@
 #include <unistd.h>
 
 #include "fabric.h"
+#include "wren_compat.h"
+#include <linux/wren/wren_wire.h>
+
+/* The keys of port_stats.rx_wren_type, after enum wren_wire_type. */
+static const char *const wren_type_key[] = {
+	[WREN_WIRE_DATA] = "rx_wren_data",
+	[WREN_WIRE_ACK] = "rx_wren_ack",
+	[WREN_WIRE_NACK] = "rx_wren_nack",
+	[WREN_WIRE_CONNECT] = "rx_wren_connect",
+	[WREN_WIRE_CONNECT_ACK] = "rx_wren_connect_ack",
+	[WREN_WIRE_CLOSE] = "rx_wren_close",
+	[WREN_WIRE_GRANT] = "rx_wren_grant",
+	[WREN_WIRE_UD] = "rx_wren_ud",
+};
 
 static void port_json(FILE *f, const struct port *pt, bool last)
 {
 	const struct port_stats *s = &pt->st;
+	uint64_t other = s->rx_wren;
+	size_t t;
 
 	fprintf(f, "    {\"id\": %u, \"listen\": %u, \"peer\": %u, "
 		"\"rx_frames\": %llu, \"rx_bytes\": %llu, "
 		"\"tx_frames\": %llu, \"tx_bytes\": %llu, "
 		"\"rx_wren\": %llu, \"flooded\": %llu, \"unrouted\": %llu, "
 		"\"rx_oversize\": %llu, \"tx_errors\": %llu, "
-		"\"tx_no_peer\": %llu}%s\n",
+		"\"tx_no_peer\": %llu, ",
 		pt->id, ntohs(pt->local.sin_port),
 		pt->peer_known ? ntohs(pt->peer.sin_port) : 0,
 		(unsigned long long)s->rx_frames,
@@ -34,7 +50,16 @@ static void port_json(FILE *f, const struct port *pt, bool last)
 		(unsigned long long)s->unrouted,
 		(unsigned long long)s->rx_oversize,
 		(unsigned long long)s->tx_errors,
-		(unsigned long long)s->tx_no_peer, last ? "" : ",");
+		(unsigned long long)s->tx_no_peer);
+	for (t = 1; t < sizeof(wren_type_key) / sizeof(*wren_type_key); t++) {
+		fprintf(f, "\"%s\": %llu, ", wren_type_key[t],
+			(unsigned long long)s->rx_wren_type[t]);
+		other -= s->rx_wren_type[t];
+	}
+	/* Not version 1, or a type the header does not define. */
+	fprintf(f, "\"rx_wren_other\": %llu, \"rx_wren_retx\": %llu}%s\n",
+		(unsigned long long)other,
+		(unsigned long long)s->rx_wren_retx, last ? "" : ",");
 }
 
 static void path_json(FILE *f, const struct path *p, uint32_t i, bool last)

@@ -635,9 +635,13 @@ static void test_forwarding(void)
 	   "stats: in + duplicated = out + drops + held on every path");
 	ok(stat_get(fin, "id", 0, "unrouted") == 1 &&
 	   stat_get(fin, "id", 0, "rx_wren") == 4 + N &&
+	   stat_get(fin, "id", 0, "rx_wren_data") == 4 + N &&
+	   stat_get(fin, "id", 0, "rx_wren_ack") == 0 &&
+	   stat_get(fin, "id", 0, "rx_wren_other") == 0 &&
+	   stat_get(fin, "id", 0, "rx_wren_retx") == 0 &&
 	   stat_get(fin, "id", 2, "flooded") == 1 &&
 	   stat_get(fin, "id", 1, "flooded") == 1,
-	   "stats: per-port rx_wren, flooded and unrouted counters");
+	   "stats: per-port rx_wren (by type), flooded and unrouted counters");
 	rec = pcap_records(pc, &lt);
 	ok(rec >= 0 && lt == 1 && rec == sum_paths(fin, 4, "out_frames"),
 	   "pcap: magic, Ethernet, one record per frame out (%ld)", rec);
