@@ -179,10 +179,13 @@ def main():
        "no malformed packet, no error (%d, %d)"
        % (got["malformed"], got["expert_errors"]))
     # Every ACK answers a DATA packet that crossed the capture point
-    # before it.
-    ok(got["ACK"] > 0 and got["unlinked_acks"] == 0,
-       "every ACK is linked to the DATA it answers (%d of %d are not)"
-       % (got["unlinked_acks"], got["ACK"]))
+    # before it: in the transports' own capture.  A fabric reads its ports
+    # in turn, so a replayed ACK may enter it before the DATA it answers,
+    # which came in on another port.
+    if fabric is None:
+        ok(got["ACK"] > 0 and got["unlinked_acks"] == 0,
+           "every ACK is linked to the DATA it answers (%d of %d are not)"
+           % (got["unlinked_acks"], got["ACK"]))
     if fabric is None:
         want = {}
         for line in open(argv[3]):
