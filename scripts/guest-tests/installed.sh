@@ -47,7 +47,7 @@ printf 'installed:\n%s\n' "$installed"
 for f in "/lib/modules/$kver/updates/wren/wren.ko" \
 	 "/lib/modules/$kver/updates/wren/wren_ib.ko" \
 	 "$libdir/libibverbs/libwren-rdmav34.so" /etc/libibverbs.d/wren.driver \
-	 /etc/modprobe.d/wren.conf; do
+	 /etc/modprobe.d/wren.conf "$libdir/wireshark/plugins/wren.lua"; do
 	expect_match "installed $f" "^$(re "$f")\$" "$installed"
 done
 
