@@ -82,6 +82,8 @@
 #define WREN_CAP_GSI			BIT_ULL(15)	/* WREN_QP_FLAG_GSI */
 #define WREN_CAP_WQE_AV			BIT_ULL(16)	/* WREN_WQE_F_AV */
 #define WREN_CAP_FAST_REG		BIT_ULL(17)	/* WREN_MR_FLAG_FAST */
+#define WREN_CAP_COUNTER_SETS		BIT_ULL(18)	/* ALLOC_COUNTER_SET */
+#define WREN_CAP_QUERY_CTX		BIT_ULL(19)	/* QUERY_CTX */
 
 /* ------------------------------------------------------------------ */
 /* BAR0 register map (32-bit registers, 32-bit accesses only)          */
@@ -212,7 +214,11 @@ enum wren_admin_opcode {
 	WREN_ADMIN_MODIFY_SRQ		= 0x17,
 	WREN_ADMIN_QUERY_SRQ		= 0x18,
 	WREN_ADMIN_DESTROY_SRQ		= 0x19,
-	WREN_ADMIN_OPCODE_LAST		= WREN_ADMIN_DESTROY_SRQ,
+	WREN_ADMIN_ALLOC_COUNTER_SET	= 0x1a,
+	WREN_ADMIN_FREE_COUNTER_SET	= 0x1b,
+	WREN_ADMIN_BIND_COUNTER_SET	= 0x1c,
+	WREN_ADMIN_QUERY_CTX		= 0x1d,
+	WREN_ADMIN_OPCODE_LAST		= WREN_ADMIN_QUERY_CTX,
 };
 
 /* Completion status (wren_admin_cqe.status). */
@@ -298,6 +304,9 @@ struct wren_cmd_get_attr {
 	__le32 rsvd[11];
 };
 
+/* wren_cmd_get_stats.flags */
+#define WREN_STATS_FLAG_SET		BIT(0)	/* read counter set @set */
+
 /**
  * struct wren_cmd_get_stats - WREN_ADMIN_GET_STATS
  * @buf_addr: DMA address of a buffer for an array of __le64 counters,
@@ -305,34 +314,77 @@ struct wren_cmd_get_attr {
  * @buf_len: its length in bytes, a multiple of 8, at least 8 and at most
  *	4096; the device writes min(buf_len, 8 * WREN_STAT_COUNT) bytes and
  *	returns its number of counters in result[0]
+ * @set: with WREN_STATS_FLAG_SET, the counter set to read: 0 for the
+ *	default set, or one of ALLOC_COUNTER_SET (WREN_CAP_COUNTER_SETS);
+ *	else zero
+ * @flags: WREN_STATS_FLAG_*
+ * @rsvd0: zero
  * @rsvd: zero
  *
  * Counters are free running from the device's reset; they describe the
  * transport (see Documentation/transport.rst) as a whole, then the
- * Ethernet function.
+ * Ethernet function, then the engine above the transport.
+ *
+ * Without WREN_STATS_FLAG_SET the device returns its totals.  With it,
+ * the counters a queue pair's traffic moves (WREN_STAT_QP in wren_stats.h)
+ * are those of the QPs bound to @set since they were bound (to set 0:
+ * every QP bound to no other set), and the others are the totals in set
+ * 0 and zero in any other set.  So the default set plus every allocated
+ * set add up to the totals, less the counts of sets freed since.
  */
 struct wren_cmd_get_stats {
 	__le64 buf_addr;
 	__le32 buf_len;
-	__le32 rsvd[11];
+	__le16 set;
+	__u8 flags;
+	__u8 rsvd0;
+	__le32 rsvd[10];
 };
 
 /*
  * The device's counters: the index of each in GET_STATS's array, from
- * the one list of them (wren_stats.h), the transport's and then the
- * Ethernet function's, WREN_STAT_<name>.
+ * the one list of them (wren_stats.h): the transport's, the Ethernet
+ * function's and the engine's, WREN_STAT_<name>.  The groups follow each
+ * other in that order, and each only ever grows at its end, so a group
+ * that grows moves the ones after it: a driver finds each group at its
+ * WREN_STAT_*_FIRST.
  */
 enum wren_dev_stat {
-#define WREN_STAT(counter)	WREN_STAT_##counter,
+#define WREN_STAT(counter, scope)	WREN_STAT_##counter,
 #include "wren_stats.h"
 #undef WREN_STAT
-	/* The transport's come first; the Ethernet function's follow. */
 	WREN_STAT_TP_COUNT,
 	WREN_STAT_TP_LAST = WREN_STAT_TP_COUNT - 1,
 #define WREN_ETH_STAT(counter)	WREN_STAT_##counter,
 #include "wren_stats.h"
 #undef WREN_ETH_STAT
+	WREN_STAT_ENG_FIRST,
+	WREN_STAT_ENG_BEFORE = WREN_STAT_ENG_FIRST - 1,
+#define WREN_ENG_STAT(counter, scope)	WREN_STAT_##counter,
+#include "wren_stats.h"
+#undef WREN_ENG_STAT
 	WREN_STAT_COUNT
+};
+
+#define WREN_STAT_ENG_COUNT		(WREN_STAT_COUNT - WREN_STAT_ENG_FIRST)
+
+/**
+ * struct wren_cmd_bind_counter_set - WREN_ADMIN_BIND_COUNTER_SET
+ * @qpn: the QP, in any state
+ * @set: the counter set its traffic moves from now on, 0 for the default
+ *	set
+ * @rsvd: zero
+ *
+ * WREN_ADMIN_ALLOC_COUNTER_SET takes a zeroed body and returns the new
+ * set's number in result[0], from 1 to max_counter_set - 1, its counters
+ * at zero.  WREN_ADMIN_FREE_COUNTER_SET takes &struct wren_cmd_destroy_obj
+ * and refuses a set a QP is still bound to (WREN_STATUS_BAD_STATE).  A QP
+ * that is destroyed is unbound.
+ */
+struct wren_cmd_bind_counter_set {
+	__le32 qpn;
+	__le32 set;
+	__le32 rsvd[12];
 };
 
 /**
@@ -375,6 +427,8 @@ enum wren_dev_stat {
  * @rsvd0: zero
  * @max_srq: shared receive queues (WREN_CAP_SRQ); each as deep as a
  *	QP's receive queue may be (@max_qp_depth)
+ * @max_counter_set: counter sets, the default one included
+ *	(WREN_CAP_COUNTER_SETS)
  * @rsvd: zero
  */
 struct wren_dev_attr {
@@ -412,7 +466,8 @@ struct wren_dev_attr {
 	__le32 max_rd_atom;
 	__le32 max_res_rd_atom;
 	__le32 max_srq;
-	__le32 rsvd[18];
+	__le32 max_counter_set;
+	__le32 rsvd[17];
 };
 
 /**
@@ -994,6 +1049,217 @@ struct wren_cmd_modify_srq {
 	__u8 rsvd0[3];
 	__le64 base;
 	__le32 rsvd[8];
+};
+
+/* ------------------------------------------------------------------ */
+/* The device's own view of an object: QUERY_CTX                        */
+/* ------------------------------------------------------------------ */
+
+/* wren_cmd_query_ctx.type */
+enum wren_ctx_type {
+	WREN_CTX_QP			= 1,	/* &struct wren_qp_ctx */
+	WREN_CTX_CQ			= 2,	/* &struct wren_cq_ctx */
+	WREN_CTX_MR			= 3,	/* &struct wren_mr_ctx */
+	WREN_CTX_SRQ			= 4,	/* &struct wren_srq_ctx */
+};
+
+/**
+ * struct wren_cmd_query_ctx - WREN_ADMIN_QUERY_CTX (WREN_CAP_QUERY_CTX)
+ * @buf_addr: DMA address of a buffer for the object's context
+ * @buf_len: its length in bytes, at least 64 and at most 4096; the device
+ *	writes min(@buf_len, the context's size) bytes and returns the
+ *	context's size in result[0]
+ * @handle: the object: a QP, CQ or SRQ number, or a memory key
+ * @type: &enum wren_ctx_type
+ * @rsvd0: zero
+ * @rsvd: zero
+ *
+ * What the device holds of one object, as the device holds it, for
+ * debugging (`rdma res show -r`): a snapshot, which may be stale by the
+ * time the driver reads it.  Each context is a multiple of 8 bytes and
+ * only ever grows at its end.
+ */
+struct wren_cmd_query_ctx {
+	__le64 buf_addr;
+	__le32 buf_len;
+	__le32 handle;
+	__u8 type;
+	__u8 rsvd0[3];
+	__le32 rsvd[9];
+};
+
+/* wren_qp_ctx.tc_id when the QP has sent nothing yet. */
+#define WREN_CTX_TC_NONE		0xffffffffU
+
+/**
+ * struct wren_qp_ctx - a queue pair, as QUERY_CTX writes it
+ * @qpn: its number
+ * @type: &enum wren_qp_type
+ * @state: &enum wren_qp_state
+ * @flags: WREN_QP_FLAG_* it was created with
+ * @rsvd0: zero
+ * @pdn: its protection domain
+ * @send_cq: the CQ of its send completions
+ * @recv_cq: the CQ of its receive completions
+ * @srqn: its SRQ, with WREN_QP_FLAG_SRQ; else zero
+ * @qkey: its Q_Key (UD, RD)
+ * @counter_set: the counter set it is bound to (0: the default set)
+ * @sq_log_depth: log2 of its send queue's entries
+ * @rq_log_depth: log2 of its receive queue's entries
+ * @sq_wqe_shift: its send entries' size shift
+ * @rq_wqe_shift: its receive entries' size shift
+ * @sq_pi: the send queue's producer index, from its latest doorbell
+ * @sq_ci: the send queue's consumer index: the next entry the device takes
+ * @rq_pi: the receive queue's producer index
+ * @rq_ci: the receive queue's consumer index
+ * @sq_inflight: send entries the device has taken and not completed
+ * @rd_atom_inflight: its RDMA READs and atomics the peers have not
+ *	answered yet
+ * @dest_qpn: RC: the peer QP; else zero
+ * @dest_ipv4: RC: the peer adapter's IPv4 address; else zero
+ * @sq_psn: RC: the sequence number of its next message
+ * @rq_psn: RC: the sequence number of the next message it expects
+ * @peer_ipv4: the peer adapter of its latest message sent (RC: its peer),
+ *	network byte order; zero before the first
+ * @tc_id: the transport context that carried that message: its index in
+ *	the context table (Documentation/transport.rst); WREN_CTX_TC_NONE
+ *	before the first
+ * @tx_msgs: messages it sent and the peer acknowledged
+ * @rx_msgs: messages it received
+ * @retx_pkts: packets of its messages sent again, every cause together
+ * @rnr_waits: its messages a peer refused for want of a receive and that
+ *	waited to be sent again
+ * @rsvd: zero
+ */
+struct wren_qp_ctx {
+	__le32 qpn;
+	__u8 type;
+	__u8 state;
+	__u8 flags;
+	__u8 rsvd0;
+	__le32 pdn;
+	__le32 send_cq;
+	__le32 recv_cq;
+	__le32 srqn;
+	__le32 qkey;
+	__le32 counter_set;
+	__u8 sq_log_depth;
+	__u8 rq_log_depth;
+	__u8 sq_wqe_shift;
+	__u8 rq_wqe_shift;
+	__le16 sq_pi;
+	__le16 sq_ci;
+	__le16 rq_pi;
+	__le16 rq_ci;
+	__le32 sq_inflight;
+	__le32 rd_atom_inflight;
+	__le32 dest_qpn;
+	__be32 dest_ipv4;
+	__le32 sq_psn;
+	__le32 rq_psn;
+	__be32 peer_ipv4;
+	__le32 tc_id;
+	__le64 tx_msgs;
+	__le64 rx_msgs;
+	__le64 retx_pkts;
+	__le64 rnr_waits;
+	__le32 rsvd[6];
+};
+
+/* wren_cq_ctx.armed */
+enum wren_cq_arm {
+	WREN_CQ_ARM_NONE		= 0,
+	WREN_CQ_ARM_NEXT		= 1,	/* the next completion */
+	WREN_CQ_ARM_SOLICITED		= 2,	/* the next solicited one */
+};
+
+/**
+ * struct wren_cq_ctx - a completion queue, as QUERY_CTX writes it
+ * @cqn: its number
+ * @log_depth: log2 of its entries
+ * @flags: WREN_CQ_FLAG_* it was created with
+ * @armed: &enum wren_cq_arm
+ * @in_error: 1 once it overflowed: it takes no more completions
+ * @eq_id: its event queue, with WREN_CQ_FLAG_EQ
+ * @pi: its producer index: completions written, free running mod 2^24
+ * @ci: its consumer index, from its latest doorbell
+ * @overflows: completions it had no room for
+ * @events: events it raised on its event queue
+ * @rsvd: zero
+ */
+struct wren_cq_ctx {
+	__le32 cqn;
+	__u8 log_depth;
+	__u8 flags;
+	__u8 armed;
+	__u8 in_error;
+	__le32 eq_id;
+	__le32 pi;
+	__le32 ci;
+	__le32 rsvd0;
+	__le64 overflows;
+	__le64 events;
+	__le32 rsvd[4];
+};
+
+/* wren_mr_ctx.state */
+enum wren_mr_state {
+	WREN_MR_STATE_VALID		= 1,	/* its key may be used */
+	WREN_MR_STATE_FREE		= 2,	/* fast: not registered */
+};
+
+/**
+ * struct wren_mr_ctx - a memory region, as QUERY_CTX writes it
+ * @key: its key
+ * @pdn: its protection domain
+ * @iova: its first address
+ * @length: its bytes
+ * @pbl_addr: its page list, as REG_MR took it
+ * @npages: pages in its page list
+ * @page_shift: log2 of its page size
+ * @access: WREN_MR_ACCESS_*
+ * @flags: WREN_MR_FLAG_* it was created with
+ * @state: &enum wren_mr_state
+ * @rsvd: zero
+ */
+struct wren_mr_ctx {
+	__le32 key;
+	__le32 pdn;
+	__le64 iova;
+	__le64 length;
+	__le64 pbl_addr;
+	__le32 npages;
+	__u8 page_shift;
+	__u8 access;
+	__u8 flags;
+	__u8 state;
+	__le32 rsvd[6];
+};
+
+/**
+ * struct wren_srq_ctx - a shared receive queue, as QUERY_CTX writes it
+ * @srqn: its number
+ * @pdn: its protection domain
+ * @log_depth: log2 of its entries
+ * @wqe_shift: its entries' size shift
+ * @rsvd0: zero
+ * @pi: its producer index, from its latest doorbell
+ * @ci: its consumer index
+ * @limit: its armed limit, zero when disarmed
+ * @qps: QPs that take their receives from it
+ * @rsvd: zero
+ */
+struct wren_srq_ctx {
+	__le32 srqn;
+	__le32 pdn;
+	__u8 log_depth;
+	__u8 wqe_shift;
+	__le16 rsvd0;
+	__le16 pi;
+	__le16 ci;
+	__le32 limit;
+	__le32 qps;
+	__le32 rsvd[9];
 };
 
 /* ------------------------------------------------------------------ */

@@ -7,7 +7,7 @@
 #include "wren_ib.h"
 
 static const struct rdma_stat_desc wren_ib_port_stats[] = {
-#define WREN_STAT(counter)	{ .name = #counter },
+#define WREN_STAT(counter, scope)	{ .name = #counter },
 #include <linux/wren/wren_stats.h>
 #undef WREN_STAT
 };
