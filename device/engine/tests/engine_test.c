@@ -358,7 +358,7 @@ static void test_get_attr(void)
 	CHECK_EQ(wren_le32(a->max_res_rd_atom), 4 * 4096);
 	CHECK_EQ(wren_le32(a->max_srq), 1024);
 	CHECK_EQ(a->max_counter_set, 0);
-	for (unsigned int i = 0; i < ARRAY_SIZE(a->rsvd); i++)
+	for (unsigned int i = 0; i < sizeof(a->rsvd) / sizeof(a->rsvd[0]); i++)
 		CHECK_EQ(a->rsvd[i], 0);
 	/* Nothing past the structure was touched. */
 	CHECK_EQ(buf[sizeof(*a)], 0xa5);
