@@ -112,7 +112,7 @@ static void fill_stats(const struct weng *e, uint64_t *v)
 	memset(&t, 0, sizeof(t));
 	if (e->tp)
 		wren_tp_get_stats(e->tp, &t);
-#define WREN_STAT(counter, scope)	v[WREN_STAT_##counter] = t.counter;
+#define WREN_STAT(counter)	v[WREN_STAT_##counter] = t.counter;
 #define WREN_ETH_STAT(counter)	v[WREN_STAT_##counter] = e->eth_stats.counter;
 #include "linux/wren/wren_stats.h"
 #undef WREN_ETH_STAT

@@ -253,7 +253,7 @@ enum wren_tp_retx_cause {
  * says what each counts; "data" means DATA packets and payload bytes.
  */
 struct wren_tp_stats {
-#define WREN_STAT(counter, scope)	uint64_t counter;
+#define WREN_STAT(counter)	uint64_t counter;
 #include "linux/wren/wren_stats.h"
 #undef WREN_STAT
 };

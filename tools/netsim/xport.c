@@ -24,7 +24,7 @@ void xport_ensure(struct net *n, struct host *h)
 
 /* Every counter of the transport, under its name in the one list. */
 const struct stat_field stat_fields[] = {
-#define WREN_STAT(counter, scope)	\
+#define WREN_STAT(counter)	\
 	{ #counter, offsetof(struct wren_tp_stats, counter) },
 #include "linux/wren/wren_stats.h"
 #undef WREN_STAT

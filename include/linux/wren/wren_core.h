@@ -45,6 +45,8 @@ struct wren_dev;
  * @max_rd_atom: RDMA READs a QP may have outstanding
  * @max_res_rd_atom: READs the device answers at once
  * @max_srq: shared receive queues (with WREN_CAP_SRQ)
+ * @max_counter_set: counter sets, the default one included (with
+ *	WREN_CAP_COUNTER_SETS)
  * @max_inline: inline bytes per send
  * @max_ah: address handles
  * @max_mr: memory regions
@@ -84,6 +86,7 @@ struct wren_caps {
 	u32 max_rd_atom;
 	u32 max_res_rd_atom;
 	u32 max_srq;
+	u32 max_counter_set;
 	u32 max_inline;
 	u32 max_ah;
 	u32 max_mr;
@@ -296,6 +299,13 @@ int wren_cmd_rereg_mr(struct wren_dev *wdev, u32 key,
 		      const struct wren_mr_params *p);
 int wren_cmd_dereg_mr(struct wren_dev *wdev, u32 key);
 int wren_cmd_get_stats(struct wren_dev *wdev, u64 *vals, unsigned int n);
+int wren_cmd_get_set_stats(struct wren_dev *wdev, u32 set, u64 *vals,
+			   unsigned int n);
+int wren_cmd_alloc_counter_set(struct wren_dev *wdev);
+int wren_cmd_free_counter_set(struct wren_dev *wdev, u32 set);
+int wren_cmd_bind_counter_set(struct wren_dev *wdev, u32 qpn, u32 set);
+int wren_cmd_query_ctx(struct wren_dev *wdev, u8 type, u32 handle, void *buf,
+		       size_t len);
 
 /**
  * struct wren_event_ops - how the RDMA driver hears of its objects' events

@@ -350,7 +350,7 @@ struct wren_cmd_get_stats {
  * WREN_STAT_*_FIRST.
  */
 enum wren_dev_stat {
-#define WREN_STAT(counter, scope)	WREN_STAT_##counter,
+#define WREN_STAT(counter)	WREN_STAT_##counter,
 #include "wren_stats.h"
 #undef WREN_STAT
 	WREN_STAT_TP_COUNT,
@@ -360,7 +360,7 @@ enum wren_dev_stat {
 #undef WREN_ETH_STAT
 	WREN_STAT_ENG_FIRST,
 	WREN_STAT_ENG_BEFORE = WREN_STAT_ENG_FIRST - 1,
-#define WREN_ENG_STAT(counter, scope)	WREN_STAT_##counter,
+#define WREN_ENG_STAT(counter)	WREN_STAT_##counter,
 #include "wren_stats.h"
 #undef WREN_ENG_STAT
 	WREN_STAT_COUNT
@@ -1124,6 +1124,7 @@ struct wren_cmd_query_ctx {
  * @tc_id: the transport context that carried that message: its index in
  *	the context table (Documentation/transport.rst); WREN_CTX_TC_NONE
  *	before the first
+ * @rsvd1: zero
  * @tx_msgs: messages it sent and the peer acknowledged
  * @rx_msgs: messages it received
  * @retx_pkts: packets of its messages sent again, every cause together
@@ -1159,11 +1160,12 @@ struct wren_qp_ctx {
 	__le32 rq_psn;
 	__be32 peer_ipv4;
 	__le32 tc_id;
+	__le32 rsvd1;
 	__le64 tx_msgs;
 	__le64 rx_msgs;
 	__le64 retx_pkts;
 	__le64 rnr_waits;
-	__le32 rsvd[6];
+	__le32 rsvd[4];
 };
 
 /* wren_cq_ctx.armed */
@@ -1183,6 +1185,7 @@ enum wren_cq_arm {
  * @eq_id: its event queue, with WREN_CQ_FLAG_EQ
  * @pi: its producer index: completions written, free running mod 2^24
  * @ci: its consumer index, from its latest doorbell
+ * @rsvd0: zero
  * @overflows: completions it had no room for
  * @events: events it raised on its event queue
  * @rsvd: zero
@@ -1259,7 +1262,7 @@ struct wren_srq_ctx {
 	__le16 ci;
 	__le32 limit;
 	__le32 qps;
-	__le32 rsvd[9];
+	__le32 rsvd[10];
 };
 
 /* ------------------------------------------------------------------ */

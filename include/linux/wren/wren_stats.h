@@ -4,19 +4,21 @@
  * transport's, the Ethernet function's and the engine's (what happens
  * above the transport, in the queue pairs).
  *
- * Include this file with WREN_STAT(counter, scope) defined and it expands
- * once per transport counter, in the order the device reports them with
+ * Include this file with WREN_STAT(counter) defined and it expands once
+ * per transport counter, in the order the device reports them with
  * GET_STATS (enum wren_dev_stat in wren_if.h); with WREN_ETH_STAT(counter)
  * defined, once per counter of the Ethernet function, which follow them
  * (WREN_QPT_RAW_ETH; Documentation/device-interface.rst, "The Ethernet
- * function"), which `ethtool -S` shows; with WREN_ENG_STAT(counter, scope)
+ * function"), which `ethtool -S` shows; with WREN_ENG_STAT(counter)
  * defined, once per engine counter, which follow those.  That order is
  * part of the device interface: each group only ever grows at its end.
  *
- * @scope is QP for a counter a queue pair's traffic moves, which a
- * counter set counts for the QPs bound to it (GET_STATS), and PORT for
- * one of the adapter as a whole (acknowledgements, contexts, drops before
- * a frame's QP is known).
+ * The counters a queue pair's traffic moves, which a counter set counts
+ * for the QPs bound to it (GET_STATS), are listed as WREN_STAT_QP() and
+ * WREN_ENG_STAT_QP(): an includer that defines those tells them apart,
+ * one that does not gets them as WREN_STAT() and WREN_ENG_STAT().  The
+ * others are the adapter's as a whole (acknowledgements, contexts, drops
+ * before a frame's QP is known).
  *
  * The transport keeps a field of each of its names (struct
  * wren_tp_stats), the RDMA driver shows the transport's and the engine's
@@ -27,62 +29,70 @@
  * No include guard: each includer expands the list its own way.
  */
 #ifdef WREN_STAT
-WREN_STAT(tx_pkts, PORT)			/* Wren frames sent */
-WREN_STAT(tx_bytes, PORT)			/* their bytes */
-WREN_STAT(rx_pkts, PORT)			/* Wren frames received */
-WREN_STAT(rx_bytes, PORT)			/* their bytes */
-WREN_STAT(tx_data_pkts, QP)			/* DATA packets sent, first or again */
-WREN_STAT(rx_data_pkts, QP)			/* DATA packets received and placed */
-WREN_STAT(retx_timeout, QP)			/* resent: a sub-flow's timer expired */
-WREN_STAT(retx_fast, QP)	/* resent: later packets of its sub-flow were acked */
-WREN_STAT(retx_nack, QP)			/* resent: the target saw it trimmed */
-WREN_STAT(retx_reconnect, QP)	/* resent in a new incarnation of its context */
-WREN_STAT(retx_spurious, QP)		/* resent though the target had it */
-WREN_STAT(rx_ooo_pkts, QP)	/* DATA packets beyond the receive base */
-WREN_STAT(rx_dup_pkts, QP)	/* DATA packets already received, dropped */
-WREN_STAT(rx_drops, PORT)	/* other frames dropped: the sum of rx_drop_* */
-WREN_STAT(tx_acks, PORT)			/* ACKs sent */
-WREN_STAT(rx_acks, PORT)			/* ACKs received */
-WREN_STAT(tx_nacks, PORT)			/* NACKs sent */
-WREN_STAT(rx_nacks, PORT)			/* NACKs received */
-WREN_STAT(rx_ecn_ce, QP)			/* packets that arrived marked CE */
-WREN_STAT(ctx_created, PORT)			/* sending contexts opened */
-WREN_STAT(ctx_evicted, PORT)			/* ... closed when idle */
-WREN_STAT(ctx_reestablished, PORT)	/* ... opened again: the target lost them */
-WREN_STAT(ctx_failed, PORT)	/* ... given up: the target stopped answering */
-WREN_STAT(path_changes, PORT)			/* sub-flows moved to another path */
-WREN_STAT(tx_grants, PORT)			/* GRANTs sent */
-WREN_STAT(rx_grants, PORT)			/* GRANTs received */
-WREN_STAT(cc_decreases, PORT)			/* congestion window cuts */
-WREN_STAT(tx_msgs, QP)	/* reliable messages delivered, as sender */
-WREN_STAT(rx_msgs, QP)	/* reliable messages delivered, as target */
-WREN_STAT(tx_ud, QP)			/* datagrams sent */
-WREN_STAT(rx_ud, QP)			/* datagrams received */
-WREN_STAT(msg_errors, QP)	/* messages that failed: the sum of msg_err_* */
-WREN_STAT(ctx_spilled, PORT)	/* idle contexts written to the host's table */
-WREN_STAT(ctx_restored, PORT)			/* ... and read back from it */
-WREN_STAT(tc_errors, PORT)	/* table records unreadable or malformed */
-WREN_STAT(tx_data_bytes, QP)	/* payload bytes of DATA and datagrams sent */
-WREN_STAT(rx_data_bytes, QP)		/* payload bytes placed */
-WREN_STAT(rx_drop_malformed, PORT)		/* dropped: not a valid Wren frame */
-WREN_STAT(rx_drop_not_mine, PORT)		/* dropped: another address or port */
-WREN_STAT(rx_drop_stale, PORT)	/* dropped: an old incarnation of a context */
-WREN_STAT(rx_drop_unknown_ctx, PORT)		/* dropped: no context to deliver to */
-WREN_STAT(rx_drop_window, PORT)	/* dropped: outside the receive window */
-WREN_STAT(rx_drop_no_resources, PORT)		/* dropped: no context or slot free */
-WREN_STAT(rx_drop_invalid, PORT)	/* dropped: a field contradicts its context */
-WREN_STAT(rx_drop_refused, PORT)	/* dropped: a datagram its target refused */
-WREN_STAT(rx_ctx_created, PORT)		/* receive contexts opened */
-WREN_STAT(rx_ctx_closed, PORT)	/* receive contexts closed by their initiator */
-WREN_STAT(msg_err_unresponsive, QP)	/* failed: the target answered, then stopped */
-WREN_STAT(msg_err_unreachable, QP)		/* failed: the target never answered */
-WREN_STAT(msg_err_bad_dest_qp, QP)	/* failed: no such queue pair or Q_Key */
-WREN_STAT(msg_err_rnr, QP)	/* failed: the target had no receive posted */
-WREN_STAT(msg_err_remote_op, QP)	/* failed: the target could not place it */
-WREN_STAT(msg_err_too_long, QP)	/* failed: longer than the target's buffer */
-WREN_STAT(msg_err_remote_access, QP)	/* failed: the access was refused */
-WREN_STAT(msg_err_local, QP)	/* failed: its data could not be read here */
-WREN_STAT(msg_err_flushed, QP)	/* failed: flushed by a reset or a close */
+#ifndef WREN_STAT_QP
+#define WREN_STAT_QP(counter)	WREN_STAT(counter)
+#define WREN_STAT_QP_DEFAULT
+#endif
+WREN_STAT(tx_pkts)			/* Wren frames sent */
+WREN_STAT(tx_bytes)			/* their bytes */
+WREN_STAT(rx_pkts)			/* Wren frames received */
+WREN_STAT(rx_bytes)			/* their bytes */
+WREN_STAT_QP(tx_data_pkts)			/* DATA packets sent, first or again */
+WREN_STAT_QP(rx_data_pkts)			/* DATA packets received and placed */
+WREN_STAT_QP(retx_timeout)			/* resent: a sub-flow's timer expired */
+WREN_STAT_QP(retx_fast)	/* resent: later packets of its sub-flow were acked */
+WREN_STAT_QP(retx_nack)			/* resent: the target saw it trimmed */
+WREN_STAT_QP(retx_reconnect)	/* resent in a new incarnation of its context */
+WREN_STAT_QP(retx_spurious)		/* resent though the target had it */
+WREN_STAT_QP(rx_ooo_pkts)	/* DATA packets beyond the receive base */
+WREN_STAT_QP(rx_dup_pkts)	/* DATA packets already received, dropped */
+WREN_STAT(rx_drops)	/* other frames dropped: the sum of rx_drop_* */
+WREN_STAT(tx_acks)			/* ACKs sent */
+WREN_STAT(rx_acks)			/* ACKs received */
+WREN_STAT(tx_nacks)			/* NACKs sent */
+WREN_STAT(rx_nacks)			/* NACKs received */
+WREN_STAT_QP(rx_ecn_ce)			/* packets that arrived marked CE */
+WREN_STAT(ctx_created)			/* sending contexts opened */
+WREN_STAT(ctx_evicted)			/* ... closed when idle */
+WREN_STAT(ctx_reestablished)	/* ... opened again: the target lost them */
+WREN_STAT(ctx_failed)	/* ... given up: the target stopped answering */
+WREN_STAT(path_changes)			/* sub-flows moved to another path */
+WREN_STAT(tx_grants)			/* GRANTs sent */
+WREN_STAT(rx_grants)			/* GRANTs received */
+WREN_STAT(cc_decreases)			/* congestion window cuts */
+WREN_STAT_QP(tx_msgs)	/* reliable messages delivered, as sender */
+WREN_STAT_QP(rx_msgs)	/* reliable messages delivered, as target */
+WREN_STAT_QP(tx_ud)			/* datagrams sent */
+WREN_STAT_QP(rx_ud)			/* datagrams received */
+WREN_STAT_QP(msg_errors)	/* messages that failed: the sum of msg_err_* */
+WREN_STAT(ctx_spilled)	/* idle contexts written to the host's table */
+WREN_STAT(ctx_restored)			/* ... and read back from it */
+WREN_STAT(tc_errors)	/* table records unreadable or malformed */
+WREN_STAT_QP(tx_data_bytes)	/* payload bytes of DATA and datagrams sent */
+WREN_STAT_QP(rx_data_bytes)		/* payload bytes placed */
+WREN_STAT(rx_drop_malformed)		/* dropped: not a valid Wren frame */
+WREN_STAT(rx_drop_not_mine)		/* dropped: another address or port */
+WREN_STAT(rx_drop_stale)	/* dropped: an old incarnation of a context */
+WREN_STAT(rx_drop_unknown_ctx)		/* dropped: no context to deliver to */
+WREN_STAT(rx_drop_window)	/* dropped: outside the receive window */
+WREN_STAT(rx_drop_no_resources)		/* dropped: no context or slot free */
+WREN_STAT(rx_drop_invalid)	/* dropped: a field contradicts its context */
+WREN_STAT(rx_drop_refused)	/* dropped: a datagram its target refused */
+WREN_STAT(rx_ctx_created)		/* receive contexts opened */
+WREN_STAT(rx_ctx_closed)	/* receive contexts closed by their initiator */
+WREN_STAT_QP(msg_err_unresponsive)	/* failed: the target answered, then stopped */
+WREN_STAT_QP(msg_err_unreachable)		/* failed: the target never answered */
+WREN_STAT_QP(msg_err_bad_dest_qp)	/* failed: no such queue pair or Q_Key */
+WREN_STAT_QP(msg_err_rnr)	/* failed: the target had no receive posted */
+WREN_STAT_QP(msg_err_remote_op)	/* failed: the target could not place it */
+WREN_STAT_QP(msg_err_too_long)	/* failed: longer than the target's buffer */
+WREN_STAT_QP(msg_err_remote_access)	/* failed: the access was refused */
+WREN_STAT_QP(msg_err_local)	/* failed: its data could not be read here */
+WREN_STAT_QP(msg_err_flushed)	/* failed: flushed by a reset or a close */
+#ifdef WREN_STAT_QP_DEFAULT
+#undef WREN_STAT_QP
+#undef WREN_STAT_QP_DEFAULT
+#endif
 #endif
 
 #ifdef WREN_ETH_STAT
@@ -97,6 +107,14 @@ WREN_ETH_STAT(eth_rx_errors)	/* dropped: the receive could not be written */
 #endif
 
 #ifdef WREN_ENG_STAT
-WREN_ENG_STAT(rnr_waits, QP)	/* sends refused for want of a receive, to retry */
-WREN_ENG_STAT(rnr_refusals, QP)	/* messages refused: no receive was posted */
+#ifndef WREN_ENG_STAT_QP
+#define WREN_ENG_STAT_QP(counter)	WREN_ENG_STAT(counter)
+#define WREN_ENG_STAT_QP_DEFAULT
+#endif
+WREN_ENG_STAT_QP(rnr_waits)	/* sends refused for want of a receive, to retry */
+WREN_ENG_STAT_QP(rnr_refusals)	/* messages refused: no receive was posted */
+#ifdef WREN_ENG_STAT_QP_DEFAULT
+#undef WREN_ENG_STAT_QP
+#undef WREN_ENG_STAT_QP_DEFAULT
+#endif
 #endif

@@ -483,6 +483,22 @@ struct rdma_hw_stats *wren_ib_alloc_hw_port_stats(struct ib_device *ibdev,
 						  u32 port);
 int wren_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 			 u32 port, int index);
+struct rdma_hw_stats *wren_ib_counter_alloc_stats(struct rdma_counter *counter);
+int wren_ib_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp);
+int wren_ib_counter_unbind_qp(struct ib_qp *ibqp);
+int wren_ib_counter_dealloc(struct rdma_counter *counter);
+int wren_ib_counter_update_stats(struct rdma_counter *counter);
+
+int wren_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int wren_ib_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
+int wren_ib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int wren_ib_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq);
+int wren_ib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+int wren_ib_fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr);
+#ifdef HAVE_FILL_RES_SRQ
+int wren_ib_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq);
+int wren_ib_fill_res_srq_entry_raw(struct sk_buff *msg, struct ib_srq *ibsrq);
+#endif
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* The request checks the suites in kunit/ reach. */

@@ -37,6 +37,16 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 	.dealloc_pd = wren_ib_dealloc_pd,
 	.dealloc_ucontext = wren_ib_dealloc_ucontext,
 	.dereg_mr = wren_ib_dereg_mr,
+	.fill_res_cq_entry = wren_ib_fill_res_cq_entry,
+	.fill_res_cq_entry_raw = wren_ib_fill_res_cq_entry_raw,
+	.fill_res_mr_entry = wren_ib_fill_res_mr_entry,
+	.fill_res_mr_entry_raw = wren_ib_fill_res_mr_entry_raw,
+	.fill_res_qp_entry = wren_ib_fill_res_qp_entry,
+	.fill_res_qp_entry_raw = wren_ib_fill_res_qp_entry_raw,
+#ifdef HAVE_FILL_RES_SRQ
+	.fill_res_srq_entry = wren_ib_fill_res_srq_entry,
+	.fill_res_srq_entry_raw = wren_ib_fill_res_srq_entry_raw,
+#endif
 	.destroy_ah = wren_ib_destroy_ah,
 	.destroy_cq = wren_ib_destroy_cq,
 	.destroy_qp = wren_ib_destroy_qp,
@@ -66,6 +76,15 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, wren_ib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, wren_ib_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, wren_ib_ucontext, ibucontext),
+};
+
+/* QP counters, if the device has counter sets to put them in. */
+static const struct ib_device_ops wren_ib_counter_ops = {
+	.counter_alloc_stats = wren_ib_counter_alloc_stats,
+	.counter_bind_qp = wren_ib_counter_bind_qp,
+	.counter_dealloc = wren_ib_counter_dealloc,
+	.counter_unbind_qp = wren_ib_counter_unbind_qp,
+	.counter_update_stats = wren_ib_counter_update_stats,
 };
 
 static const struct ib_device_ops wren_ib_kverbs_ops = {
@@ -145,6 +164,8 @@ static int wren_ib_probe(struct auxiliary_device *adev,
 	dev->ibdev.num_comp_vectors = max(dev->caps->num_comp_vectors, 1U);
 	dev->ibdev.dev.parent = &adev->dev;
 	ib_set_device_ops(&dev->ibdev, &wren_ib_dev_ops);
+	if (dev->caps->caps & WREN_CAP_COUNTER_SETS)
+		ib_set_device_ops(&dev->ibdev, &wren_ib_counter_ops);
 	err = wren_ib_kverbs_init(dev);
 	if (err)
 		goto err_dealloc;

@@ -41,6 +41,7 @@ VISIBLE_IF_KUNIT void wren_decode_attr(const struct wren_dev_attr *a,
 	c->max_rd_atom = le32_to_cpu(a->max_rd_atom);
 	c->max_res_rd_atom = le32_to_cpu(a->max_res_rd_atom);
 	c->max_srq = le32_to_cpu(a->max_srq);
+	c->max_counter_set = le32_to_cpu(a->max_counter_set);
 	c->max_inline = le32_to_cpu(a->max_inline);
 	c->max_ah = le32_to_cpu(a->max_ah);
 	c->max_mr = le32_to_cpu(a->max_mr);
@@ -733,8 +734,63 @@ int wren_cmd_dereg_mr(struct wren_dev *wdev, u32 key)
 }
 EXPORT_SYMBOL_NS_GPL(wren_cmd_dereg_mr, WREN);
 
+/*
+ * Run a command that writes up to @len bytes to a host buffer and returns
+ * the size of what it has in result[0]; copy what it wrote to @out.
+ * Return: the bytes copied, or a negative errno.
+ */
+static int wren_cmd_read_buf(struct wren_dev *wdev, u8 opcode, void *cmd,
+			     size_t cmd_len, __le64 *buf_addr, void *out,
+			     size_t len, u32 *size)
+{
+	struct device *dev = &wdev->pdev->dev;
+	struct wren_admin_cqe cqe;
+	dma_addr_t dma;
+	void *buf;
+	int err;
+
+	buf = dma_alloc_coherent(dev, len, &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	*buf_addr = cpu_to_le64(dma);
+	err = wren_admin_exec(wdev, opcode, cmd, cmd_len, &cqe);
+	if (!err) {
+		*size = le32_to_cpu(cqe.result[0]);
+		memcpy(out, buf, len);
+		err = len;
+	}
+	dma_free_coherent(dev, len, buf, dma);
+	return err;
+}
+
+static int wren_cmd_stats(struct wren_dev *wdev, struct wren_cmd_get_stats *cmd,
+			  u64 *vals, unsigned int n)
+{
+	unsigned int i, count;
+	__le64 *buf;
+	u32 size;
+	int err;
+
+	if (!n || n > PAGE_SIZE / sizeof(*buf))
+		return -EINVAL;
+	buf = kcalloc(n, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	cmd->buf_len = cpu_to_le32(n * sizeof(*buf));
+	err = wren_cmd_read_buf(wdev, WREN_ADMIN_GET_STATS, cmd, sizeof(*cmd),
+				&cmd->buf_addr, buf, n * sizeof(*buf), &size);
+	if (err >= 0) {
+		count = min(n, size);
+		for (i = 0; i < count; i++)
+			vals[i] = le64_to_cpu(buf[i]);
+		err = count;
+	}
+	kfree(buf);
+	return err;
+}
+
 /**
- * wren_cmd_get_stats() - read the device's counters
+ * wren_cmd_get_stats() - read the device's counters, its totals
  * @wdev: the device
  * @vals: filled with the counters, in the order of &enum wren_dev_stat
  * @n: entries of @vals, 1 to 512
@@ -744,30 +800,125 @@ EXPORT_SYMBOL_NS_GPL(wren_cmd_dereg_mr, WREN);
  */
 int wren_cmd_get_stats(struct wren_dev *wdev, u64 *vals, unsigned int n)
 {
-	struct device *dev = &wdev->pdev->dev;
 	struct wren_cmd_get_stats cmd = {};
-	struct wren_admin_cqe cqe;
-	unsigned int i, count;
-	dma_addr_t dma;
-	__le64 *buf;
-	int err;
 
-	if (!n || n > PAGE_SIZE / sizeof(*buf))
-		return -EINVAL;
-	buf = dma_alloc_coherent(dev, n * sizeof(*buf), &dma, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	cmd.buf_addr = cpu_to_le64(dma);
-	cmd.buf_len = cpu_to_le32(n * sizeof(*buf));
-	err = wren_admin_exec(wdev, WREN_ADMIN_GET_STATS, &cmd, sizeof(cmd),
-			      &cqe);
-	if (!err) {
-		count = min(n, le32_to_cpu(cqe.result[0]));
-		for (i = 0; i < count; i++)
-			vals[i] = le64_to_cpu(buf[i]);
-		err = count;
-	}
-	dma_free_coherent(dev, n * sizeof(*buf), buf, dma);
-	return err;
+	return wren_cmd_stats(wdev, &cmd, vals, n);
 }
 EXPORT_SYMBOL_NS_GPL(wren_cmd_get_stats, WREN);
+
+/**
+ * wren_cmd_get_set_stats() - read the counters of one counter set
+ * @wdev: the device, with %WREN_CAP_COUNTER_SETS
+ * @set: 0 for the default set, or one of wren_cmd_alloc_counter_set()
+ * @vals: filled as by wren_cmd_get_stats(): the QP counters of @set, the
+ *	others the totals (set 0) or zero
+ * @n: entries of @vals, 1 to 512
+ *
+ * Return: the number of counters read, or a negative errno.
+ */
+int wren_cmd_get_set_stats(struct wren_dev *wdev, u32 set, u64 *vals,
+			   unsigned int n)
+{
+	struct wren_cmd_get_stats cmd = {
+		.set = cpu_to_le16(set),
+		.flags = WREN_STATS_FLAG_SET,
+	};
+
+	if (set > U16_MAX)
+		return -EINVAL;
+	return wren_cmd_stats(wdev, &cmd, vals, n);
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_get_set_stats, WREN);
+
+/**
+ * wren_cmd_alloc_counter_set() - allocate a counter set
+ * @wdev: the device, with %WREN_CAP_COUNTER_SETS
+ *
+ * Return: the set's number (1 or more), its counters at zero, or a
+ * negative errno (-ENOMEM when the device has no set left).
+ */
+int wren_cmd_alloc_counter_set(struct wren_dev *wdev)
+{
+	struct wren_cmd_destroy_obj cmd = {};
+	struct wren_admin_cqe cqe;
+	u32 set;
+	int err;
+
+	err = wren_admin_exec(wdev, WREN_ADMIN_ALLOC_COUNTER_SET, &cmd,
+			      sizeof(cmd), &cqe);
+	if (err)
+		return err;
+	set = le32_to_cpu(cqe.result[0]);
+	if (!set || set > U16_MAX)
+		return -EIO;
+	return set;
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_alloc_counter_set, WREN);
+
+/**
+ * wren_cmd_free_counter_set() - free a counter set no QP is bound to
+ * @wdev: the device
+ * @set: the set
+ *
+ * Return: 0, or a negative errno (-EINVAL while a QP is bound to it).
+ */
+int wren_cmd_free_counter_set(struct wren_dev *wdev, u32 set)
+{
+	return wren_cmd_destroy(wdev, WREN_ADMIN_FREE_COUNTER_SET, set);
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_free_counter_set, WREN);
+
+/**
+ * wren_cmd_bind_counter_set() - count a QP's traffic in a counter set
+ * @wdev: the device
+ * @qpn: the QP, in any state
+ * @set: the set from now on, 0 for the default set
+ *
+ * Return: 0, or a negative errno.
+ */
+int wren_cmd_bind_counter_set(struct wren_dev *wdev, u32 qpn, u32 set)
+{
+	struct wren_cmd_bind_counter_set cmd = {
+		.qpn = cpu_to_le32(qpn),
+		.set = cpu_to_le32(set),
+	};
+	struct wren_admin_cqe cqe;
+
+	return wren_admin_exec(wdev, WREN_ADMIN_BIND_COUNTER_SET, &cmd,
+			       sizeof(cmd), &cqe);
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_bind_counter_set, WREN);
+
+/**
+ * wren_cmd_query_ctx() - read the device's own context of an object
+ * @wdev: the device, with %WREN_CAP_QUERY_CTX
+ * @type: &enum wren_ctx_type
+ * @handle: the QP, CQ or SRQ number, or the memory key
+ * @buf: filled with the context (&struct wren_qp_ctx and the others)
+ * @len: its bytes, 64 to 4096; bytes past the device's context are zero
+ *
+ * Return: the size of the device's context (which may differ from @len:
+ * a newer device's is longer), or a negative errno.
+ */
+int wren_cmd_query_ctx(struct wren_dev *wdev, u8 type, u32 handle, void *buf,
+		       size_t len)
+{
+	struct wren_cmd_query_ctx cmd = {
+		.buf_len = cpu_to_le32(len),
+		.handle = cpu_to_le32(handle),
+		.type = type,
+	};
+	u32 size;
+	int err;
+
+	if (len < 64 || len > PAGE_SIZE)
+		return -EINVAL;
+	err = wren_cmd_read_buf(wdev, WREN_ADMIN_QUERY_CTX, &cmd, sizeof(cmd),
+				&cmd.buf_addr, buf, len, &size);
+	if (err < 0)
+		return err;
+	if (size < len)
+		memset(buf + size, 0, len - size);
+	return min_t(u32, size, INT_MAX);
+}
+EXPORT_SYMBOL_NS_GPL(wren_cmd_query_ctx, WREN);
