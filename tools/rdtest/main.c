@@ -95,6 +95,7 @@ struct opts {
 	bool ordered;
 	uint32_t rdma_ops;
 	const char *json;
+	uint32_t linger;
 };
 
 /* One send buffer and the message in it. */
@@ -239,6 +240,8 @@ static void usage(FILE *f)
 "  --rdma-ops N      also N one-sided transactions (RDMA WRITE, then READ\n"
 "                    back) with each other participant (0)\n"
 "  --json FILE       write the figures to FILE\n"
+"  --linger SECONDS  keep the QP this long after the run, before tearing\n"
+"                    it down, for tools to look at it (0)\n"
 "Exit status: 0 if every check passed, 1 if one failed, 2 on bad usage.\n");
 }
 
@@ -276,6 +279,11 @@ static int take_opt(void *opts, int c, const char *name, const char *arg)
 	case 'j':
 		o->json = arg;
 		return 0;
+	case 'L':
+		if (parse_num(name, arg, 0, 3600, false, &v))
+			return -1;
+		o->linger = (uint32_t)v;
+		return 0;
 	}
 	return -1;
 }
@@ -289,6 +297,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "ordered", no_argument, NULL, 'o' },
 		{ "rdma-ops", required_argument, NULL, 'R' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "linger", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct rd_optdef def = {
@@ -2023,6 +2032,13 @@ out:
 		for (i = 0; i < r->nothers; i++)
 			r->lost += r->rx[r->others[i]].expect -
 				   r->rx[r->others[i]].got;
+	}
+	if (r->o.linger && r->qp) {
+		/* The line a script waits for before it looks at the QP. */
+		printf("%s: lingering %u s with qpn %u\n", RD_PROG,
+		       r->o.linger, r->qp->qp_num);
+		fflush(stdout);
+		sleep(r->o.linger);
 	}
 	/* After the release: nobody sends to our QP any more. */
 	teardown(r);

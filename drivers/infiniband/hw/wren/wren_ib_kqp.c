@@ -308,6 +308,29 @@ static int wren_ib_ksq_build(struct wren_ib_qp *qp, const struct ib_send_wr *wr,
 	return wren_ib_ksq_payload(qp, wr, w);
 }
 
+/* Whether every slot of @q is in flight. */
+static bool wren_ib_kwq_full(struct wren_ib_kwq *q)
+{
+	/* Pairs with the pollers' release: a free slot's id was read. */
+	return q->pi - smp_load_acquire(&q->ci) >= BIT(q->log_depth);
+}
+
+/* The entry at the producer index is built: it is @wr_id's, in flight. */
+static void wren_ib_kwq_push(struct wren_ib_kwq *q, u64 wr_id)
+{
+	q->wr_ids[q->pi & (BIT(q->log_depth) - 1)] = wr_id;
+	/* The pollers see the id before the slot is in flight. */
+	smp_store_release(&q->pi, q->pi + 1);
+}
+
+/* One doorbell for the entries pushed since the producer index was @pi. */
+static void wren_ib_kwq_ring(struct wren_ib_kwq *q, u32 pi)
+{
+	/* writel() orders the entries' stores before the doorbell. */
+	if (q->pi != pi)
+		writel(q->pi & WREN_WQ_DB_PI, q->db);
+}
+
 /**
  * wren_ib_post_send() - post send work requests to a kernel QP
  * @ibqp: the QP
@@ -335,8 +358,7 @@ int wren_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_lock_irqsave(&sq->lock, flags);
 	pi = sq->pi;
 	for (; wr; wr = wr->next) {
-		/* Pairs with the pollers' release: a free slot's id was read. */
-		if (sq->pi - smp_load_acquire(&sq->ci) >= BIT(sq->log_depth)) {
+		if (wren_ib_kwq_full(sq)) {
 			err = -ENOMEM;
 			break;
 		}
@@ -350,13 +372,9 @@ int wren_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 					      wr->send_flags, wr->num_sge);
 			break;
 		}
-		sq->wr_ids[sq->pi & (BIT(sq->log_depth) - 1)] = wr->wr_id;
-		/* The pollers see the id before the slot is in flight. */
-		smp_store_release(&sq->pi, sq->pi + 1);
+		wren_ib_kwq_push(sq, wr->wr_id);
 	}
-	/* writel() orders the entries' stores before the doorbell. */
-	if (sq->pi != pi)
-		writel(sq->pi & WREN_WQ_DB_PI, sq->db);
+	wren_ib_kwq_ring(sq, pi);
 	spin_unlock_irqrestore(&sq->lock, flags);
 	if (err)
 		*bad_wr = wr;
@@ -391,8 +409,7 @@ int wren_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	for (; wr; wr = wr->next) {
 		struct wren_rq_wqe *w;
 
-		/* Pairs with the pollers' release: a free slot's id was read. */
-		if (rq->pi - smp_load_acquire(&rq->ci) >= BIT(rq->log_depth)) {
+		if (wren_ib_kwq_full(rq)) {
 			err = -ENOMEM;
 			break;
 		}
@@ -406,12 +423,9 @@ int wren_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		w->num_sge = wr->num_sge;
 		/* Receives complete in ring order: the id is the slot's. */
 		w->req_id = cpu_to_le16(rq->pi);
-		rq->wr_ids[rq->pi & (BIT(rq->log_depth) - 1)] = wr->wr_id;
-		/* The pollers see the id before the slot is in flight. */
-		smp_store_release(&rq->pi, rq->pi + 1);
+		wren_ib_kwq_push(rq, wr->wr_id);
 	}
-	if (rq->pi != pi)
-		writel(rq->pi & WREN_WQ_DB_PI, rq->db);
+	wren_ib_kwq_ring(rq, pi);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (err)
 		*bad_wr = wr;
