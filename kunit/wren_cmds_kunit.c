@@ -568,6 +568,104 @@ static void wren_cmds_get_stats(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->ncmds, 2);
 }
 
+/* GET_STATS of one set: the set and the flag, the same buffer. */
+static void wren_cmds_get_set_stats(struct kunit *test)
+{
+	struct wren_fake *f = wren_fake_new(test);
+	const struct wren_cmd_get_stats *c;
+	u64 vals[8] = {};
+
+	f->answer = wren_cmds_answer_stats;
+	KUNIT_ASSERT_EQ(test, wren_cmd_get_set_stats(&f->wdev, 7, vals, 8), 6);
+	c = wren_cmds_body(test, f, WREN_ADMIN_GET_STATS);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->set), 7);
+	KUNIT_EXPECT_EQ(test, c->flags, WREN_STATS_FLAG_SET);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->buf_len), 64);
+	KUNIT_EXPECT_EQ(test, vals[5], 1005);
+	/* The totals carry no set. */
+	KUNIT_ASSERT_EQ(test, wren_cmd_get_stats(&f->wdev, vals, 8), 6);
+	c = wren_cmds_body(test, f, WREN_ADMIN_GET_STATS);
+	KUNIT_EXPECT_EQ(test, c->flags, 0);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->set), 0);
+	/* A set beyond the field: refused before the device. */
+	KUNIT_EXPECT_EQ(test,
+			wren_cmd_get_set_stats(&f->wdev, 0x10000, vals, 8),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, f->ncmds, 2);
+}
+
+static void wren_cmds_counter_sets(struct kunit *test)
+{
+	static struct wren_cmds_answer a = { .result = { 5 } };
+	struct wren_fake *f = wren_cmds_fake(test, &a);
+	const struct wren_cmd_bind_counter_set *b;
+	const struct wren_cmd_destroy_obj *d;
+	const struct wren_admin_cmd *cmd;
+
+	KUNIT_EXPECT_EQ(test, wren_cmd_alloc_counter_set(&f->wdev), 5);
+	cmd = wren_fake_last_cmd(f);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	KUNIT_EXPECT_EQ(test, cmd->hdr.opcode, WREN_ADMIN_ALLOC_COUNTER_SET);
+	KUNIT_EXPECT_TRUE(test, wren_cmds_zero(cmd->payload,
+					       sizeof(cmd->payload)));
+	KUNIT_EXPECT_EQ(test, wren_cmd_bind_counter_set(&f->wdev, 0x123, 5), 0);
+	b = wren_cmds_body(test, f, WREN_ADMIN_BIND_COUNTER_SET);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(b->qpn), 0x123);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(b->set), 5);
+	KUNIT_EXPECT_TRUE(test, wren_cmds_zero(b->rsvd, sizeof(b->rsvd)));
+	KUNIT_EXPECT_EQ(test, wren_cmd_free_counter_set(&f->wdev, 5), 0);
+	d = wren_cmds_body(test, f, WREN_ADMIN_FREE_COUNTER_SET);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(d->handle), 5);
+	/* A device that names set 0, the default one, is broken. */
+	a.result[0] = 0;
+	KUNIT_EXPECT_EQ(test, wren_cmd_alloc_counter_set(&f->wdev), -EIO);
+	/* None left. */
+	a.status = WREN_STATUS_NO_RESOURCES;
+	KUNIT_EXPECT_EQ(test, wren_cmd_alloc_counter_set(&f->wdev), -ENOMEM);
+}
+
+/* The device writes a context of 100 bytes, 0xc1 each. */
+static bool wren_cmds_answer_ctx(struct wren_fake *f,
+				 const struct wren_admin_cmd *cmd,
+				 struct wren_admin_cqe *cqe)
+{
+	const struct wren_cmd_query_ctx *c = (const void *)cmd->payload;
+	u32 len = min(le32_to_cpu(c->buf_len), 100U);
+
+	memset(phys_to_virt(le64_to_cpu(c->buf_addr)), 0xc1, len);
+	cqe->result[0] = cpu_to_le32(100);
+	return true;
+}
+
+static void wren_cmds_query_ctx(struct kunit *test)
+{
+	struct wren_fake *f = wren_fake_new(test);
+	const struct wren_cmd_query_ctx *c;
+	u8 buf[128];
+
+	f->answer = wren_cmds_answer_ctx;
+	memset(buf, 0x5a, sizeof(buf));
+	KUNIT_ASSERT_EQ(test, wren_cmd_query_ctx(&f->wdev, WREN_CTX_CQ, 0x77,
+						 buf, sizeof(buf)), 100);
+	c = wren_cmds_body(test, f, WREN_ADMIN_QUERY_CTX);
+	KUNIT_EXPECT_EQ(test, c->type, WREN_CTX_CQ);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->handle), 0x77);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->buf_len), sizeof(buf));
+	KUNIT_EXPECT_TRUE(test, wren_cmds_zero(c->rsvd, sizeof(c->rsvd)));
+	/* What the device wrote, then zeros: nothing of the caller's. */
+	KUNIT_EXPECT_EQ(test, buf[99], 0xc1);
+	KUNIT_EXPECT_EQ(test, buf[100], 0);
+	KUNIT_EXPECT_EQ(test, buf[127], 0);
+	/* A context longer than the buffer: its size, the buffer full. */
+	KUNIT_ASSERT_EQ(test, wren_cmd_query_ctx(&f->wdev, WREN_CTX_QP, 2,
+						 buf, 64), 100);
+	KUNIT_EXPECT_EQ(test, buf[63], 0xc1);
+	/* Buffers out of the device's bounds: refused before it. */
+	KUNIT_EXPECT_EQ(test, wren_cmd_query_ctx(&f->wdev, WREN_CTX_QP, 2,
+						 buf, 63), -EINVAL);
+	KUNIT_EXPECT_EQ(test, f->ncmds, 2);
+}
+
 static struct kunit_case wren_cmds_cases[] = {
 	KUNIT_CASE(wren_cmds_set_feature),
 	KUNIT_CASE(wren_cmds_create_eq),
@@ -584,6 +682,9 @@ static struct kunit_case wren_cmds_cases[] = {
 	KUNIT_CASE(wren_cmds_set_tc_table),
 	KUNIT_CASE(wren_cmds_decode_attr),
 	KUNIT_CASE(wren_cmds_get_stats),
+	KUNIT_CASE(wren_cmds_get_set_stats),
+	KUNIT_CASE(wren_cmds_counter_sets),
+	KUNIT_CASE(wren_cmds_query_ctx),
 	{}
 };
 
