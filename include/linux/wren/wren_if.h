@@ -1193,6 +1193,7 @@ enum wren_cq_arm {
  * @eq_id: its event queue, with WREN_CQ_FLAG_EQ
  * @pi: its producer index: completions written, free running mod 2^24
  * @ci: its consumer index, from its latest doorbell
+ * @rsvd0: zero
  * @overflows: completions it had no room for, and those lost after, while
  *	in error
  * @events: events it raised on its event queue
