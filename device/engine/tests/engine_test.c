@@ -4829,23 +4829,61 @@ static void test_query_ctx(void)
 	free(a);
 }
 
-/* The GSI QP is a QP like the others: a context, a counter set. */
-static void test_gsi_ctx(void)
+/*
+ * The GSI QP and the Ethernet function's are QPs like the others: a
+ * context each, a counter set each; the GSI QP's datagrams count in its
+ * set at both ends.
+ */
+static void test_gsi_eth_ctx(void)
 {
-	struct adapter *a = calloc(1, sizeof(*a));
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct adapter *n = calloc(1, sizeof(*n));
+	uint64_t v[WREN_STAT_COUNT];
+	uint32_t set_a = 0, set_b = 0, set_n = 0;
 	struct wren_qp_ctx x;
-	uint32_t set = 0;
+	struct wren_cqe c;
 
 	gsi_up(a, 0);
+	gsi_up(b, 1);
+	CHECK_EQ(cset_alloc(&a->h, &set_a), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_alloc(&b->h, &set_b), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_bind(&a->h, WREN_QPN_GSI, set_a), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_bind(&b->h, WREN_QPN_GSI, set_b), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_free(&a->h, set_a), WREN_STATUS_BAD_STATE);
+	eth_post(b, false, 4096, 40 + 256);
+	av_send(a, b, WREN_QPN_GSI, 0, 256);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
 	x = qp_ctx(&a->h, WREN_QPN_GSI);
 	CHECK_EQ(wren_le32(x.qpn), WREN_QPN_GSI);
 	CHECK_EQ(x.flags, WREN_QP_FLAG_GSI);
-	CHECK_EQ(cset_alloc(&a->h, &set), WREN_STATUS_SUCCESS);
-	CHECK_EQ(cset_bind(&a->h, WREN_QPN_GSI, set), WREN_STATUS_SUCCESS);
-	CHECK_EQ(wren_le32(qp_ctx(&a->h, WREN_QPN_GSI).counter_set), set);
-	CHECK_EQ(cset_free(&a->h, set), WREN_STATUS_BAD_STATE);
+	CHECK_EQ(wren_le32(x.counter_set), set_a);
+	CHECK_EQ(wren_le16(x.sq_pi), 1);
+	CHECK_EQ(x.peer_ipv4, b->h.cfg.ipv4);
+	CHECK_EQ(get_set_stats(&a->h, WREN_STATS_FLAG_SET, set_a, v, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(v[WREN_STAT_tx_ud], 1);
+	CHECK_EQ(v[WREN_STAT_tx_data_bytes], 256);
+	CHECK_EQ(get_set_stats(&b->h, WREN_STATS_FLAG_SET, set_b, v, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(v[WREN_STAT_rx_ud], 1);
+	CHECK_EQ(v[WREN_STAT_rx_data_bytes], 256);
+
+	eth_up(n, 2);
+	x = qp_ctx(&n->h, n->qpn);
+	CHECK_EQ(x.type, WREN_QPT_RAW_ETH);
+	CHECK_EQ(x.state, WREN_QPS_RTS);
+	CHECK_EQ(cset_alloc(&n->h, &set_n), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_bind(&n->h, n->qpn, set_n), WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(qp_ctx(&n->h, n->qpn).counter_set), set_n);
 	h_fini(&a->h);
+	h_fini(&b->h);
+	h_fini(&n->h);
 	free(a);
+	free(b);
+	free(n);
 }
 
 static const struct tap_test tests[] = {
@@ -4912,7 +4950,8 @@ static const struct tap_test tests[] = {
 	  test_rnr_counters },
 	{ "QUERY_CTX: QP, CQ, MR, SRQ fields; truncation; refusals",
 	  test_query_ctx },
-	{ "GSI QP: its context and a counter set", test_gsi_ctx },
+	{ "GSI and Ethernet QPs: contexts and counter sets",
+	  test_gsi_eth_ctx },
 };
 
 int main(void)
