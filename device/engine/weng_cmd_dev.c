@@ -110,11 +110,9 @@ int weng_cmd_get_stats(struct weng *e, const void *body,
 					   WENG_BODY(struct wren_cmd_get_stats,
 						     set));
 		set = WENG_STATS_TOTALS;
-	} else if (set && (set >= e->cfg.max_counter_set ||
-			   !e->csets[set].in_use)) {
-		return weng_reject(st, WREN_STATUS_NOT_FOUND, 0);
 	}
-	weng_counter_read(e, set, v);
+	if (weng_counter_read(e, set, v))
+		return weng_reject(st, WREN_STATUS_NOT_FOUND, 0);
 	for (int i = 0; i < WREN_STAT_COUNT; i++)
 		v[i] = wren_to_le64(v[i]);
 	if (!weng_put_result(e, addr, len, v, sizeof(v), st))

@@ -112,6 +112,11 @@ static void totals(const struct weng *e, uint64_t *v)
 #undef WREN_STAT
 }
 
+static bool set_allocated(const struct weng *e, uint32_t set)
+{
+	return set && set < e->cfg.max_counter_set && e->csets[set].in_use;
+}
+
 static void add(uint64_t *to, const uint64_t *v)
 {
 	for (unsigned int i = 0; i < WREN_STAT_COUNT; i++)
@@ -156,21 +161,26 @@ static void sets_held(struct weng *e, uint32_t set, uint64_t *v)
  * A set holds the QP-scope counters of the QPs bound to it; the default
  * set, the totals less every allocated set and those freed, and the
  * totals of the PORT-scope counters, which allocated sets hold at zero.
+ *
+ * Return: 0, or -ENOENT if @set is not allocated.
  */
-void weng_counter_read(struct weng *e, uint32_t set, uint64_t *v)
+int weng_counter_read(struct weng *e, uint32_t set, uint64_t *v)
 {
 	uint64_t held[WREN_STAT_COUNT];
 
 	if (set != WENG_STATS_TOTALS && set) {
+		if (!set_allocated(e, set))
+			return -ENOENT;
 		sets_held(e, set, v);
-		return;
+		return 0;
 	}
 	totals(e, v);
 	if (set == WENG_STATS_TOTALS)
-		return;
+		return 0;
 	sets_held(e, 0, held);
 	add(held, e->cset_retired);
 	sub(v, held);
+	return 0;
 }
 
 /* A new set, its counters at zero: 0, or -ENOSPC. */
@@ -192,7 +202,7 @@ int weng_counter_free(struct weng *e, uint32_t set)
 {
 	struct weng_counter_set *cs;
 
-	if (!set || set >= e->cfg.max_counter_set || !e->csets[set].in_use)
+	if (!set_allocated(e, set))
 		return -ENOENT;
 	cs = &e->csets[set];
 	if (cs->refs)
@@ -211,7 +221,7 @@ int weng_counter_bind(struct weng *e, struct weng_qp *qp, uint32_t set)
 {
 	uint64_t q[WREN_STAT_COUNT];
 
-	if (set >= e->cfg.max_counter_set || (set && !e->csets[set].in_use))
+	if (set && !set_allocated(e, set))
 		return -ENOENT;
 	if (set == qp->counter_set)
 		return 0;

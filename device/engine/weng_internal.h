@@ -663,7 +663,7 @@ void weng_counter_qp_new(struct weng *e, uint32_t qpn);
 int weng_counter_alloc(struct weng *e, uint32_t *set);
 int weng_counter_free(struct weng *e, uint32_t set);
 int weng_counter_bind(struct weng *e, struct weng_qp *qp, uint32_t set);
-void weng_counter_read(struct weng *e, uint32_t set, uint64_t *v);
+int weng_counter_read(struct weng *e, uint32_t set, uint64_t *v);
 
 /* weng_rc.c: the stream of an RC QP. */
 int weng_rc_alloc(struct weng_qp *qp);
