@@ -4886,6 +4886,60 @@ static void test_gsi_eth_ctx(void)
 	free(n);
 }
 
+/* A CQ's context follows its arming and counts the events it raised. */
+static void test_cq_ctx_events(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_create_eq *ec = (void *)cmd.payload;
+	struct wren_cmd_create_cq *cc = (void *)cmd.payload;
+	struct weng_completion c = { .status = WREN_CQE_SUCCESS };
+	const struct wren_cq_ctx *x;
+	uint32_t eq, cqn, db;
+
+	h_init(&h);
+	h.cfg.msix_vectors = 4;
+	h_start(&h);
+	h_enable(&h, 4, 3);
+	x = fake_env_ptr(&h.env, BUF_BASE, sizeof(*x));
+	make_cmd(&cmd, WREN_ADMIN_CREATE_EQ, 0);
+	ec->base_addr = wren_to_le64(EQ_BASE);
+	ec->log_depth = 3;
+	ec->msix_vector = wren_to_le16(1);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	eq = wren_le32(cqe.result[0]);
+	make_cq(&cmd, 1);
+	cc->log_depth = 2;
+	cc->flags = WREN_CQ_FLAG_EQ;
+	cc->eq_id = wren_to_le16(eq);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	cqn = wren_le32(cqe.result[0]);
+	db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+
+	weng_db_write(h.e, db, WREN_CQ_DB_ARM, 4);
+	CHECK_EQ(query_ctx(&h, WREN_CTX_CQ, cqn, 64, NULL, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(x->armed, WREN_CQ_ARM_NEXT);
+	CHECK_EQ(x->flags, WREN_CQ_FLAG_EQ);
+	CHECK_EQ(wren_le32(x->eq_id), eq);
+	CHECK_EQ(x->log_depth, 2);
+	CHECK_EQ(weng_cq_complete(h.e, cqn, &c), 0);
+	CHECK_EQ(query_ctx(&h, WREN_CTX_CQ, cqn, 64, NULL, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(x->armed, WREN_CQ_ARM_NONE);
+	CHECK_EQ(wren_le64(x->events), 1);
+	CHECK_EQ(wren_le32(x->pi), 1);
+	weng_db_write(h.e, db, 1 | WREN_CQ_DB_ARM | WREN_CQ_DB_SOLICITED, 4);
+	CHECK_EQ(query_ctx(&h, WREN_CTX_CQ, cqn, 64, NULL, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(x->armed, WREN_CQ_ARM_SOLICITED);
+	CHECK_EQ(wren_le32(x->ci), 1);
+	CHECK_EQ(x->in_error, 0);
+	CHECK_EQ(wren_le64(x->overflows), 0);
+	h_fini(&h);
+}
+
 static const struct tap_test tests[] = {
 	{ "reset, ready, enable handshake", test_reset_handshake },
 	{ "bad queue configuration is fatal", test_bad_queue_cfg },
@@ -4950,6 +5004,7 @@ static const struct tap_test tests[] = {
 	  test_rnr_counters },
 	{ "QUERY_CTX: QP, CQ, MR, SRQ fields; truncation; refusals",
 	  test_query_ctx },
+	{ "QUERY_CTX of a CQ: arming, events", test_cq_ctx_events },
 	{ "GSI and Ethernet QPs: contexts and counter sets",
 	  test_gsi_eth_ctx },
 };
