@@ -41,7 +41,12 @@ struct weng_config {
 	uint32_t tc_cache;		/* transport contexts held at once */
 	uint16_t max_rd_atom;		/* READs in flight per QP; more wait */
 	uint32_t max_srq;		/* shared receive queues */
+	/* Counter sets, the default one included: 1 to WENG_MAX_COUNTER_SETS. */
+	uint32_t max_counter_set;
 };
+
+#define WENG_DEFAULT_COUNTER_SETS	64
+#define WENG_MAX_COUNTER_SETS		65536	/* GET_STATS's @set: 16 bits */
 
 struct weng;
 

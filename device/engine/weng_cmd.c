@@ -33,11 +33,10 @@ static weng_cmd_fn *const handlers[] = {
 	[WREN_ADMIN_MODIFY_SRQ] = weng_cmd_modify_srq,
 	[WREN_ADMIN_QUERY_SRQ] = weng_cmd_query_srq,
 	[WREN_ADMIN_DESTROY_SRQ] = weng_cmd_destroy_srq,
-	/* Not offered yet (WREN_CAP_COUNTER_SETS, WREN_CAP_QUERY_CTX). */
-	[WREN_ADMIN_ALLOC_COUNTER_SET] = NULL,
-	[WREN_ADMIN_FREE_COUNTER_SET] = NULL,
-	[WREN_ADMIN_BIND_COUNTER_SET] = NULL,
-	[WREN_ADMIN_QUERY_CTX] = NULL,
+	[WREN_ADMIN_ALLOC_COUNTER_SET] = weng_cmd_alloc_counter_set,
+	[WREN_ADMIN_FREE_COUNTER_SET] = weng_cmd_free_counter_set,
+	[WREN_ADMIN_BIND_COUNTER_SET] = weng_cmd_bind_counter_set,
+	[WREN_ADMIN_QUERY_CTX] = weng_cmd_query_ctx,
 };
 static_assert(sizeof(handlers) / sizeof(handlers[0]) ==
 	      WREN_ADMIN_OPCODE_LAST + 1, "a handler per opcode");

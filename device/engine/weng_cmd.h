@@ -22,6 +22,23 @@ static inline int weng_reject(struct weng_cmd_status *st, uint8_t status,
 	return -1;
 }
 
+/*
+ * Write a command's result to the host buffer of @len bytes at @addr,
+ * truncated to it; false (and a DMA_ERROR status) if the host refuses.
+ */
+static inline bool weng_put_result(struct weng *e, uint64_t addr,
+				   uint32_t len, const void *buf, size_t size,
+				   struct weng_cmd_status *st)
+{
+	if (len > size)
+		len = size;
+	if (weng_dma_write(e, addr, buf, len)) {
+		weng_reject(st, WREN_STATUS_DMA_ERROR, 0);
+		return false;
+	}
+	return true;
+}
+
 /* Reserved bytes must be zero: true if they are, else refuse. */
 static inline bool weng_rsvd_zero(struct weng_cmd_status *st,
 				  const void *field, size_t len, size_t offset)
@@ -70,6 +87,12 @@ weng_cmd_fn weng_cmd_destroy_eq;
 weng_cmd_fn weng_cmd_alloc_pd;
 weng_cmd_fn weng_cmd_dealloc_pd;
 weng_cmd_fn weng_cmd_set_tc_table;
+weng_cmd_fn weng_cmd_alloc_counter_set;
+weng_cmd_fn weng_cmd_free_counter_set;
+weng_cmd_fn weng_cmd_bind_counter_set;
+
+/* weng_cmd_ctx.c: the device's view of an object. */
+weng_cmd_fn weng_cmd_query_ctx;
 
 /* weng_cmd_obj.c: the data-path objects. */
 weng_cmd_fn weng_cmd_create_cq;

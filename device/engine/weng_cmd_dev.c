@@ -62,22 +62,7 @@ static void fill_attr(struct weng *e, struct wren_dev_attr *a)
 	a->max_rd_atom = wren_to_le32(c->max_rd_atom);
 	a->max_res_rd_atom = wren_to_le32(e->resp_count);
 	a->max_srq = wren_to_le32(e->cfg.max_srq);
-}
-
-/*
- * Write a command's result to the host buffer of @len bytes at @addr,
- * truncated to it; false (and a DMA_ERROR status) if the host refuses.
- */
-static bool put_result(struct weng *e, uint64_t addr, uint32_t len,
-		       const void *buf, size_t size, struct weng_cmd_status *st)
-{
-	if (len > size)
-		len = size;
-	if (weng_dma_write(e, addr, buf, len)) {
-		weng_reject(st, WREN_STATUS_DMA_ERROR, 0);
-		return false;
-	}
-	return true;
+	a->max_counter_set = wren_to_le32(e->cfg.max_counter_set);
 }
 
 int weng_cmd_get_attr(struct weng *e, const void *body,
@@ -95,50 +80,92 @@ int weng_cmd_get_attr(struct weng *e, const void *body,
 				   WENG_BODY(struct wren_cmd_get_attr,
 					     buf_len));
 	fill_attr(e, &attr);
-	if (!put_result(e, addr, len, &attr, sizeof(attr), st))
+	if (!weng_put_result(e, addr, len, &attr, sizeof(attr), st))
 		return -1;
 	st->result[0] = sizeof(attr);
 	return 0;
-}
-
-/*
- * The transport's counters, then the Ethernet function's: the order of
- * enum wren_dev_stat.
- */
-static void fill_stats(const struct weng *e, uint64_t *v)
-{
-	struct wren_tp_stats t;
-
-	memset(&t, 0, sizeof(t));
-	if (e->tp)
-		wren_tp_get_stats(e->tp, &t);
-#define WREN_STAT(counter)	v[WREN_STAT_##counter] = t.counter;
-#define WREN_ETH_STAT(counter)	v[WREN_STAT_##counter] = e->eth_stats.counter;
-#include "linux/wren/wren_stats.h"
-#undef WREN_ETH_STAT
-#undef WREN_STAT
 }
 
 int weng_cmd_get_stats(struct weng *e, const void *body,
 		       struct weng_cmd_status *st)
 {
 	const struct wren_cmd_get_stats *c = body;
-	uint32_t len = wren_le32(c->buf_len);
+	uint32_t len = wren_le32(c->buf_len), set = wren_le16(c->set);
 	uint64_t addr = wren_le64(c->buf_addr);
 	uint64_t v[WREN_STAT_COUNT];
 
-	if (!WENG_RSVD_OK(st, c, struct wren_cmd_get_stats, rsvd))
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_get_stats, rsvd0) ||
+	    !WENG_RSVD_OK(st, c, struct wren_cmd_get_stats, rsvd))
 		return -1;
 	if (len < 8 || len > 4096 || len % 8)
 		return weng_reject(st, WREN_STATUS_BAD_PARAM,
 				   WENG_BODY(struct wren_cmd_get_stats,
 					     buf_len));
-	fill_stats(e, v);
+	if (c->flags & ~WREN_STATS_FLAG_SET)
+		return weng_reject(st, WREN_STATUS_BAD_PARAM,
+				   WENG_BODY(struct wren_cmd_get_stats, flags));
+	if (!(c->flags & WREN_STATS_FLAG_SET)) {
+		if (set)
+			return weng_reject(st, WREN_STATUS_BAD_PARAM,
+					   WENG_BODY(struct wren_cmd_get_stats,
+						     set));
+		set = WENG_STATS_TOTALS;
+	}
+	if (weng_counter_read(e, set, v))
+		return weng_reject(st, WREN_STATUS_NOT_FOUND, 0);
 	for (int i = 0; i < WREN_STAT_COUNT; i++)
 		v[i] = wren_to_le64(v[i]);
-	if (!put_result(e, addr, len, v, sizeof(v), st))
+	if (!weng_put_result(e, addr, len, v, sizeof(v), st))
 		return -1;
 	st->result[0] = WREN_STAT_COUNT;
+	return 0;
+}
+
+int weng_cmd_alloc_counter_set(struct weng *e, const void *body,
+			       struct weng_cmd_status *st)
+{
+	uint32_t set;
+
+	/* A zeroed body: any byte set is a field this version lacks. */
+	if (!weng_rsvd_zero(st, body, WREN_ADMIN_CMD_PAYLOAD,
+			    sizeof(struct wren_admin_cmd_hdr)))
+		return -1;
+	if (weng_counter_alloc(e, &set))
+		return weng_reject(st, WREN_STATUS_NO_RESOURCES, 0);
+	st->result[0] = set;
+	return 0;
+}
+
+int weng_cmd_free_counter_set(struct weng *e, const void *body,
+			      struct weng_cmd_status *st)
+{
+	uint32_t set;
+
+	if (!weng_cmd_handle(body, st, &set))
+		return -1;
+	switch (weng_counter_free(e, set)) {
+	case 0:
+		return 0;
+	case -EBUSY:
+		return weng_reject(st, WREN_STATUS_BAD_STATE, 0);
+	default:
+		return weng_reject(st, WREN_STATUS_NOT_FOUND, 0);
+	}
+}
+
+int weng_cmd_bind_counter_set(struct weng *e, const void *body,
+			      struct weng_cmd_status *st)
+{
+	const struct wren_cmd_bind_counter_set *c = body;
+	struct weng_qp *qp;
+
+	if (!WENG_RSVD_OK(st, c, struct wren_cmd_bind_counter_set, rsvd))
+		return -1;
+	qp = weng_qp_get(e, wren_le32(c->qpn));
+	if (!qp)
+		return weng_reject(st, WREN_STATUS_NOT_FOUND, 0);
+	if (weng_counter_bind(e, qp, wren_le32(c->set)))
+		return weng_reject(st, WREN_STATUS_NOT_FOUND, 0);
 	return 0;
 }
 

@@ -278,6 +278,7 @@ int weng_cmd_create_qp(struct weng *e, const void *body,
 	}
 	qp->sq_base = wren_le64(c->sq_base);
 	qp->rq_base = wren_le64(c->rq_base);
+	weng_counter_qp_new(e, qpn);
 	e->pd_refs[pdn]++;
 	e->cqs[scq].refs++;
 	e->cqs[rcq].refs++;
@@ -536,6 +537,8 @@ int weng_cmd_destroy_qp(struct weng *e, const void *body,
 		e->eth_qpn = 0;
 	if (qpn == WREN_QPN_GSI)
 		e->gsi_slot = 0;
+	/* Unbound: what it counted stays in its set. */
+	weng_counter_bind(e, qp, 0);
 	weng_qp_free_shadows(qp);
 	gen = qp->gen + 1;
 	memset(qp, 0, sizeof(*qp));
@@ -883,17 +886,6 @@ int weng_cmd_reg_mr(struct weng *e, const void *body,
 	return 0;
 }
 
-/* The region a key names, or NULL if there is none or the key is stale. */
-static struct weng_mr *mr_of_key(struct weng *e, uint32_t key)
-{
-	uint32_t n = key >> 8;
-
-	if (n >= e->cfg.max_mr || !e->mrs[n].in_use ||
-	    e->mrs[n].key_tag != (key & 0xff))
-		return NULL;
-	return &e->mrs[n];
-}
-
 int weng_cmd_rereg_mr(struct weng *e, const void *body,
 		      struct weng_cmd_status *st)
 {
@@ -903,7 +895,7 @@ int weng_cmd_rereg_mr(struct weng *e, const void *body,
 	if (!WENG_RSVD_OK(st, c, struct wren_cmd_rereg_mr, rsvd0) ||
 	    !WENG_RSVD_OK(st, c, struct wren_cmd_rereg_mr, rsvd))
 		return -1;
-	mr = mr_of_key(e, wren_le32(c->key));
+	mr = weng_mr_of_key(e, wren_le32(c->key));
 	if (!mr)
 		return reject_status(st, WREN_STATUS_NOT_FOUND);
 	/* Send entries, not admin commands, register a fast-register one. */
@@ -925,7 +917,7 @@ int weng_cmd_dereg_mr(struct weng *e, const void *body,
 
 	if (!weng_cmd_handle(body, st, &key))
 		return -1;
-	mr = mr_of_key(e, key);
+	mr = weng_mr_of_key(e, key);
 	if (!mr)
 		return reject_status(st, WREN_STATUS_NOT_FOUND);
 	e->pd_refs[mr->pdn]--;

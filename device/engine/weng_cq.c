@@ -95,8 +95,11 @@ int weng_cq_complete(struct weng *e, uint32_t cqn,
 	struct wren_cqe cqe;
 	int rc;
 
-	if (cq->overflowed)
+	/* In error: lost too, and counted with the one that overflowed it. */
+	if (cq->overflowed) {
+		cq->ring.dropped++;
 		return -ENOSPC;
+	}
 	memset(&cqe, 0, sizeof(cqe));
 	cqe.wqe_index = wren_to_le16(c->wqe_index);
 	cqe.opcode = c->opcode;
@@ -125,6 +128,7 @@ int weng_cq_complete(struct weng *e, uint32_t cqn,
 	    (!cq->armed_solicited || c->flags & WREN_CQE_F_SOLICITED ||
 	     c->status != WREN_CQE_SUCCESS)) {
 		cq->armed = false;
+		cq->events++;
 		weng_eq_post(e, cq->eq_id, WREN_EQE_COMPLETION, cqn);
 	}
 	return 0;

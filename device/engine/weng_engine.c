@@ -37,6 +37,7 @@ void weng_config_defaults(struct weng_config *cfg)
 	cfg->tc_cache = 1024;
 	cfg->max_rd_atom = 128;
 	cfg->max_srq = 1024;
+	cfg->max_counter_set = WENG_DEFAULT_COUNTER_SETS;
 }
 
 /* Set up, reset and tear down every part, in this order. */
@@ -52,6 +53,7 @@ static const struct {
 	{ weng_ah_init, weng_ah_reset, weng_ah_fini },
 	{ weng_mr_init, weng_mr_reset, weng_mr_fini },
 	{ weng_srq_init, weng_srq_reset, weng_srq_fini },
+	{ weng_counter_init, weng_counter_reset, weng_counter_fini },
 	{ weng_qp_init, weng_qp_reset, weng_qp_fini },
 	{ weng_eth_init, weng_eth_reset, weng_eth_fini },
 	{ weng_resp_init, weng_resp_reset, weng_resp_fini },

@@ -9,11 +9,12 @@
  *   services     weng_base.c weng_ring.c
  *   events       weng_aeq.c weng_eq.c weng_cq.c
  *   objects      weng_pd.c weng_ah.c weng_mr.c weng_srq.c weng_qp.c
- *                weng_resp.c weng_tc.c weng_rc.c
+ *                weng_resp.c weng_tc.c weng_rc.c weng_counter.c
  *   operations   weng_send.c weng_read.c weng_recv.c weng_write.c
  *                weng_atomic.c weng_eth.c
  *   dispatch     weng_ulp.c weng_wire.c weng_doorbell.c weng_cmd_dev.c
- *                weng_cmd_obj.c weng_cmd.c weng_admin.c weng_engine.c
+ *                weng_cmd_obj.c weng_cmd_ctx.c weng_cmd.c weng_admin.c
+ *                weng_engine.c
  *
  * The one pair that calls both ways is weng_send.c and weng_read.c: an
  * RDMA READ is posted from the send queue and, once finished, lets the
@@ -39,7 +40,8 @@
 				 WREN_CAP_SRQ | WREN_CAP_WQE_SHIFT | \
 				 WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH | \
 				 WREN_CAP_GSI | WREN_CAP_WQE_AV | \
-				 WREN_CAP_FAST_REG)
+				 WREN_CAP_FAST_REG | WREN_CAP_COUNTER_SETS | \
+				 WREN_CAP_QUERY_CTX)
 #define WENG_FW_MAJOR		1
 #define WENG_FW_MINOR		0
 #define WENG_FW_PATCH		0
@@ -76,8 +78,9 @@ struct weng_cq {
 	uint16_t eq_id;
 	uint16_t db_slot;
 	uint32_t db_page;
-	struct weng_ring ring;	/* index_mask WREN_CQ_DB_CI */
+	struct weng_ring ring;	/* index_mask WREN_CQ_DB_CI; dropped: lost */
 	uint32_t refs;		/* QPs completing on it */
+	uint64_t events;	/* raised on its EQ (QUERY_CTX) */
 };
 
 /*
@@ -200,12 +203,18 @@ struct weng_qp {
 	uint16_t reads_out;	/* RDMA_READs posted and not done */
 	uint16_t gen;		/* tells stale transport callbacks apart */
 	uint8_t access;		/* WREN_MR_ACCESS_REMOTE_* peers may use */
+	uint16_t counter_set;	/* the set its counts go to (weng_counter.c) */
+	uint32_t last_peer;	/* its latest message's target adapter, or 0 */
+	uint32_t last_class;	/* ... and class, or WENG_CLASS_NONE */
 	struct weng_swqe *sq_shadow;	/* per send slot while in flight */
 	struct weng_rwqe *rq_shadow;	/* per receive slot while in use */
 	uint8_t *sq_entries;	/* per send slot, the entry taken */
 	uint8_t *rq_entries;	/* per receive slot, the same */
 	struct weng_rc *rc;		/* RC only */
 };
+
+/* weng_qp.last_class of a datagram: it has no transport context. */
+#define WENG_CLASS_NONE		UINT32_MAX
 
 /* log2 of the entries' bytes at wqe_shift 0 */
 #define WENG_SQ_ENTRY_LOG0	7
@@ -332,6 +341,30 @@ struct weng_eth_stats {
 #undef WREN_ETH_STAT
 };
 
+/* The engine's counters (WREN_ENG_STAT), one field per name of the list. */
+struct weng_eng_stats {
+#define WREN_ENG_STAT(counter)	uint64_t counter;
+#include "linux/wren/wren_stats.h"
+#undef WREN_ENG_STAT
+};
+
+/*
+ * Counter sets (weng_counter.c).  Every QP-scope count is kept twice: in
+ * the totals, and in the account of the queue pair it concerns, indexed
+ * by QP number (the transport keeps its own counters' accounts, given by
+ * wren_tp_set_accounts(); the engine keeps its own group's).  A set is
+ * not counted into: its counts are @base plus the accounts of the QPs
+ * bound to it, @base absorbing, modulo 2^64, what a QP's account held when
+ * it joined (subtracted) and when it left (added).  The default set is
+ * the rest: the totals less every allocated set and @retired, what the
+ * sets freed so far held.
+ */
+struct weng_counter_set {
+	bool in_use;
+	uint32_t refs;			/* QPs bound to it */
+	uint64_t base[WREN_STAT_COUNT];	/* QP-scope entries only */
+};
+
 struct weng {
 	const struct weng_env_ops *ops;
 	void *opaque;
@@ -388,7 +421,28 @@ struct weng {
 	struct weng_eth_stats eth_stats;
 
 	struct weng_stats stats;
+
+	/* Counters per QP and counter sets (weng_counter.c). */
+	uint32_t acct_n;		/* accounts: WREN_QPN_FIRST + max_qp */
+	struct wren_tp_stats *tp_acct;	/* the transport's, per QP number */
+	struct weng_eng_stats *eng_acct;	/* the engine's, likewise */
+	struct weng_eng_stats eng_stats;	/* the engine's totals */
+	struct weng_counter_set *csets;	/* max_counter_set; [0] unused */
+	uint64_t cset_retired[WREN_STAT_COUNT];
 };
+
+/*
+ * Count one event of the engine's QP-scope @counter for QP number @qpn:
+ * in the totals and in the QP's account.
+ */
+#define WENG_COUNT_QP(e, qpn, counter)	do {				\
+	struct weng *e_ = (e);						\
+	uint32_t qpn_ = (qpn);						\
+									\
+	e_->eng_stats.counter++;					\
+	if (qpn_ < e_->acct_n)						\
+		e_->eng_acct[qpn_].counter++;				\
+} while (0)
 
 /* Send entries a READ_RESP answers: RDMA_READ and the atomics. */
 static inline bool weng_wqe_is_read(uint8_t wqe_opcode)
@@ -535,6 +589,7 @@ enum weng_mr_bad weng_mr_check(const struct weng *e, uint64_t iova,
 				uint8_t page_shift, uint8_t access);
 void weng_mr_fast_init(struct weng *e, struct weng_mr *mr, uint32_t pdn,
 		       uint64_t pbl, uint32_t max_pages);
+struct weng_mr *weng_mr_of_key(struct weng *e, uint32_t key);
 struct weng_mr *weng_mr_fast_of_key(struct weng *e, uint32_t pdn,
 				    uint32_t key);
 uint8_t weng_mr_fast_reg(struct weng *e, uint32_t pdn, uint32_t key,
@@ -598,6 +653,17 @@ void weng_resp_free(struct weng *e, struct weng_resp *r);
 uint64_t weng_resp_cookie(const struct weng *e, const struct weng_resp *r);
 struct weng_resp *weng_resp_of_cookie(struct weng *e, uint64_t cookie);
 struct weng_qp *weng_resp_qp(struct weng *e, const struct weng_resp *r);
+
+/* weng_counter.c: counters per QP and counter sets. */
+#define WENG_STATS_TOTALS	UINT32_MAX	/* weng_counter_read(): no set */
+int weng_counter_init(struct weng *e);
+void weng_counter_reset(struct weng *e);
+void weng_counter_fini(struct weng *e);
+void weng_counter_qp_new(struct weng *e, uint32_t qpn);
+int weng_counter_alloc(struct weng *e, uint32_t *set);
+int weng_counter_free(struct weng *e, uint32_t set);
+int weng_counter_bind(struct weng *e, struct weng_qp *qp, uint32_t set);
+int weng_counter_read(struct weng *e, uint32_t set, uint64_t *v);
 
 /* weng_rc.c: the stream of an RC QP. */
 int weng_rc_alloc(struct weng_qp *qp);

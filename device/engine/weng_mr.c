@@ -100,21 +100,31 @@ void weng_mr_fast_init(struct weng *e, struct weng_mr *mr, uint32_t pdn,
 }
 
 /*
- * The fast-register region of PD @pdn whose current key is @key, valid or
- * not; NULL if there is none.
+ * The region a key names (its number << 8 | its tag), valid or not; NULL
+ * if there is none or the key is stale: its tag is not the region's.
  */
-struct weng_mr *weng_mr_fast_of_key(struct weng *e, uint32_t pdn,
-				    uint32_t key)
+struct weng_mr *weng_mr_of_key(struct weng *e, uint32_t key)
 {
 	struct weng_mr *mr;
 
 	if (key >> 8 >= e->cfg.max_mr)
 		return NULL;
 	mr = &e->mrs[key >> 8];
-	if (!mr->in_use || !mr->fast || mr->key_tag != (key & 0xff) ||
-	    mr->pdn != pdn)
+	if (!mr->in_use || mr->key_tag != (key & 0xff))
 		return NULL;
 	return mr;
+}
+
+/*
+ * The fast-register region of PD @pdn whose current key is @key, valid or
+ * not; NULL if there is none.
+ */
+struct weng_mr *weng_mr_fast_of_key(struct weng *e, uint32_t pdn,
+				    uint32_t key)
+{
+	struct weng_mr *mr = weng_mr_of_key(e, key);
+
+	return mr && mr->fast && mr->pdn == pdn ? mr : NULL;
 }
 
 /**
@@ -266,7 +276,6 @@ int weng_mr_walk(struct weng *e, uint32_t pdn, uint32_t key,
 		 uint64_t va, uint64_t len, uint8_t need,
 		 int (*fn)(void *arg, uint64_t addr, uint32_t len), void *arg)
 {
-	uint32_t n = key >> 8;
 	const struct weng_mr *mr;
 	uint64_t page_size, first;
 
@@ -274,11 +283,8 @@ int weng_mr_walk(struct weng *e, uint32_t pdn, uint32_t key,
 		return 0;
 	if (key == WREN_LKEY_DMA)
 		return dma_walk(e, pdn, va, len, need, fn, arg);
-	if (n >= e->cfg.max_mr)
-		return -EACCES;
-	mr = &e->mrs[n];
-	if (!mr->in_use || !mr->valid || mr->key_tag != (key & 0xff) ||
-	    mr->pdn != pdn ||
+	mr = weng_mr_of_key(e, key);
+	if (!mr || !mr->valid || mr->pdn != pdn ||
 	    (mr->access & need) != need || va < mr->iova ||
 	    va - mr->iova > mr->length || len > mr->length - (va - mr->iova))
 		return -EACCES;

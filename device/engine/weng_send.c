@@ -246,6 +246,9 @@ static int sq_post(struct weng *e, struct weng_qp *qp, uint32_t slot)
 		m.imm = wren_le32(w->rkey);
 	if (weng_wqe_is_read(w->opcode))
 		weng_read_post(qp, slot, d.ipv4, &m);
+	/* For QUERY_CTX: a datagram has no transport context. */
+	qp->last_peer = d.ipv4;
+	qp->last_class = qp->type == WREN_QPT_UD ? WENG_CLASS_NONE : d.class_id;
 	return qp->type == WREN_QPT_UD ? wren_tp_send_ud(e->tp, &d, &m, cookie) :
 					 wren_tp_send(e->tp, &d, &m, cookie);
 }
@@ -501,6 +504,7 @@ static bool rnr_wait(struct weng *e, struct weng_qp *qp, struct weng_swqe *sw)
 	sw->resend_at = weng_now(e) + rnr_delay_10us[rc->min_rnr_timer & 31] *
 				      10000ULL * e->cfg.time_scale;
 	rc->rnr_waiting++;
+	WENG_COUNT_QP(e, weng_qpn(e, qp), rnr_waits);
 	weng_alarm_arm(e, &e->rnr_alarm, sw->resend_at);
 	return true;
 }

@@ -149,12 +149,28 @@ static enum wren_tp_status rx_begin_rc(struct weng *e, struct weng_qp *qp,
 	return st;
 }
 
+/* A message for @qp, as the checks of its type take it. */
+static enum wren_tp_status rx_begin_qp(struct weng *e, struct weng_qp *qp,
+				       const struct wren_tp_peer *peer,
+				       const struct wren_tp_msg *m,
+				       uint64_t *cookie)
+{
+	bool ud = m->flags & WREN_TP_MSG_DATAGRAM;
+
+	if (qp->type == WREN_QPT_RC && !ud)
+		return rx_begin_rc(e, qp, peer, m, cookie);
+	if (qp->type != (ud ? WREN_QPT_UD : WREN_QPT_RD) ||
+	    m->flags & WREN_TP_MSG_CONNECTED || m->qkey != qp->qkey)
+		return WREN_TP_BAD_DEST_QP;
+	return rx_begin_op(e, qp, peer, m, cookie);
+}
+
 static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 				    const struct wren_tp_msg *m,
 				    uint64_t *cookie)
 {
 	struct weng *e = ulp;
-	bool ud = m->flags & WREN_TP_MSG_DATAGRAM;
+	enum wren_tp_status st;
 	struct weng_qp *qp;
 
 	if (m->opcode == WREN_WIRE_OP_READ_RESP)
@@ -162,12 +178,11 @@ static enum wren_tp_status rx_begin(void *ulp, const struct wren_tp_peer *peer,
 	qp = weng_qp_get(e, m->dst_qpn);
 	if (!qp || !weng_qp_receives(qp))
 		return WREN_TP_BAD_DEST_QP;
-	if (qp->type == WREN_QPT_RC && !ud)
-		return rx_begin_rc(e, qp, peer, m, cookie);
-	if (qp->type != (ud ? WREN_QPT_UD : WREN_QPT_RD) ||
-	    m->flags & WREN_TP_MSG_CONNECTED || m->qkey != qp->qkey)
-		return WREN_TP_BAD_DEST_QP;
-	return rx_begin_op(e, qp, peer, m, cookie);
+	st = rx_begin_qp(e, qp, peer, m, cookie);
+	/* Every way a message finds no receive ends here. */
+	if (st == WREN_TP_RNR)
+		WENG_COUNT_QP(e, weng_qpn(e, qp), rnr_refusals);
+	return st;
 }
 
 static int rx_write(void *ulp, uint64_t cookie, uint32_t off, const void *buf,

@@ -48,11 +48,21 @@ int weng_wire_start(struct weng *e)
 	e->read_timeout_ns = 2ULL * (tc.max_retries + 1) * tc.max_rto_ns;
 	e->tp = wren_tp_create(&tc, &e->ops->host, e->opaque, &weng_ulp_ops,
 			       e);
-	return e->tp ? 0 : -1;
+	if (!e->tp)
+		return -1;
+	/* Per QP as well as in total (weng_counter.c). */
+	wren_tp_set_accounts(e->tp, e->tp_acct, e->acct_n);
+	return 0;
 }
 
 void weng_wire_stop(struct weng *e)
 {
+	/*
+	 * What a dying transport counts (messages it flushes) is no QP's:
+	 * the accounts were cleared with the objects, and its totals go.
+	 */
+	if (e->tp)
+		wren_tp_set_accounts(e->tp, NULL, 0);
 	wren_tp_destroy(e->tp);
 	e->tp = NULL;
 	e->tc_base = 0;

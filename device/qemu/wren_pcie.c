@@ -57,6 +57,7 @@ struct WrenState {
     uint32_t vectors;
     uint32_t time_scale;
     uint32_t tc_cache;
+    uint32_t counter_sets;
     uint8_t fault_drop_opcode;
 };
 
@@ -360,6 +361,13 @@ static bool wren_pcie_config_from_props(WrenState *s, struct weng_config *cfg,
         return false;
     }
     cfg->tc_cache = s->tc_cache;
+    /* GET_STATS names a set in 16 bits; the default set is always there. */
+    if (s->counter_sets < 1 || s->counter_sets > WENG_MAX_COUNTER_SETS) {
+        error_setg(errp, "wren: counter-sets %u is out of range (1 to %u)",
+                   s->counter_sets, WENG_MAX_COUNTER_SETS);
+        return false;
+    }
+    cfg->max_counter_set = s->counter_sets;
     if (s->serial) {
         if (strlen(s->serial) > WENG_SERIAL_LEN) {
             error_setg(errp, "wren: serial is longer than %d characters",
@@ -475,6 +483,8 @@ static Property wren_pcie_properties[] = {
     DEFINE_PROP_UINT32("vectors", WrenState, vectors, 8),
     DEFINE_PROP_UINT32("time-scale", WrenState, time_scale, 1),
     DEFINE_PROP_UINT32("tc-cache", WrenState, tc_cache, 1024),
+    DEFINE_PROP_UINT32("counter-sets", WrenState, counter_sets,
+                       WENG_DEFAULT_COUNTER_SETS),
     DEFINE_PROP_UINT8("x-fault-drop-opcode", WrenState, fault_drop_opcode, 0),
     DEFINE_PROP_END_OF_LIST(),
 };

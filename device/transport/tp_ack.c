@@ -172,13 +172,13 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 /* Start over in a new incarnation: the target lost our context. */
 static void ctx_reestablish(struct wren_tp *tp, struct tp_ctx *c)
 {
-	uint32_t resent = 0;
-
 	for (uint32_t psn = c->bsn; psn != c->nsn; psn++) {
 		struct tp_pkt *p = &c->win[psn & (tp->cfg.window - 1)];
 
-		resent += p->state == TP_PKT_INFLIGHT ||
-			  p->state == TP_PKT_LOST;
+		if (p->state == TP_PKT_INFLIGHT || p->state == TP_PKT_LOST)
+			tp_count_retx(tp,
+				      p->msg ? p->msg->m.src_qpn : UINT32_MAX,
+				      WREN_TP_RETX_RECONNECT, 1);
 		p->state = TP_PKT_FREE;
 		p->msg = NULL;
 	}
@@ -192,7 +192,6 @@ static void ctx_reestablish(struct wren_tp *tp, struct tp_ctx *c)
 		m->req_sent = false;
 		m->started = false;
 	}
-	tp->stats.retx_reconnect += resent;
 	tp->stats.ctx_reestablished++;
 	tp_ctx_timer_update(tp, c);
 	tp_tx_update_ready(tp, c);

@@ -293,6 +293,24 @@ void wren_tp_get_stats(const struct wren_tp *tp, struct wren_tp_stats *st)
 	*st = tp->stats;
 }
 
+int wren_tp_ctx_id(struct wren_tp *tp, uint32_t ipv4, uint32_t class_id,
+		   uint32_t *id)
+{
+	const struct tp_ctx *c = tp_ctx_find(tp, ipv4, class_id);
+
+	if (!c)
+		return -ENOENT;
+	*id = c->id;
+	return 0;
+}
+
+void wren_tp_set_accounts(struct wren_tp *tp, struct wren_tp_stats *acct,
+			  uint32_t n)
+{
+	tp->acct = n ? acct : NULL;
+	tp->acct_n = acct ? n : 0;
+}
+
 size_t wren_tp_ctx_memory(const struct wren_tp *tp)
 {
 	return tp->ctx_used * sizeof(struct tp_ctx) +

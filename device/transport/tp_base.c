@@ -12,61 +12,62 @@
 
 #include "tp_internal.h"
 
-/* A message that failed with @st: msg_err_<st>, and msg_errors. */
-void tp_count_error(struct wren_tp *tp, enum wren_tp_status st)
+/*
+ * A message that failed with @st: msg_err_<st>, and msg_errors, charged
+ * to @qpn, its queue pair at this adapter (its initiator's or target's).
+ */
+void tp_count_error(struct wren_tp *tp, uint32_t qpn, enum wren_tp_status st)
 {
-	struct wren_tp_stats *s = &tp->stats;
-
 	switch (st) {
 	case WREN_TP_OK:
 		return;
 	case WREN_TP_REMOTE_UNRESPONSIVE:
-		s->msg_err_unresponsive++;
+		TP_COUNT_QP(tp, qpn, msg_err_unresponsive, 1);
 		break;
 	case WREN_TP_REMOTE_UNREACHABLE:
-		s->msg_err_unreachable++;
+		TP_COUNT_QP(tp, qpn, msg_err_unreachable, 1);
 		break;
 	case WREN_TP_BAD_DEST_QP:
-		s->msg_err_bad_dest_qp++;
+		TP_COUNT_QP(tp, qpn, msg_err_bad_dest_qp, 1);
 		break;
 	case WREN_TP_RNR:
-		s->msg_err_rnr++;
+		TP_COUNT_QP(tp, qpn, msg_err_rnr, 1);
 		break;
 	case WREN_TP_TOO_LONG:
-		s->msg_err_too_long++;
+		TP_COUNT_QP(tp, qpn, msg_err_too_long, 1);
 		break;
 	case WREN_TP_REMOTE_ACCESS:
-		s->msg_err_remote_access++;
+		TP_COUNT_QP(tp, qpn, msg_err_remote_access, 1);
 		break;
 	case WREN_TP_LOCAL_ERROR:
-		s->msg_err_local++;
+		TP_COUNT_QP(tp, qpn, msg_err_local, 1);
 		break;
 	case WREN_TP_FLUSHED:
-		s->msg_err_flushed++;
+		TP_COUNT_QP(tp, qpn, msg_err_flushed, 1);
 		break;
 	default:
-		s->msg_err_remote_op++;
+		TP_COUNT_QP(tp, qpn, msg_err_remote_op, 1);
 		break;
 	}
-	s->msg_errors++;
+	TP_COUNT_QP(tp, qpn, msg_errors, 1);
 }
 
-/* @n packets resent because of @cause. */
-void tp_count_retx(struct wren_tp *tp, enum wren_tp_retx_cause cause,
-		   uint32_t n)
+/* @n packets of queue pair @qpn's messages resent because of @cause. */
+void tp_count_retx(struct wren_tp *tp, uint32_t qpn,
+		   enum wren_tp_retx_cause cause, uint32_t n)
 {
 	switch (cause) {
 	case WREN_TP_RETX_TIMEOUT:
-		tp->stats.retx_timeout += n;
+		TP_COUNT_QP(tp, qpn, retx_timeout, n);
 		break;
 	case WREN_TP_RETX_FAST:
-		tp->stats.retx_fast += n;
+		TP_COUNT_QP(tp, qpn, retx_fast, n);
 		break;
 	case WREN_TP_RETX_NACK:
-		tp->stats.retx_nack += n;
+		TP_COUNT_QP(tp, qpn, retx_nack, n);
 		break;
 	case WREN_TP_RETX_RECONNECT:
-		tp->stats.retx_reconnect += n;
+		TP_COUNT_QP(tp, qpn, retx_reconnect, n);
 		break;
 	}
 }

@@ -44,6 +44,7 @@ void tp_msg_finish(struct wren_tp *tp, struct tp_ctx *c, struct tp_msg *m,
 		       enum wren_tp_status status)
 {
 	uint64_t cookie = m->cookie;
+	uint32_t qpn = m->m.src_qpn;
 
 	if (m->unacked && c->win) {
 		for (uint32_t psn = c->bsn; psn != c->nsn; psn++) {
@@ -63,9 +64,9 @@ void tp_msg_finish(struct wren_tp *tp, struct tp_ctx *c, struct tp_msg *m,
 	msg_unlink(c, m);
 	msg_free(tp, m);
 	if (status == WREN_TP_OK)
-		tp->stats.tx_msgs++;
+		TP_COUNT_QP(tp, qpn, tx_msgs, 1);
 	else
-		tp_count_error(tp, status);
+		tp_count_error(tp, qpn, status);
 	tp->ulp->tx_done(tp->ulp_opaque, cookie, status);
 }
 
@@ -87,10 +88,11 @@ static void finish_detached(struct wren_tp *tp, struct tp_msg *list,
 	while (list) {
 		struct tp_msg *m = list;
 		uint64_t cookie = m->cookie;
+		uint32_t qpn = m->m.src_qpn;
 
 		list = m->next;
 		msg_free(tp, m);
-		tp_count_error(tp, status);
+		tp_count_error(tp, qpn, status);
 		tp->ulp->tx_done(tp->ulp_opaque, cookie, status);
 	}
 }

@@ -424,7 +424,26 @@ struct wren_tp {
 
 	size_t active_bytes;		/* windows and rings of contexts */
 	struct wren_tp_stats stats;
+	/* Per queue-pair number, the upper layer's (wren_tp_set_accounts()). */
+	struct wren_tp_stats *acct;
+	uint32_t acct_n;
 };
+
+/*
+ * Count @n events of QP-scope @counter (linux/wren/wren_stats.h): in the
+ * totals, and in the account of the queue pair @qpn of this adapter if
+ * the upper layer keeps one.  A number from the wire is the peer's word
+ * only, so it is bounded, not trusted: at worst it charges a wrong QP.
+ */
+#define TP_COUNT_QP(tp, qpn, counter, n)	do {			\
+	struct wren_tp *tp_ = (tp);					\
+	uint32_t qpn_ = (qpn);						\
+	uint64_t n_ = (n);						\
+									\
+	tp_->stats.counter += n_;					\
+	if (qpn_ < tp_->acct_n)						\
+		tp_->acct[qpn_].counter += n_;				\
+} while (0)
 
 /*
  * The files, lowest layer first; each calls only the ones above it in
@@ -440,9 +459,9 @@ void tp_timer_set(struct wren_tp *tp, struct tp_timer *t, uint64_t deadline);
 struct tp_timer *tp_timer_pop_due(struct wren_tp *tp, uint64_t now);
 void tp_timer_rearm(struct wren_tp *tp);
 bool tp_ctl_push(struct wren_tp *tp, const struct tp_ctl *c);
-void tp_count_error(struct wren_tp *tp, enum wren_tp_status st);
-void tp_count_retx(struct wren_tp *tp, enum wren_tp_retx_cause cause,
-		   uint32_t n);
+void tp_count_error(struct wren_tp *tp, uint32_t qpn, enum wren_tp_status st);
+void tp_count_retx(struct wren_tp *tp, uint32_t qpn,
+		   enum wren_tp_retx_cause cause, uint32_t n);
 
 /* tp_wire.c: frames in and out. */
 int tp_parse(const uint8_t *f, size_t len, struct tp_rx_pkt *p);

@@ -94,12 +94,14 @@ static void rx_abandon(struct wren_tp *tp, struct tp_rx *rx,
 	for (uint32_t i = 0; i < TP_MSN_WINDOW && rx->inprogress; i++) {
 		struct tp_rx_msg *rm = rx->slot[i];
 		uint64_t cookie;
+		uint32_t qpn;
 
 		if (!rm)
 			continue;
 		cookie = rm->cookie;
+		qpn = rm->m.dst_qpn;
 		rx_msg_free(tp, rm);
-		tp_count_error(tp, st);
+		tp_count_error(tp, qpn, st);
 		tp->ulp->rx_done(tp->ulp_opaque, cookie, st);
 	}
 }
@@ -387,6 +389,8 @@ static void ack_note(struct wren_tp *tp, struct tp_rx *rx,
 	rx->ack_sport = p->sport;
 	rx->ack_arrival_ns = tp_now(tp);
 	rx->ce += p->ce;
+	if (p->ce)
+		TP_COUNT_QP(tp, p->data.m.dst_qpn, rx_ecn_ce, 1);
 	/*
 	 * An ECN mark is acknowledged at once, so the ACK's echo names the
 	 * marked packet's sub-flow: the initiator charges the mark to the
@@ -425,9 +429,10 @@ static void rx_advance_msn(struct wren_tp *tp, struct tp_rx *rx)
 		rx->msn_base++;
 		if (rm && rm->complete) {
 			uint64_t cookie = rm->cookie;
+			uint32_t qpn = rm->m.dst_qpn;
 
 			rx_msg_free(tp, rm);
-			tp->stats.rx_msgs++;
+			TP_COUNT_QP(tp, qpn, rx_msgs, 1);
 			tp->ulp->rx_done(tp->ulp_opaque, cookie, WREN_TP_OK);
 		}
 	}
@@ -447,9 +452,10 @@ static void rx_follow_mbase(struct wren_tp *tp, struct tp_rx *rx,
 		if (!bit_test(rx->msn_done, i)) {
 			if (rm) {
 				uint64_t cookie = rm->cookie;
+				uint32_t qpn = rm->m.dst_qpn;
 
 				rx_msg_free(tp, rm);
-				tp_count_error(tp, WREN_TP_FLUSHED);
+				tp_count_error(tp, qpn, WREN_TP_FLUSHED);
 				tp->ulp->rx_done(tp->ulp_opaque, cookie,
 						 WREN_TP_FLUSHED);
 			}
@@ -468,9 +474,10 @@ static void rx_complete(struct wren_tp *tp, struct tp_rx *rx,
 		tp_grant_remove(tp, rm);
 	} else {
 		uint64_t cookie = rm->cookie;
+		uint32_t qpn = rm->m.dst_qpn;
 
 		rx_msg_free(tp, rm);
-		tp->stats.rx_msgs++;
+		TP_COUNT_QP(tp, qpn, rx_msgs, 1);
 		tp->ulp->rx_done(tp->ulp_opaque, cookie, WREN_TP_OK);
 	}
 	rx_advance_msn(tp, rx);
@@ -573,7 +580,7 @@ static struct tp_rx_msg *rx_msg_of(struct wren_tp *tp, struct tp_rx *rx,
 	rm = tp->rx_msg_free;
 	st = tp->ulp->rx_begin(tp->ulp_opaque, &peer, &p->data.m, &cookie);
 	if (st != WREN_TP_OK) {
-		tp_count_error(tp, st);
+		tp_count_error(tp, p->data.m.dst_qpn, st);
 		rx_refuse(tp, rx, p, wire_status(st));
 		return NULL;
 	}
@@ -615,10 +622,11 @@ static void rx_follow_bsn(struct wren_tp *tp, struct tp_rx *rx, uint32_t bsn)
 static void rx_duplicate(struct wren_tp *tp, struct tp_rx *rx,
 			 const struct tp_rx_pkt *p)
 {
+	/* Its message may be long done: the QP is the one it names. */
 	if (p->flags & WREN_WIRE_F_RETX)
-		tp->stats.retx_spurious++;
+		TP_COUNT_QP(tp, p->data.m.dst_qpn, retx_spurious, 1);
 	else
-		tp->stats.rx_dup_pkts++;
+		TP_COUNT_QP(tp, p->data.m.dst_qpn, rx_dup_pkts, 1);
 	/* The initiator may have missed our ack: tell it again. */
 	ack_note(tp, rx, p, true);
 	/*
@@ -711,7 +719,7 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		uint64_t cookie = rm->cookie;
 
 		rx_refuse(tp, rx, p, WREN_WIRE_ST_REMOTE_OP);
-		tp_count_error(tp, WREN_TP_REMOTE_OP_ERROR);
+		tp_count_error(tp, rm->m.dst_qpn, WREN_TP_REMOTE_OP_ERROR);
 		tp->ulp->rx_done(tp->ulp_opaque, cookie,
 				 WREN_TP_REMOTE_OP_ERROR);
 		return;
@@ -724,9 +732,9 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	if (d == 0)
 		rx_follow_bsn(tp, rx, rx->bsn);
 	else
-		tp->stats.rx_ooo_pkts++;
-	tp->stats.rx_data_pkts++;
-	tp->stats.rx_data_bytes += p->data.len;
+		TP_COUNT_QP(tp, rm->m.dst_qpn, rx_ooo_pkts, 1);
+	TP_COUNT_QP(tp, rm->m.dst_qpn, rx_data_pkts, 1);
+	TP_COUNT_QP(tp, rm->m.dst_qpn, rx_data_bytes, p->data.len);
 	rm->received += p->data.len;
 	if (rm->grant_mode)
 		tp_grant_received(tp, rm, p->data.len);

@@ -196,7 +196,7 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 		h.flags |= WREN_WIRE_F_SYN;
 	if (retx) {
 		h.flags |= WREN_WIRE_F_RETX | WREN_WIRE_F_ACK_REQ;
-		tp_count_retx(tp, p->cause, 1);
+		tp_count_retx(tp, m->m.src_qpn, p->cause, 1);
 	}
 	if (p->offset + p->len == m->m.len)
 		h.flags |= WREN_WIRE_F_ACK_REQ;
@@ -220,8 +220,8 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 	if (m->m.flags & WREN_TP_MSG_FAILED)
 		mflags |= WREN_WIRE_MSG_FAILED;
 	tp_put_data(x, &m->m, m->msn, p->offset, mflags);
-	tp->stats.tx_data_pkts++;
-	tp->stats.tx_data_bytes += p->len;
+	TP_COUNT_QP(tp, m->m.src_qpn, tx_data_pkts, 1);
+	TP_COUNT_QP(tp, m->m.src_qpn, tx_data_bytes, p->len);
 	return tp_build(tp, f, &h, ext, p->len);
 }
 

@@ -52,7 +52,7 @@ size_t tp_ud_pull(struct wren_tp *tp, uint8_t *f)
 		    tp->ulp->tx_read(tp->ulp_opaque, u.cookie, 0,
 				     x + sizeof(struct wren_wire_data),
 				     u.m.len)) {
-			tp_count_error(tp, WREN_TP_LOCAL_ERROR);
+			tp_count_error(tp, u.m.src_qpn, WREN_TP_LOCAL_ERROR);
 			tp->ulp->tx_done(tp->ulp_opaque, u.cookie,
 					 WREN_TP_LOCAL_ERROR);
 			continue;
@@ -64,8 +64,8 @@ size_t tp_ud_pull(struct wren_tp *tp, uint8_t *f)
 			    (h >> 16 & WREN_WIRE_ENTROPY_MASK);
 		tp_put_data(x, &u.m, 0, 0, u.m.flags & WREN_TP_MSG_SOLICITED ?
 				 WREN_WIRE_MSG_SOLICITED : 0);
-		tp->stats.tx_ud++;
-		tp->stats.tx_data_bytes += u.m.len;
+		TP_COUNT_QP(tp, u.m.src_qpn, tx_ud, 1);
+		TP_COUNT_QP(tp, u.m.src_qpn, tx_data_bytes, u.m.len);
 		/* On the wire is as far as a datagram's sender can know. */
 		tp->ulp->tx_done(tp->ulp_opaque, u.cookie, WREN_TP_OK);
 		return tp_build(tp, f, &pkt, sizeof(struct wren_wire_data),
@@ -98,7 +98,7 @@ void tp_ud_rx(struct wren_tp *tp, const struct tp_rx_pkt *p)
 				 WREN_TP_REMOTE_OP_ERROR);
 		return;
 	}
-	tp->stats.rx_ud++;
-	tp->stats.rx_data_bytes += m.len;
+	TP_COUNT_QP(tp, m.dst_qpn, rx_ud, 1);
+	TP_COUNT_QP(tp, m.dst_qpn, rx_data_bytes, m.len);
 	tp->ulp->rx_done(tp->ulp_opaque, cookie, WREN_TP_OK);
 }

@@ -332,6 +332,41 @@ void wren_tp_rx(struct wren_tp *tp, const void *frame, size_t len);
 
 void wren_tp_get_stats(const struct wren_tp *tp, struct wren_tp_stats *st);
 
+/**
+ * wren_tp_ctx_id() - the context that carries messages to a target now
+ * @tp: the transport
+ * @ipv4: the target, network byte order
+ * @class_id: the send-queue class (&struct wren_tp_dest)
+ * @id: its id on the wire: its record's index with a table
+ *	(wren_tp_set_store()), else its slot among the contexts held
+ *
+ * Return: 0, or -ENOENT if none is held in the adapter now (never opened,
+ * or closed or written back to the table since).
+ */
+int wren_tp_ctx_id(struct wren_tp *tp, uint32_t ipv4, uint32_t class_id,
+		   uint32_t *id);
+
+/**
+ * wren_tp_set_accounts() - count each queue pair's events apart as well
+ * @tp: the transport
+ * @acct: @n accounts, one per queue-pair number of this adapter; the
+ *	caller's, which it may read and reset at any time
+ * @n: their number; 0 (or a NULL @acct) to stop
+ *
+ * The transport does not know queue pairs, but every message names the
+ * two it joins.  From now on each event of a counter whose scope is QP
+ * (linux/wren/wren_stats.h) is counted in the totals, as before, and also
+ * in the account of the queue pair it concerns here: a message's
+ * @src_qpn for what happens to it as its initiator's (packets sent and
+ * resent, its delivery or failure), its @dst_qpn for what happens to it
+ * at its target (packets placed, out of order, duplicated, marked CE, its
+ * delivery or refusal), as the packet names it even once its message is
+ * gone.  An event whose number is @n or above is in the totals only.
+ * The totals are what they would be without accounts.
+ */
+void wren_tp_set_accounts(struct wren_tp *tp, struct wren_tp_stats *acct,
+			  uint32_t n);
+
 /* Bytes of context state the transport holds, in total and for one peer. */
 size_t wren_tp_ctx_memory(const struct wren_tp *tp);
 size_t wren_tp_peer_memory(const struct wren_tp *tp, uint32_t ipv4);

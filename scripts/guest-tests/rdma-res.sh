@@ -113,7 +113,7 @@ expect_match "ib_core bound the QP to a QP counter" \
 sums=$(jq -rn --argjson b "$before" --argjson a "$after" \
 	--argjson q "$qpstats" '
 	($q | map(keys) | add // [] | unique) as $names
-	| $names[] | select($b[0][.] != null and . != "port")
+	| $names[] | select(($b[0][.] | type) == "number" and . != "port")
 	| "\(.) \([$q[][.] // 0] | add) \($a[0][.] - $b[0][.])"')
 printf '%s\n' "$sums"
 check "the QP counter has the QP counters of the list" \

@@ -37,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.max_cq = 8;
 	cfg.max_mr = 8;
 	cfg.max_ah = 8;
+	/* Few counter sets, so that exhaustion and reuse are reached too. */
+	cfg.max_counter_set = 4;
 	cfg.db_page_count = 4;
 	e = weng_create(&cfg, &fake_env_ops, &env);
 	if (!e)

@@ -213,7 +213,8 @@ static void test_reset_handshake(void)
 		 WREN_CAP_RDMA_READ | WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
 		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ |
 		 WREN_CAP_WQE_SHIFT | WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH |
-		 WREN_CAP_GSI | WREN_CAP_WQE_AV | WREN_CAP_FAST_REG);
+		 WREN_CAP_GSI | WREN_CAP_WQE_AV | WREN_CAP_FAST_REG |
+		 WREN_CAP_COUNTER_SETS | WREN_CAP_QUERY_CTX);
 	CHECK_EQ(reg_r(&h, WREN_REG_CAPS_HI), 0);
 
 	CHECK_EQ(h_enable(&h, 3, 3),
@@ -327,7 +328,8 @@ static void test_get_attr(void)
 		 WREN_CAP_RESIZE_CQ | WREN_CAP_RC |
 		 WREN_CAP_REREG_MR | WREN_CAP_ATOMIC | WREN_CAP_SRQ |
 		 WREN_CAP_WQE_SHIFT | WREN_CAP_DMA_LKEY | WREN_CAP_RAW_ETH |
-		 WREN_CAP_GSI | WREN_CAP_WQE_AV | WREN_CAP_FAST_REG);
+		 WREN_CAP_GSI | WREN_CAP_WQE_AV | WREN_CAP_FAST_REG |
+		 WREN_CAP_COUNTER_SETS | WREN_CAP_QUERY_CTX);
 	CHECK(!memcmp(a->mac_addr, "\x02\x00\x5e\x10\x20\x30", 6));
 	/* EUI-64 of 02:00:5e:10:20:30 is 00:00:5e:ff:fe:10:20:30. */
 	CHECK_EQ(wren_le64(a->node_guid), 0x00005efffe102030ULL);
@@ -357,7 +359,7 @@ static void test_get_attr(void)
 	CHECK_EQ(wren_le32(a->max_rd_atom), 128);
 	CHECK_EQ(wren_le32(a->max_res_rd_atom), 4 * 4096);
 	CHECK_EQ(wren_le32(a->max_srq), 1024);
-	CHECK_EQ(a->max_counter_set, 0);
+	CHECK_EQ(wren_le32(a->max_counter_set), WENG_DEFAULT_COUNTER_SETS);
 	for (unsigned int i = 0; i < sizeof(a->rsvd) / sizeof(a->rsvd[0]); i++)
 		CHECK_EQ(a->rsvd[i], 0);
 	/* Nothing past the structure was touched. */
@@ -4218,6 +4220,728 @@ static void test_fast_reg_rc(void)
 	free(b);
 }
 
+/* ------------------------------------------------------------------ */
+/* Counter sets, the engine's counters, QUERY_CTX                       */
+/* ------------------------------------------------------------------ */
+
+/* The offset of a command body's @field in the command. */
+#define T_BODY(type, field) \
+	(sizeof(struct wren_admin_cmd_hdr) + offsetof(type, field))
+
+/* Whether a QP's traffic moves each counter (WREN_STAT_QP, wren_stats.h). */
+static const bool qp_scope[WREN_STAT_COUNT] = {
+#define WREN_STAT(counter)	[WREN_STAT_##counter] = false,
+#define WREN_STAT_QP(counter)	[WREN_STAT_##counter] = true,
+#define WREN_ENG_STAT(counter)	[WREN_STAT_##counter] = false,
+#define WREN_ENG_STAT_QP(counter)	[WREN_STAT_##counter] = true,
+#include "linux/wren/wren_stats.h"
+#undef WREN_ENG_STAT_QP
+#undef WREN_ENG_STAT
+#undef WREN_STAT_QP
+#undef WREN_STAT
+};
+
+/* ALLOC_COUNTER_SET: the status, the set in @set. */
+static uint8_t cset_alloc(struct harness *h, uint32_t *set)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	uint8_t st;
+
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_COUNTER_SET, 0);
+	st = run(h, &cmd, &cqe);
+	if (st == WREN_STATUS_SUCCESS)
+		*set = wren_le32(cqe.result[0]);
+	return st;
+}
+
+static uint8_t cset_free(struct harness *h, uint32_t set)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+
+	make_handle(&cmd, WREN_ADMIN_FREE_COUNTER_SET, 0, set);
+	return run(h, &cmd, &cqe);
+}
+
+static uint8_t cset_bind(struct harness *h, uint32_t qpn, uint32_t set)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_bind_counter_set *b = (void *)cmd.payload;
+
+	make_cmd(&cmd, WREN_ADMIN_BIND_COUNTER_SET, 0);
+	b->qpn = wren_to_le32(qpn);
+	b->set = wren_to_le32(set);
+	return run(h, &cmd, &cqe);
+}
+
+/* GET_STATS of counter set @set into @v; the status, ext_status in @ext. */
+static uint8_t get_set_stats(struct harness *h, uint8_t flags, uint32_t set,
+			     uint64_t *v, uint32_t *ext)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_get_stats *gs = (void *)cmd.payload;
+	const uint64_t *buf;
+
+	make_cmd(&cmd, WREN_ADMIN_GET_STATS, 0);
+	gs->buf_addr = wren_to_le64(BUF_BASE);
+	gs->buf_len = wren_to_le32(8 * WREN_STAT_COUNT);
+	gs->flags = flags;
+	gs->set = wren_to_le16(set);
+	if (run(h, &cmd, &cqe) != WREN_STATUS_SUCCESS) {
+		if (ext)
+			*ext = wren_le32(cqe.ext_status);
+		return cqe.status;
+	}
+	buf = fake_env_ptr(&h->env, BUF_BASE, 8 * WREN_STAT_COUNT);
+	for (uint32_t i = 0; i < WREN_STAT_COUNT; i++)
+		v[i] = wren_le64(buf[i]);
+	return WREN_STATUS_SUCCESS;
+}
+
+/* QUERY_CTX: the status; the context at BUF_BASE, its size in @size. */
+static uint8_t query_ctx(struct harness *h, uint8_t type, uint32_t handle,
+			 uint32_t len, uint32_t *size, uint32_t *ext)
+{
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_query_ctx *q = (void *)cmd.payload;
+
+	make_cmd(&cmd, WREN_ADMIN_QUERY_CTX, 0);
+	q->buf_addr = wren_to_le64(BUF_BASE);
+	q->buf_len = wren_to_le32(len);
+	q->handle = wren_to_le32(handle);
+	q->type = type;
+	memset(fake_env_ptr(&h->env, BUF_BASE, 4096), 0xa5, 4096);
+	if (run(h, &cmd, &cqe) != WREN_STATUS_SUCCESS) {
+		if (ext)
+			*ext = wren_le32(cqe.ext_status);
+		return cqe.status;
+	}
+	if (size)
+		*size = wren_le32(cqe.result[0]);
+	return WREN_STATUS_SUCCESS;
+}
+
+/* The QP context of @qpn, read whole. */
+static struct wren_qp_ctx qp_ctx(struct harness *h, uint32_t qpn)
+{
+	uint32_t size = 0;
+
+	CHECK_EQ(query_ctx(h, WREN_CTX_QP, qpn, 4096, &size, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(size, sizeof(struct wren_qp_ctx));
+	return *(struct wren_qp_ctx *)fake_env_ptr(&h->env, BUF_BASE,
+						   sizeof(struct wren_qp_ctx));
+}
+
+/*
+ * Counter sets as objects: the default set and 63 more, exhaustion,
+ * binding, freeing, and every refusal.
+ */
+static void test_counter_sets(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a));
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	uint32_t set = 0, first = 0, ext = 0;
+	uint64_t v[WREN_STAT_COUNT];
+
+	adapter_up(a, 0, WREN_QPT_RD);
+	for (uint32_t i = 1; i < WENG_DEFAULT_COUNTER_SETS; i++) {
+		CHECK_EQ(cset_alloc(&a->h, &set), WREN_STATUS_SUCCESS);
+		CHECK_EQ(set, i);
+	}
+	CHECK_EQ(cset_alloc(&a->h, &set), WREN_STATUS_NO_RESOURCES);
+	CHECK_EQ(cset_free(&a->h, 7), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_free(&a->h, 7), WREN_STATUS_NOT_FOUND);
+	CHECK_EQ(cset_alloc(&a->h, &first), WREN_STATUS_SUCCESS);
+	CHECK_EQ(first, 7);
+	for (uint32_t i = 1; i < WENG_DEFAULT_COUNTER_SETS; i++)
+		if (i != 7)
+			CHECK_EQ(cset_free(&a->h, i), WREN_STATUS_SUCCESS);
+	/* The default set is no object; nothing beyond the last is either. */
+	CHECK_EQ(cset_free(&a->h, 0), WREN_STATUS_NOT_FOUND);
+	CHECK_EQ(cset_free(&a->h, WENG_DEFAULT_COUNTER_SETS),
+		 WREN_STATUS_NOT_FOUND);
+	/* ALLOC takes a zeroed body. */
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_COUNTER_SET, 0);
+	cmd.payload[9] = 1;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status),
+		 sizeof(struct wren_admin_cmd_hdr) + 9 + 1);
+
+	/* Bound, a set cannot be freed; the QP shows it. */
+	CHECK_EQ(cset_bind(&a->h, a->qpn, 7), WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(qp_ctx(&a->h, a->qpn).counter_set), 7);
+	CHECK_EQ(cset_free(&a->h, 7), WREN_STATUS_BAD_STATE);
+	CHECK_EQ(cset_bind(&a->h, a->qpn, 8), WREN_STATUS_NOT_FOUND);
+	CHECK_EQ(cset_bind(&a->h, a->qpn, 1 << 16), WREN_STATUS_NOT_FOUND);
+	CHECK_EQ(cset_bind(&a->h, a->qpn + 1, 7), WREN_STATUS_NOT_FOUND);
+	CHECK_EQ(cset_bind(&a->h, 0, 7), WREN_STATUS_NOT_FOUND);
+	make_cmd(&cmd, WREN_ADMIN_BIND_COUNTER_SET, 0);
+	((struct wren_cmd_bind_counter_set *)cmd.payload)->qpn =
+		wren_to_le32(a->qpn);
+	((struct wren_cmd_bind_counter_set *)cmd.payload)->rsvd[3] = 1;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status),
+		 T_BODY(struct wren_cmd_bind_counter_set, rsvd[3]) + 1);
+	CHECK_EQ(cset_bind(&a->h, a->qpn, 0), WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(qp_ctx(&a->h, a->qpn).counter_set), 0);
+	CHECK_EQ(cset_free(&a->h, 7), WREN_STATUS_SUCCESS);
+	/* A destroyed QP is unbound. */
+	CHECK_EQ(cset_alloc(&a->h, &set), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_bind(&a->h, a->qpn, set), WREN_STATUS_SUCCESS);
+	qp_again(a);
+	CHECK_EQ(cset_free(&a->h, set), WREN_STATUS_SUCCESS);
+
+	/* GET_STATS of a set: its flag, its number, allocated. */
+	CHECK_EQ(get_set_stats(&a->h, WREN_STATS_FLAG_SET, 0, v, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(get_set_stats(&a->h, WREN_STATS_FLAG_SET, set, v, NULL),
+		 WREN_STATUS_NOT_FOUND);
+	CHECK_EQ(get_set_stats(&a->h, WREN_STATS_FLAG_SET, 0xffff, v, NULL),
+		 WREN_STATUS_NOT_FOUND);
+	CHECK_EQ(get_set_stats(&a->h, 0, 1, v, &ext), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(ext, T_BODY(struct wren_cmd_get_stats, set) + 1);
+	CHECK_EQ(get_set_stats(&a->h, 2, 0, v, &ext), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(ext, T_BODY(struct wren_cmd_get_stats, flags) + 1);
+	make_cmd(&cmd, WREN_ADMIN_GET_STATS, 0);
+	((struct wren_cmd_get_stats *)cmd.payload)->buf_addr =
+		wren_to_le64(BUF_BASE);
+	((struct wren_cmd_get_stats *)cmd.payload)->buf_len = wren_to_le32(8);
+	((struct wren_cmd_get_stats *)cmd.payload)->rsvd0 = 1;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status),
+		 T_BODY(struct wren_cmd_get_stats, rsvd0) + 1);
+	h_fini(&a->h);
+	free(a);
+}
+
+/* Like pump(), but every @nth frame, either way, is lost. */
+static void pump_lossy(struct adapter *a, struct adapter *b, int nth)
+{
+	static uint8_t frame[16384];
+	int n = 0;
+
+	for (int i = 0; i < 3000; i++) {
+		size_t len;
+
+		while ((len = weng_tx_pull(a->h.e, frame, sizeof(frame))))
+			if (++n % nth)
+				weng_rx_frame(b->h.e, frame, len);
+		while ((len = weng_tx_pull(b->h.e, frame, sizeof(frame))))
+			if (++n % nth)
+				weng_rx_frame(a->h.e, frame, len);
+		fake_env_advance(&a->h.env, 1000);
+		fake_env_advance(&b->h.env, 1000);
+	}
+	for (int i = 0; i < 50; i++) {
+		pump(a, b);
+		fake_env_advance(&a->h.env, 10000000);
+		fake_env_advance(&b->h.env, 10000000);
+	}
+}
+
+/*
+ * Every QP-scope counter of adapter @h: the default set and sets @s1 and
+ * @s2 add up to the totals; the others are the totals in the default set
+ * and zero in the others.
+ */
+static void check_sets_add_up(struct harness *h, uint32_t s1, uint32_t s2,
+			      uint64_t *v1, uint64_t *v2)
+{
+	uint64_t tot[WREN_STAT_COUNT], v0[WREN_STAT_COUNT];
+	bool ok = true;
+
+	CHECK_EQ(get_set_stats(h, 0, 0, tot, NULL), WREN_STATUS_SUCCESS);
+	CHECK_EQ(get_set_stats(h, WREN_STATS_FLAG_SET, 0, v0, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(get_set_stats(h, WREN_STATS_FLAG_SET, s1, v1, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(get_set_stats(h, WREN_STATS_FLAG_SET, s2, v2, NULL),
+		 WREN_STATUS_SUCCESS);
+	for (unsigned int i = 0; i < WREN_STAT_COUNT; i++) {
+		bool good = qp_scope[i] ? v0[i] + v1[i] + v2[i] == tot[i] :
+			    v0[i] == tot[i] && !v1[i] && !v2[i];
+
+		if (!good)
+			printf("# counter %u: %llu + %llu + %llu, total %llu\n",
+			       i, (unsigned long long)v0[i],
+			       (unsigned long long)v1[i],
+			       (unsigned long long)v2[i],
+			       (unsigned long long)tot[i]);
+		ok &= good;
+	}
+	CHECK(ok);
+}
+
+static uint64_t retx(const uint64_t *v)
+{
+	return v[WREN_STAT_retx_timeout] + v[WREN_STAT_retx_fast] +
+	       v[WREN_STAT_retx_nack] + v[WREN_STAT_retx_reconnect];
+}
+
+/*
+ * Two RC pairs on a lossy wire, each QP of @a in a set of its own and
+ * one of @b's: each counter set holds its QPs' traffic, the sets add up
+ * to the totals, and the QPs' contexts say what they did.
+ */
+static void test_counter_sets_lossy(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct qp_view a2 = { 0 }, b2 = { 0 };
+	uint64_t v1[WREN_STAT_COUNT], v2[WREN_STAT_COUNT];
+	uint32_t sa1 = 0, sa2 = 0, sb1 = 0, sb2 = 0, tc = 0;
+	struct wren_qp_ctx x;
+	struct wren_cqe c;
+	int ok_a = 0, ok_b = 0;
+
+	adapter_up(a, 0, WREN_QPT_RC);
+	adapter_up(b, 1, WREN_QPT_RC);
+	rc_connect(a, b, 1, 2, 0, 1, 7);
+	rc_connect(b, a, 2, 1, 0, 1, 7);
+	rc_second_pair(a, b, &a2, &b2, 1, 7);
+	CHECK_EQ(cset_alloc(&a->h, &sa1), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_alloc(&a->h, &sa2), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_alloc(&b->h, &sb1), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_alloc(&b->h, &sb2), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_bind(&a->h, a->qpn, sa1), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_bind(&a->h, a2.qpn, sa2), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_bind(&b->h, b->qpn, sb1), WREN_STATUS_SUCCESS);
+	/* b's second QP stays in the default set; sb2 holds nothing. */
+	for (int q = 0; q < 2; q++) {
+		for (int i = 0; i < 8; i++)
+			post_recv(b, 0, 20000);
+		for (int i = 0; i < 8; i++)
+			post_send(a, 0, 0, 20000, a->key, i);
+		x = qp_ctx(&a->h, a->qpn);
+		CHECK_EQ(wren_le16(x.sq_pi), 8);
+		/* Both QPs' messages go on the one context to that peer. */
+		CHECK(wren_le32(x.tc_id) != WREN_CTX_TC_NONE);
+		if (q)
+			CHECK_EQ(wren_le32(x.tc_id), tc);
+		tc = wren_le32(x.tc_id);
+		qp_swap(a, &a2);
+		qp_swap(b, &b2);
+	}
+	pump_lossy(a, b, 5);
+	while (poll_cq(a, &c))
+		ok_a += c.status == WREN_CQE_SUCCESS;
+	while (poll_cq(b, &c))
+		ok_b += c.status == WREN_CQE_SUCCESS;
+	CHECK_EQ(ok_a, 16);
+	CHECK_EQ(ok_b, 16);
+
+	/* The initiator: each QP's losses in its own set. */
+	check_sets_add_up(&a->h, sa1, sa2, v1, v2);
+	CHECK_EQ(v1[WREN_STAT_tx_msgs], 8);
+	CHECK_EQ(v2[WREN_STAT_tx_msgs], 8);
+	CHECK(retx(v1) > 0);
+	CHECK(retx(v2) > 0);
+	CHECK_EQ(v1[WREN_STAT_tx_data_pkts], 8 * 5 + retx(v1));
+	printf("# retransmissions: set %u %llu, set %u %llu\n", sa1,
+	       (unsigned long long)retx(v1), sa2,
+	       (unsigned long long)retx(v2));
+	/* The target: its first QP's arrivals in its set, none in the other. */
+	check_sets_add_up(&b->h, sb1, sb2, v1, v2);
+	CHECK_EQ(v1[WREN_STAT_rx_msgs], 8);
+	CHECK_EQ(v1[WREN_STAT_rx_data_pkts], 8 * 5);
+	CHECK_EQ(v2[WREN_STAT_rx_msgs], 0);
+	CHECK_EQ(v2[WREN_STAT_rx_data_pkts], 0);
+
+	/* The contexts: indexes, stream, peer, per-QP counters. */
+	x = qp_ctx(&a->h, a->qpn);
+	CHECK_EQ(wren_le32(x.qpn), a->qpn);
+	CHECK_EQ(x.type, WREN_QPT_RC);
+	CHECK_EQ(x.state, WREN_QPS_RTS);
+	CHECK_EQ(wren_le32(x.pdn), a->pdn);
+	CHECK_EQ(wren_le32(x.send_cq), a->cqn);
+	CHECK_EQ(wren_le32(x.counter_set), sa1);
+	CHECK_EQ(x.sq_log_depth, 5);
+	CHECK_EQ(x.rq_log_depth, 5);
+	CHECK_EQ(wren_le16(x.sq_pi), 8);
+	CHECK_EQ(wren_le16(x.sq_ci), 8);
+	CHECK_EQ(wren_le32(x.sq_inflight), 0);
+	CHECK_EQ(wren_le32(x.rd_atom_inflight), 0);
+	CHECK_EQ(wren_le32(x.dest_qpn), b->qpn);
+	CHECK_EQ(x.dest_ipv4, b->h.cfg.ipv4);
+	CHECK_EQ(x.peer_ipv4, b->h.cfg.ipv4);
+	CHECK_EQ(wren_le32(x.sq_psn), 1 + 8);
+	CHECK_EQ(wren_le64(x.tx_msgs), 8);
+	CHECK_EQ(wren_le64(x.rx_msgs), 0);
+	CHECK(wren_le64(x.retx_pkts) > 0);
+	CHECK_EQ(wren_le64(x.rnr_waits), 0);
+	for (unsigned int i = 0; i < sizeof(x.rsvd) / sizeof(x.rsvd[0]); i++)
+		CHECK_EQ(x.rsvd[i], 0);
+	x = qp_ctx(&b->h, b->qpn);
+	CHECK_EQ(wren_le16(x.rq_pi), 8);
+	CHECK_EQ(wren_le16(x.rq_ci), 8);
+	CHECK_EQ(wren_le32(x.rq_psn), 1 + 8);
+	CHECK_EQ(wren_le64(x.rx_msgs), 8);
+	CHECK_EQ(wren_le64(x.tx_msgs), 0);
+	CHECK_EQ(x.peer_ipv4, 0);
+	CHECK_EQ(wren_le32(x.tc_id), WREN_CTX_TC_NONE);
+
+	/* A freed set leaves the totals: the rest still add up without it. */
+	CHECK_EQ(cset_bind(&a->h, a2.qpn, 0), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_free(&a->h, sa2), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_alloc(&a->h, &sa2), WREN_STATUS_SUCCESS);
+	CHECK_EQ(get_set_stats(&a->h, WREN_STATS_FLAG_SET, sa2, v2, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(v2[WREN_STAT_tx_msgs], 0);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
+/*
+ * The engine's counters: an RC send to a QP with no receive waits (the
+ * sender's rnr_waits) as often as the target refuses it (rnr_refusals),
+ * in the totals, the QPs' sets and the sender's context.
+ */
+static void test_rnr_counters(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	uint64_t va[WREN_STAT_COUNT], vb[WREN_STAT_COUNT];
+	uint64_t sa[WREN_STAT_COUNT], sb[WREN_STAT_COUNT];
+	uint32_t set_a = 0, set_b = 0;
+	struct wren_cqe c;
+
+	adapter_up(a, 0, WREN_QPT_RC);
+	adapter_up(b, 1, WREN_QPT_RC);
+	rc_connect(a, b, 1, 2, 0, 14, 7);
+	rc_connect(b, a, 2, 1, 0, 14, 7);
+	CHECK_EQ(cset_alloc(&a->h, &set_a), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_alloc(&b->h, &set_b), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_bind(&a->h, a->qpn, set_a), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_bind(&b->h, b->qpn, set_b), WREN_STATUS_SUCCESS);
+	post_send(a, 0, 0, 100, a->key, 1);
+	pump(a, b);
+	CHECK(!poll_cq(a, &c));
+	fake_env_advance(&a->h.env, 2000000);
+	pump(a, b);
+	CHECK(!poll_cq(a, &c));
+	CHECK_EQ(get_set_stats(&a->h, 0, 0, va, NULL), WREN_STATUS_SUCCESS);
+	CHECK_EQ(get_set_stats(&b->h, 0, 0, vb, NULL), WREN_STATUS_SUCCESS);
+	CHECK_EQ(va[WREN_STAT_rnr_waits], 2);
+	CHECK_EQ(vb[WREN_STAT_rnr_refusals], 2);
+	CHECK_EQ(va[WREN_STAT_rnr_refusals], 0);
+	CHECK_EQ(vb[WREN_STAT_rnr_waits], 0);
+	CHECK_EQ(WREN_STAT_rnr_waits, WREN_STAT_ENG_FIRST);
+	post_recv(b, 0, 100);
+	fake_env_advance(&a->h.env, 2000000);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(get_set_stats(&a->h, WREN_STATS_FLAG_SET, set_a, sa, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(get_set_stats(&b->h, WREN_STATS_FLAG_SET, set_b, sb, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(sa[WREN_STAT_rnr_waits], 2);
+	CHECK_EQ(sb[WREN_STAT_rnr_refusals], 2);
+	CHECK_EQ(sa[WREN_STAT_tx_msgs], 1);
+	CHECK_EQ(sb[WREN_STAT_rx_msgs], 1);
+	CHECK_EQ(wren_le64(qp_ctx(&a->h, a->qpn).rnr_waits), 2);
+	CHECK_EQ(wren_le64(qp_ctx(&a->h, a->qpn).tx_msgs), 1);
+	CHECK_EQ(wren_le64(qp_ctx(&b->h, b->qpn).rx_msgs), 1);
+	/* The default set keeps nothing of theirs. */
+	CHECK_EQ(get_set_stats(&a->h, WREN_STATS_FLAG_SET, 0, sa, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(sa[WREN_STAT_rnr_waits], 0);
+	CHECK_EQ(sa[WREN_STAT_tx_msgs], 0);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
+/*
+ * QUERY_CTX of each type: the fields against what was done, truncation,
+ * and its refusals.
+ */
+static void test_query_ctx(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a));
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_create_srq *cs = (void *)cmd.payload;
+	struct wren_cmd_create_qp *cq = (void *)cmd.payload;
+	const struct wren_cq_ctx *cx;
+	const struct wren_mr_ctx *mx;
+	const struct wren_srq_ctx *sx;
+	const uint8_t *buf;
+	struct wren_qp_ctx x;
+	uint32_t size = 0, ext = 0, srqn, fast;
+
+	adapter_up(a, 0, WREN_QPT_UD);
+	adapter_ah(a, a);
+	buf = fake_env_ptr(&a->h.env, BUF_BASE, 4096);
+
+	/* A UD QP that sent nothing yet. */
+	x = qp_ctx(&a->h, a->qpn);
+	CHECK_EQ(x.type, WREN_QPT_UD);
+	CHECK_EQ(x.state, WREN_QPS_RTS);
+	CHECK_EQ(wren_le32(x.qkey), 0x11111111);
+	CHECK_EQ(wren_le32(x.recv_cq), a->cqn);
+	CHECK_EQ(wren_le32(x.srqn), 0);
+	CHECK_EQ(wren_le32(x.dest_qpn), 0);
+	CHECK_EQ(x.peer_ipv4, 0);
+	CHECK_EQ(wren_le32(x.tc_id), WREN_CTX_TC_NONE);
+
+	/* 74 datagrams to itself, no receive: a CQ of 64 overflows. */
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < (round < 2 ? 32 : 10); i++)
+			post_send(a, a->qpn, 0, 10, a->key, 1);
+		pump(a, a);
+	}
+	x = qp_ctx(&a->h, a->qpn);
+	CHECK_EQ(wren_le16(x.sq_pi), 74);
+	CHECK_EQ(wren_le16(x.sq_ci), 74);
+	CHECK_EQ(x.peer_ipv4, a->h.cfg.ipv4);
+	/* A datagram takes no transport context. */
+	CHECK_EQ(wren_le32(x.tc_id), WREN_CTX_TC_NONE);
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_CQ, a->cqn, 64, &size, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(size, sizeof(struct wren_cq_ctx));
+	cx = (const void *)buf;
+	CHECK_EQ(wren_le32(cx->cqn), a->cqn);
+	CHECK_EQ(cx->log_depth, 6);
+	CHECK_EQ(cx->flags, 0);
+	CHECK_EQ(cx->armed, WREN_CQ_ARM_NONE);
+	CHECK_EQ(cx->in_error, 1);
+	CHECK_EQ(wren_le32(cx->pi), 64);
+	CHECK_EQ(wren_le32(cx->ci), 0);
+	CHECK_EQ(wren_le64(cx->overflows), 10);
+	CHECK_EQ(wren_le64(cx->events), 0);
+
+	/* A region by its key; a stale key names nothing. */
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_MR, a->key, 4096, &size, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(size, sizeof(struct wren_mr_ctx));
+	mx = (const void *)buf;
+	CHECK_EQ(wren_le32(mx->key), a->key);
+	CHECK_EQ(wren_le32(mx->pdn), a->pdn);
+	CHECK_EQ(wren_le64(mx->iova), DATA_IOVA);
+	CHECK_EQ(wren_le64(mx->length), 16 * 4096);
+	CHECK_EQ(wren_le64(mx->pbl_addr), PBL);
+	CHECK_EQ(wren_le32(mx->npages), 16);
+	CHECK_EQ(mx->page_shift, 12);
+	CHECK_EQ(mx->access, WREN_MR_ACCESS_LOCAL_WRITE);
+	CHECK_EQ(mx->flags, 0);
+	CHECK_EQ(mx->state, WREN_MR_STATE_VALID);
+	CHECK_EQ(buf[sizeof(*mx)], 0xa5);
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_MR, a->key ^ 1, 4096, NULL, NULL),
+		 WREN_STATUS_NOT_FOUND);
+	CHECK_EQ(reg_fast(&a->h, a->pdn, 4, 0x33, &cqe), WREN_STATUS_SUCCESS);
+	fast = wren_le32(cqe.result[0]);
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_MR, fast, 4096, NULL, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(mx->flags, WREN_MR_FLAG_FAST);
+	CHECK_EQ(mx->state, WREN_MR_STATE_FREE);
+
+	/* An SRQ and the QP that takes its receives from it. */
+	make_cmd(&cmd, WREN_ADMIN_CREATE_SRQ, 0);
+	cs->base = wren_to_le64(SRQ_RING);
+	cs->pdn = wren_to_le32(a->pdn);
+	cs->db_page = wren_to_le32(1);
+	cs->log_depth = 5;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	srqn = wren_le32(cqe.result[0]);
+	a->rq_ring = SRQ_RING;
+	a->rq_db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+	for (int i = 0; i < 4; i++)
+		post_recv(a, i * 1000, 1000);
+	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_UD);
+	cq->rq_base = 0;
+	cq->rq_log_depth = 0;
+	cq->flags = WREN_QP_FLAG_SRQ;
+	cq->srqn = wren_to_le32(srqn);
+	cq->sq_base = wren_to_le64(SQ_RING2);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	x = qp_ctx(&a->h, wren_le32(cqe.result[0]));
+	CHECK_EQ(wren_le32(x.srqn), srqn);
+	CHECK_EQ(x.flags, WREN_QP_FLAG_SRQ);
+	CHECK_EQ(x.rq_log_depth, 0);
+	CHECK_EQ(x.state, WREN_QPS_RESET);
+	CHECK_EQ(srq_cmd(&a->h, WREN_ADMIN_MODIFY_SRQ, srqn, 3, &cqe),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_SRQ, srqn, 4096, &size, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(size, sizeof(struct wren_srq_ctx));
+	sx = (const void *)buf;
+	CHECK_EQ(wren_le32(sx->srqn), srqn);
+	CHECK_EQ(wren_le32(sx->pdn), a->pdn);
+	CHECK_EQ(sx->log_depth, 5);
+	CHECK_EQ(sx->wqe_shift, 0);
+	CHECK_EQ(wren_le16(sx->pi), 4);
+	CHECK_EQ(wren_le16(sx->ci), 0);
+	CHECK_EQ(wren_le32(sx->limit), 3);
+	CHECK_EQ(wren_le32(sx->qps), 1);
+
+	/* Truncated to the buffer; the context's size all the same. */
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_QP, a->qpn, 64, &size, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(size, sizeof(struct wren_qp_ctx));
+	CHECK_EQ(buf[63] == 0xa5, false);
+	CHECK_EQ(buf[64], 0xa5);
+
+	/* Refusals. */
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_QP, a->qpn, 63, NULL, &ext),
+		 WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(ext, T_BODY(struct wren_cmd_query_ctx, buf_len) + 1);
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_QP, a->qpn, 4097, NULL, &ext),
+		 WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(ext, T_BODY(struct wren_cmd_query_ctx, buf_len) + 1);
+	CHECK_EQ(query_ctx(&a->h, 0, a->qpn, 4096, NULL, &ext),
+		 WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(ext, T_BODY(struct wren_cmd_query_ctx, type) + 1);
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_SRQ + 1, a->qpn, 4096, NULL, &ext),
+		 WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(ext, T_BODY(struct wren_cmd_query_ctx, type) + 1);
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_QP, a->qpn + 100, 4096, NULL, NULL),
+		 WREN_STATUS_NOT_FOUND);
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_QP, WREN_QPN_GSI, 4096, NULL, NULL),
+		 WREN_STATUS_NOT_FOUND);
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_CQ, a->cqn + 1, 4096, NULL, NULL),
+		 WREN_STATUS_NOT_FOUND);
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_SRQ, srqn + 1, 4096, NULL, NULL),
+		 WREN_STATUS_NOT_FOUND);
+	CHECK_EQ(query_ctx(&a->h, WREN_CTX_MR, 0xffffff00, 4096, NULL, NULL),
+		 WREN_STATUS_NOT_FOUND);
+	make_cmd(&cmd, WREN_ADMIN_QUERY_CTX, 0);
+	((struct wren_cmd_query_ctx *)cmd.payload)->buf_addr =
+		wren_to_le64(BUF_BASE);
+	((struct wren_cmd_query_ctx *)cmd.payload)->buf_len = wren_to_le32(64);
+	((struct wren_cmd_query_ctx *)cmd.payload)->handle =
+		wren_to_le32(a->qpn);
+	((struct wren_cmd_query_ctx *)cmd.payload)->type = WREN_CTX_QP;
+	((struct wren_cmd_query_ctx *)cmd.payload)->rsvd0[2] = 1;
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
+	CHECK_EQ(wren_le32(cqe.ext_status),
+		 T_BODY(struct wren_cmd_query_ctx, rsvd0[2]) + 1);
+	((struct wren_cmd_query_ctx *)cmd.payload)->rsvd0[2] = 0;
+	((struct wren_cmd_query_ctx *)cmd.payload)->buf_addr =
+		wren_to_le64(OUTSIDE);
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_DMA_ERROR);
+	h_fini(&a->h);
+	free(a);
+}
+
+/*
+ * The GSI QP and the Ethernet function's are QPs like the others: a
+ * context each, a counter set each; the GSI QP's datagrams count in its
+ * set at both ends.
+ */
+static void test_gsi_eth_ctx(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct adapter *n = calloc(1, sizeof(*n));
+	uint64_t v[WREN_STAT_COUNT];
+	uint32_t set_a = 0, set_b = 0, set_n = 0;
+	struct wren_qp_ctx x;
+	struct wren_cqe c;
+
+	gsi_up(a, 0);
+	gsi_up(b, 1);
+	CHECK_EQ(cset_alloc(&a->h, &set_a), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_alloc(&b->h, &set_b), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_bind(&a->h, WREN_QPN_GSI, set_a), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_bind(&b->h, WREN_QPN_GSI, set_b), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_free(&a->h, set_a), WREN_STATUS_BAD_STATE);
+	eth_post(b, false, 4096, 40 + 256);
+	av_send(a, b, WREN_QPN_GSI, 0, 256);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	x = qp_ctx(&a->h, WREN_QPN_GSI);
+	CHECK_EQ(wren_le32(x.qpn), WREN_QPN_GSI);
+	CHECK_EQ(x.flags, WREN_QP_FLAG_GSI);
+	CHECK_EQ(wren_le32(x.counter_set), set_a);
+	CHECK_EQ(wren_le16(x.sq_pi), 1);
+	CHECK_EQ(x.peer_ipv4, b->h.cfg.ipv4);
+	CHECK_EQ(get_set_stats(&a->h, WREN_STATS_FLAG_SET, set_a, v, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(v[WREN_STAT_tx_ud], 1);
+	CHECK_EQ(v[WREN_STAT_tx_data_bytes], 256);
+	CHECK_EQ(get_set_stats(&b->h, WREN_STATS_FLAG_SET, set_b, v, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(v[WREN_STAT_rx_ud], 1);
+	CHECK_EQ(v[WREN_STAT_rx_data_bytes], 256);
+
+	eth_up(n, 2);
+	x = qp_ctx(&n->h, n->qpn);
+	CHECK_EQ(x.type, WREN_QPT_RAW_ETH);
+	CHECK_EQ(x.state, WREN_QPS_RTS);
+	CHECK_EQ(cset_alloc(&n->h, &set_n), WREN_STATUS_SUCCESS);
+	CHECK_EQ(cset_bind(&n->h, n->qpn, set_n), WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(qp_ctx(&n->h, n->qpn).counter_set), set_n);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	h_fini(&n->h);
+	free(a);
+	free(b);
+	free(n);
+}
+
+/* A CQ's context follows its arming and counts the events it raised. */
+static void test_cq_ctx_events(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_create_eq *ec = (void *)cmd.payload;
+	struct wren_cmd_create_cq *cc = (void *)cmd.payload;
+	struct weng_completion c = { .status = WREN_CQE_SUCCESS };
+	const struct wren_cq_ctx *x;
+	uint32_t eq, cqn, db;
+
+	h_init(&h);
+	h.cfg.msix_vectors = 4;
+	h_start(&h);
+	h_enable(&h, 4, 3);
+	x = fake_env_ptr(&h.env, BUF_BASE, sizeof(*x));
+	make_cmd(&cmd, WREN_ADMIN_CREATE_EQ, 0);
+	ec->base_addr = wren_to_le64(EQ_BASE);
+	ec->log_depth = 3;
+	ec->msix_vector = wren_to_le16(1);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	eq = wren_le32(cqe.result[0]);
+	make_cq(&cmd, 1);
+	cc->log_depth = 2;
+	cc->flags = WREN_CQ_FLAG_EQ;
+	cc->eq_id = wren_to_le16(eq);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	cqn = wren_le32(cqe.result[0]);
+	db = (1 << WREN_DB_PAGE_SHIFT) + wren_le32(cqe.result[1]);
+
+	weng_db_write(h.e, db, WREN_CQ_DB_ARM, 4);
+	CHECK_EQ(query_ctx(&h, WREN_CTX_CQ, cqn, 64, NULL, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(x->armed, WREN_CQ_ARM_NEXT);
+	CHECK_EQ(x->flags, WREN_CQ_FLAG_EQ);
+	CHECK_EQ(wren_le32(x->eq_id), eq);
+	CHECK_EQ(x->log_depth, 2);
+	CHECK_EQ(weng_cq_complete(h.e, cqn, &c), 0);
+	CHECK_EQ(query_ctx(&h, WREN_CTX_CQ, cqn, 64, NULL, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(x->armed, WREN_CQ_ARM_NONE);
+	CHECK_EQ(wren_le64(x->events), 1);
+	CHECK_EQ(wren_le32(x->pi), 1);
+	weng_db_write(h.e, db, 1 | WREN_CQ_DB_ARM | WREN_CQ_DB_SOLICITED, 4);
+	CHECK_EQ(query_ctx(&h, WREN_CTX_CQ, cqn, 64, NULL, NULL),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(x->armed, WREN_CQ_ARM_SOLICITED);
+	CHECK_EQ(wren_le32(x->ci), 1);
+	CHECK_EQ(x->in_error, 0);
+	CHECK_EQ(wren_le64(x->overflows), 0);
+	h_fini(&h);
+}
+
 static const struct tap_test tests[] = {
 	{ "reset, ready, enable handshake", test_reset_handshake },
 	{ "bad queue configuration is fatal", test_bad_queue_cfg },
@@ -4274,6 +4998,17 @@ static const struct tap_test tests[] = {
 	  test_fast_reg_admin },
 	{ "RC: REG_MR, LOCAL_INV and SEND_INV entries; invalid regions refuse",
 	  test_fast_reg_rc },
+	{ "counter sets: allocate, bind, free, limits, refusals",
+	  test_counter_sets },
+	{ "counter sets under loss: each QP's in its set, the sets add up",
+	  test_counter_sets_lossy },
+	{ "engine counters: rnr_waits and rnr_refusals, per set and QP",
+	  test_rnr_counters },
+	{ "QUERY_CTX: QP, CQ, MR, SRQ fields; truncation; refusals",
+	  test_query_ctx },
+	{ "QUERY_CTX of a CQ: arming, events", test_cq_ctx_events },
+	{ "GSI and Ethernet QPs: contexts and counter sets",
+	  test_gsi_eth_ctx },
 };
 
 int main(void)

@@ -1150,6 +1150,83 @@ static void test_max_msgs(void)
 	net_free(net);
 }
 
+/*
+ * Per-QP accounts: each QP-scope event also in the account of the QP
+ * the message names at this end (initiator: src_qpn, target: dst_qpn),
+ * none for a number beyond the accounts, and the totals exactly those of
+ * the same run without accounts.
+ */
+static void run_accounts(struct wren_tp_stats *acct0,
+			 struct wren_tp_stats *acct1,
+			 struct wren_tp_stats *tot0,
+			 struct wren_tp_stats *tot1)
+{
+	static unsigned int pct = 5;
+	struct wren_tp_config cfg;
+	struct net *net;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 7);
+	net->filter = lossy;
+	net->filter_arg = &pct;
+	CHECK(net_start(net));
+	if (acct0) {
+		wren_tp_set_accounts(net->node[0].tp, acct0, 4);
+		wren_tp_set_accounts(net->node[1].tp, acct1, 4);
+	}
+	for (unsigned int i = 0; i < 200; i++) {
+		struct wren_tp_msg m = {
+			.len = net_rand(net) % 20000,
+			.opcode = WREN_WIRE_OP_SEND_IMM,
+			/* QPs 2 and 3 to QP 1; QP 9 has no account. */
+			.src_qpn = i % 5 == 4 ? 9 : 2 + i % 2,
+			.dst_qpn = i % 7 == 6 ? 9 : 1,
+			.qkey = 0x11111111,
+		};
+
+		CHECK(net_send_msg(net, 0, 1, &m) >= 0);
+	}
+	net_run(net, 500 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, tot0);
+	net_stats(net, 1, tot1);
+	net_free(net);
+}
+
+static void test_accounts(void)
+{
+	static struct wren_tp_stats a0[4], a1[4];
+	struct wren_tp_stats t0, t1, u0, u1;
+	bool ok = true;
+
+	run_accounts(NULL, NULL, &u0, &u1);
+	run_accounts(a0, a1, &t0, &t1);
+	CHECK(!memcmp(&t0, &u0, sizeof(t0)));
+	CHECK(!memcmp(&t1, &u1, sizeof(t1)));
+	/* Within the totals; the port's counters in no account. */
+#define WREN_STAT_QP(counter)						\
+	ok &= a0[0].counter + a0[1].counter + a0[2].counter +		\
+	      a0[3].counter <= t0.counter &&				\
+	      a1[0].counter + a1[1].counter + a1[2].counter +		\
+	      a1[3].counter <= t1.counter;
+#define WREN_STAT(counter)	ok &= !a0[2].counter && !a1[1].counter;
+#include "linux/wren/wren_stats.h"
+#undef WREN_STAT
+#undef WREN_STAT_QP
+	CHECK(ok);
+	/* Sent by QPs 2 and 3, and 9 (no account): never all in theirs. */
+	CHECK(a0[2].tx_msgs > 0 && a0[3].tx_msgs > 0);
+	CHECK(a0[2].tx_msgs + a0[3].tx_msgs < t0.tx_msgs);
+	CHECK(a0[2].retx_timeout + a0[2].retx_fast > 0);
+	CHECK(a0[3].retx_timeout + a0[3].retx_fast > 0);
+	CHECK_EQ(a0[1].tx_msgs, 0);
+	/* Received by QP 1, and 9: the target's side in QP 1's account. */
+	CHECK(a1[1].rx_msgs > 0 && a1[1].rx_msgs < t1.rx_msgs);
+	CHECK(a1[1].rx_data_pkts > 0);
+	CHECK_EQ(a1[2].rx_msgs + a1[3].rx_msgs, 0);
+	CHECK_EQ(a0[2].rx_data_pkts, 0);
+}
+
 static const struct tap_test tests[] = {
 	{ "frame build and parse round trip, malformed frames", test_frame_round_trip },
 	{ "clean wire: every message once, no retransmission", test_clean_delivery },
@@ -1179,6 +1256,8 @@ static const struct tap_test tests[] = {
 	{ "message slots are bounded", test_max_msgs },
 	{ "unreliable datagrams: once or never, no context", test_datagrams },
 	{ "WRITE and READ headers in every packet; field rules", test_rdma_headers },
+	{ "per-QP accounts: QP-scope events by QP, totals unchanged",
+	  test_accounts },
 };
 
 int main(void)

@@ -1076,8 +1076,10 @@ enum wren_ctx_type {
  *
  * What the device holds of one object, as the device holds it, for
  * debugging (`rdma res show -r`): a snapshot, which may be stale by the
- * time the driver reads it.  Each context is a multiple of 8 bytes and
- * only ever grows at its end.
+ * time the driver reads it.  Each context only ever grows at its end.
+ * The QP, CQ and MR contexts are multiples of 8 bytes; the SRQ context,
+ * with no 8-byte field, is 60 bytes.  Bytes no field names (the QP
+ * context's 4 bytes of padding before tx_msgs) are zero.
  */
 struct wren_cmd_query_ctx {
 	__le64 buf_addr;
@@ -1109,24 +1111,32 @@ struct wren_cmd_query_ctx {
  * @sq_wqe_shift: its send entries' size shift
  * @rq_wqe_shift: its receive entries' size shift
  * @sq_pi: the send queue's producer index, from its latest doorbell
- * @sq_ci: the send queue's consumer index: the next entry the device takes
- * @rq_pi: the receive queue's producer index
- * @rq_ci: the receive queue's consumer index
- * @sq_inflight: send entries the device has taken and not completed
+ * @sq_ci: the send queue's consumer index, as QUERY_QP gives it: its
+ *	oldest entry not yet completed (the slots before it are free)
+ * @rq_pi: the receive queue's producer index (zero with an SRQ)
+ * @rq_ci: the receive queue's consumer index (zero with an SRQ)
+ * @sq_inflight: send entries from @sq_ci on that the device has handed to
+ *	the transport (or that wait out an RNR) and not completed; those
+ *	after them, up to @sq_pi, wait their turn
  * @rd_atom_inflight: its RDMA READs and atomics the peers have not
  *	answered yet
  * @dest_qpn: RC: the peer QP; else zero
  * @dest_ipv4: RC: the peer adapter's IPv4 address; else zero
  * @sq_psn: RC: the sequence number of its next message
  * @rq_psn: RC: the sequence number of the next message it expects
- * @peer_ipv4: the peer adapter of its latest message sent (RC: its peer),
- *	network byte order; zero before the first
- * @tc_id: the transport context that carried that message: its index in
- *	the context table (Documentation/transport.rst); WREN_CTX_TC_NONE
- *	before the first
+ * @peer_ipv4: the peer adapter of the latest message posted from its send
+ *	queue (RC: its peer), network byte order; zero before the first
+ * @tc_id: the transport context that carries messages to that peer for
+ *	this QP now: its index in the context table (SET_TC_TABLE; without
+ *	one, its slot among the contexts the adapter holds;
+ *	Documentation/transport.rst).  WREN_CTX_TC_NONE before the first
+ *	message, for a datagram (UD has no context), and once the adapter
+ *	holds no context for that peer (closed when idle, or written back to
+ *	the table): the device keeps no history of contexts
  * @rsvd1: zero
- * @tx_msgs: messages it sent and the peer acknowledged
- * @rx_msgs: messages it received
+ * @tx_msgs: reliable messages it sent (its answers to READs and atomics
+ *	included) that the peer acknowledged; datagrams are not counted
+ * @rx_msgs: reliable messages delivered to it; datagrams are not counted
  * @retx_pkts: packets of its messages sent again, every cause together
  * @rnr_waits: its messages a peer refused for want of a receive and that
  *	waited to be sent again
@@ -1186,7 +1196,8 @@ enum wren_cq_arm {
  * @pi: its producer index: completions written, free running mod 2^24
  * @ci: its consumer index, from its latest doorbell
  * @rsvd0: zero
- * @overflows: completions it had no room for
+ * @overflows: completions it had no room for, and those lost after, while
+ *	in error
  * @events: events it raised on its event queue
  * @rsvd: zero
  */
