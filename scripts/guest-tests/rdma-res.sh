@@ -76,26 +76,32 @@ start_stress 18610 --messages 2000 --max-size 64K --rdma-ops 20 --linger 30
 check "the program ran and lingers with its QP" wait_line ' lingering '
 qpn=$(sed -n 's/.* lingering .* qpn \([0-9]*\)$/\1/p' "$out")
 after=$(rdma -j statistic show link "$link")
-qpstats=$(rdma -j statistic qp show link "$link")
+qpstats=$(rdma -d -j statistic qp show link "$link")
 
-qp=$(rdma res show qp link "$link" lqpn "${qpn:-0}" 2>&1)
+# -dd: the driver's attributes.
+qp=$(rdma -dd res show qp link "$link" lqpn "${qpn:-0}" 2>&1)
 printf '%s\n' "$qp"
 expect_match "rdma res shows the RD QP with its driver attributes" \
-	"lqpn $qpn type DRIVER state RTS .*comm wren_rd_stress.* drv_sq_pi [0-9]+ drv_sq_ci [0-9]+ drv_sq_inflight 0 .*drv_tx_msgs [1-9][0-9]* drv_rx_msgs [1-9][0-9]* drv_retx_pkts [0-9]+ drv_rnr_waits [0-9]+ drv_tc [0-9]+ drv_peer 198\.18\.0\.[0-9]+" \
+	"lqpn $qpn type DRIVER state RTS .*comm wren_rd_stress.* drv_sq_pi [0-9]+ drv_sq_ci [0-9]+ drv_sq_inflight 0 .*drv_tx_msgs [1-9][0-9]* drv_rx_msgs [1-9][0-9]* drv_retx_pkts [0-9]+ drv_rnr_waits [0-9]+ (drv_tc [0-9]+ )?drv_peer 198\.18\.0\.[0-9]+" \
 	"$qp"
-raw=$(rdma -r res show qp link "$link" lqpn "${qpn:-0}" 2>&1)
+# -r: the device's context, struct wren_qp_ctx, its QP number first.
+raw=$(rdma -j -r res show qp link "$link" lqpn "${qpn:-0}" 2>&1)
 printf '%s\n' "$raw"
-expect_match "rdma res -r dumps the device's context of the QP" \
-	"lqpn $qpn .*data \[" "$raw"
+check "rdma res -r dumps the device's context of the QP" test \
+	"$(printf '%s\n' "$raw" | jq -c '.[0].data | [length, .[0] + 256 * .[1]]')" \
+	= "[128,$qpn]"
 
-cq=$(rdma res show cq dev wren_0 2>&1)
+cq=$(rdma -dd res show cq dev wren_0 2>&1)
 printf '%s\n' "$cq"
 expect_match "rdma res shows the program's CQs with their attributes" \
 	"comm wren_rd_stress .*drv_depth [0-9]+ drv_pi [0-9]+ drv_ci [0-9]+ drv_armed [0-2] drv_overflows 0 drv_events [0-9]+" \
 	"$cq"
-expect_match "rdma res -r dumps the device's context of a CQ" \
-	"comm wren_rd_stress .*data \[" "$(rdma -r res show cq dev wren_0 2>&1)"
-mr=$(rdma res show mr dev wren_0 2>&1)
+# A CQ's context is struct wren_cq_ctx (its device number is not ib_core's).
+raw=$(rdma -j -r res show cq dev wren_0 2>&1)
+check "rdma res -r dumps the device's context of every CQ" test \
+	"$(printf '%s\n' "$raw" | jq '[.[].data | select(length == 56)] | length')" \
+	= "$(printf '%s\n' "$cq" | grep -c ' cqn ')"
+mr=$(rdma -dd res show mr dev wren_0 2>&1)
 printf '%s\n' "$mr"
 expect_match "rdma res shows the program's MRs, pinned, with their page lists" \
 	"comm wren_rd_stress drv_pinned_pages [1-9][0-9]* drv_pbl_pages [1-9][0-9]* drv_pbl_entries [1-9][0-9]* drv_page_shift [0-9]+ drv_valid 1" \
@@ -134,8 +140,8 @@ wait "$pid"
 rc=$?
 cat "$out"
 check "wren_rd_stress passed (exit status $rc)" test "$rc" -eq 0
-check "its QP is gone" sh -c \
-	"! rdma res show qp link $link lqpn $qpn >/dev/null 2>&1"
+check "its QP is gone" test -z \
+	"$(rdma res show qp link "$link" lqpn "$qpn" 2>/dev/null)"
 check "and its CQs, MRs, PD and context" sh -c \
 	'! rdma res show cq dev wren_0 | grep -q wren_rd_stress &&
 	 ! rdma res show mr dev wren_0 | grep -q wren_rd_stress &&
@@ -155,7 +161,7 @@ check "no QP counter without auto mode" \
 	test "$(rdma -j statistic qp show link "$link")" = "[]"
 check "rdma statistic qp bind" \
 	rdma statistic qp bind link "$link" lqpn "${qpn:-0}"
-bound=$(rdma -j statistic qp show link "$link")
+bound=$(rdma -d -j statistic qp show link "$link")
 printf '%s\n' "$bound"
 expect_match "the QP is in a counter of its own" "\"lqpn\":\[$qpn\]" "$bound"
 cntn=$(printf '%s\n' "$bound" | jq '.[0].cntn')

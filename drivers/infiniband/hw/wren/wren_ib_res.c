@@ -93,16 +93,18 @@ static int wren_ib_put_qp_attrs(struct sk_buff *msg, const struct wren_qp_ctx *q
 		{ "rx_msgs", le64_to_cpu(q->rx_msgs) },
 		{ "retx_pkts", le64_to_cpu(q->retx_pkts) },
 		{ "rnr_waits", le64_to_cpu(q->rnr_waits) },
-		/* Last: there once a message went out, with its peer. */
+		/* Last: only while the adapter holds a context for the peer. */
 		{ "tc", le32_to_cpu(q->tc_id) },
 	};
+	unsigned int n = ARRAY_SIZE(attrs);
 	char peer[16];
 
 	if (q->tc_id == cpu_to_le32(WREN_CTX_TC_NONE))
-		return wren_ib_put_attrs(msg, attrs, ARRAY_SIZE(attrs) - 1,
-					 NULL);
+		n--;
+	if (!q->peer_ipv4)
+		return wren_ib_put_attrs(msg, attrs, n, NULL);
 	snprintf(peer, sizeof(peer), "%pI4", &q->peer_ipv4);
-	return wren_ib_put_attrs(msg, attrs, ARRAY_SIZE(attrs), peer);
+	return wren_ib_put_attrs(msg, attrs, n, peer);
 }
 
 /**

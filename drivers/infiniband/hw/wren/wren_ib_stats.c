@@ -155,7 +155,10 @@ int wren_ib_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
 		new = true;
 	}
 	err = wren_cmd_bind_counter_set(dev->wdev, ibqp->qp_num, counter->id);
-	if (err && new) {
+	if (!err) {
+		/* ib_core leaves it to the driver to say the QP is bound. */
+		ibqp->counter = counter;
+	} else if (new) {
 		wren_cmd_free_counter_set(dev->wdev, counter->id);
 		counter->id = 0;
 	}
@@ -171,8 +174,12 @@ int wren_ib_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
 int wren_ib_counter_unbind_qp(struct ib_qp *ibqp)
 {
 	struct wren_ib_dev *dev = to_wren_ib_dev(ibqp->device);
+	int err;
 
-	return wren_cmd_bind_counter_set(dev->wdev, ibqp->qp_num, 0);
+	err = wren_cmd_bind_counter_set(dev->wdev, ibqp->qp_num, 0);
+	if (!err)
+		ibqp->counter = NULL;
+	return err;
 }
 
 /**
