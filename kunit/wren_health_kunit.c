@@ -134,6 +134,19 @@ static void wren_health_timeout_dev_sts_fatal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->wdev.health.fatal_code, WREN_FATAL_DMA);
 }
 
+/* A DEV_STS of all ones is a device gone from the bus: no fatal code. */
+static void wren_health_timeout_dev_sts_unreadable(struct kunit *test)
+{
+	struct wren_fake *f;
+	struct wren_health_log *log = wren_health_fake(test, &f);
+
+	f->regs[WREN_REG_DEV_STS / 4] = U32_MAX;
+	wren_health_time_out(test, f);
+	KUNIT_ASSERT_EQ(test, log->n, 1);
+	KUNIT_EXPECT_EQ(test, log->ev[0].reporter, WREN_HEALTH_ADMIN);
+	KUNIT_EXPECT_FALSE(test, f->wdev.health.fatal_seen);
+}
+
 /* The fatal async event is one report on "fatal" with its code. */
 static void wren_health_fatal_event_reported(struct kunit *test)
 {
@@ -283,6 +296,7 @@ static struct kunit_case wren_health_cases[] = {
 	KUNIT_CASE(wren_health_admin_timeout_reported),
 	KUNIT_CASE(wren_health_answered_not_reported),
 	KUNIT_CASE(wren_health_timeout_dev_sts_fatal),
+	KUNIT_CASE(wren_health_timeout_dev_sts_unreadable),
 	KUNIT_CASE(wren_health_fatal_event_reported),
 	KUNIT_CASE(wren_health_keep_alive_reported),
 	KUNIT_CASE(wren_health_none_after_unregister),

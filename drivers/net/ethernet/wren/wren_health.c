@@ -177,12 +177,14 @@ void wren_health_admin_timeout(struct wren_dev *wdev, u8 opcode, u16 cmd_id)
 
 	wren_health_queue(wdev, &ev);
 	sts = wren_rd(wdev, WREN_REG_DEV_STS);
-	if (sts & WREN_DEV_STS_FATAL)
+	/* All ones is a device that does not answer reads, not a fatal code. */
+	if (sts != U32_MAX && sts & WREN_DEV_STS_FATAL)
 		wren_health_fatal(wdev, FIELD_GET(WREN_DEV_STS_FATAL_CODE, sts));
 }
 
+/* @ev becomes the dump's context: devlink takes it as void *. */
 static void wren_health_report(struct wren_dev *wdev,
-			       const struct wren_health_event *ev)
+			       struct wren_health_event *ev)
 {
 	struct devlink_health_reporter *r;
 	char msg[80];
@@ -207,7 +209,7 @@ static void wren_health_report(struct wren_dev *wdev,
 		break;
 	}
 	/* Without a recover op this only counts, stores a dump and notifies. */
-	devlink_health_report(r, msg, (void *)ev);
+	devlink_health_report(r, msg, ev);
 }
 
 static void wren_health_work(struct work_struct *work)
