@@ -44,8 +44,8 @@ expect_match "devlink health: reporter admin healthy, no error yet" \
 
 # ib_core's MAD agent allocates a PD when the device registers: that is
 # the first timeout (or more, one per PD).
-check "wren_ib.ko loads" sh -c "insmod '$WREN_KMOD/drivers/infiniband/hw/wren/wren_ib.ko' &&
-	[ -e /sys/class/infiniband/wren_0 ]"
+check "wren_ib.ko loads" insmod "$WREN_KMOD/drivers/infiniband/hw/wren/wren_ib.ko"
+check "wren_0 registers" wait_for /sys/class/infiniband/wren_0
 mad=$(dmesg | grep -c 'ALLOC_PD.*timed out')
 check "devlink health: an admin error per MAD PD timeout ($mad)" \
 	wait_admin_errors "$mad"
