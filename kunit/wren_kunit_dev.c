@@ -100,6 +100,18 @@ static void wren_fake_wr(struct wren_dev *wdev, u32 reg, u32 val)
 	}
 }
 
+/* Stands in for wren_rd(): what a test put in @regs, 0 by default. */
+static u32 wren_fake_rd(struct wren_dev *wdev, u32 reg)
+{
+	struct wren_fake *f = container_of(wdev, struct wren_fake, wdev);
+
+	if (reg >= WREN_REG_BAR_SIZE || reg % sizeof(u32)) {
+		KUNIT_FAIL(f->test, "read of register %#x", reg);
+		return 0;
+	}
+	return f->regs[reg / sizeof(u32)];
+}
+
 /**
  * wren_fake_post_aeq() - write an async event, as the device does
  * @f: the fake device
@@ -154,6 +166,8 @@ static void wren_fake_free(void *data)
 {
 	struct wren_fake *f = data;
 
+	/* No health event is queued or being reported past this point. */
+	wren_health_unregister(&f->wdev);
 	wren_aeq_destroy(&f->wdev);
 	wren_admin_destroy(&f->wdev);
 }
@@ -178,6 +192,7 @@ struct wren_fake *wren_fake_new(struct kunit *test)
 	f->pdev.dev.dma_mask = &f->pdev.dev.coherent_dma_mask;
 	wdev = &f->wdev;
 	wdev->pdev = &f->pdev;
+	wren_health_init(wdev);
 	KUNIT_ASSERT_EQ(test, wren_admin_init(wdev), 0);
 	if (wren_aeq_init(wdev)) {
 		wren_admin_destroy(wdev);
@@ -188,6 +203,7 @@ struct wren_fake *wren_fake_new(struct kunit *test)
 	wdev->admin.poll = true;
 	wdev->admin.timeout_ms = 50;
 	kunit_activate_static_stub(test, wren_wr, wren_fake_wr);
+	kunit_activate_static_stub(test, wren_rd, wren_fake_rd);
 	return f;
 }
 

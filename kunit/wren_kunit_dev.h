@@ -38,7 +38,8 @@ typedef bool (*wren_fake_answer_t)(struct wren_fake *f,
  * @test: the test that owns it
  * @answer: the answer to every admin command (default: SUCCESS)
  * @priv: for @answer
- * @regs: the last value written to each register
+ * @regs: the last value written to each register, and what the driver
+ *	reads from it
  * @cmds: the admin commands consumed, in order
  * @ncmds: how many (only the first %WREN_FAKE_MAX_CMDS are kept)
  * @sq_head: the device's consumer index of the admin queue

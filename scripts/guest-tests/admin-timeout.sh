@@ -4,15 +4,51 @@
 # admin-timeout.sh: run with the device model's fault switch set to drop
 # every ALLOC_PD completion (x-fault-drop-opcode=6).  Allocating a PD must
 # fail with a timeout error, promptly, with a log line naming the command;
-# the admin queue must keep working (the modules unload and load again,
-# which takes several admin commands) and nothing may hang.
+# each timeout must be an error of the devlink health reporter "admin",
+# whose diagnose shows the device's state and whose dump the rings, the
+# transport-context table and the counters; the admin queue must keep
+# working (the modules unload and load again, which takes several admin
+# commands) and nothing may hang.  The kernel logs nothing else.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
 # The network interface would allocate a PD too: leave it down.
 WREN_NO_IP=1
 
-check "modules load" load_wren
+# admin_errors: the error count of the reporter "admin".
+admin_errors() {
+	devlink health show "pci/$pci" reporter admin |
+		sed -n 's/.* error \([0-9]*\) .*/\1/p'
+}
+
+# wait_admin_errors N: the reporter reaches N errors (it reports from a
+# work item, a moment after the timeout's log line).
+wait_admin_errors() {
+	local tries=50
+
+	while [ "$(admin_errors)" != "$1" ] && [ $tries -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	[ "$(admin_errors)" = "$1" ]
+}
+
+dmesg_mark
+pci=$(wren_pci_addr)
+check "ib_uverbs loads" modprobe ib_uverbs
+check "wren.ko loads" insmod "$WREN_KMOD/drivers/net/ethernet/wren/wren.ko"
+show=$(devlink health show "pci/$pci" reporter admin 2>&1)
+printf '%s\n' "$show"
+expect_match "devlink health: reporter admin healthy, no error yet" \
+	'^ +state healthy error 0 recover 0' "$show"
+
+# ib_core's MAD agent allocates a PD when the device registers: that is
+# the first timeout (or more, one per PD).
+check "wren_ib.ko loads" insmod "$WREN_KMOD/drivers/infiniband/hw/wren/wren_ib.ko"
+check "wren_0 registers" wait_for /sys/class/infiniband/wren_0
+mad=$(dmesg | grep -c 'ALLOC_PD.*timed out')
+check "devlink health: an admin error per MAD PD timeout ($mad)" \
+	wait_admin_errors "$mad"
 
 start=$(date +%s)
 out=$(timeout 30 ibv_ud_pingpong -d wren_0 -g 0 2>&1)
@@ -26,11 +62,74 @@ check "it fails within 5 s (took $elapsed s)" [ "$elapsed" -le 5 ]
 log=$(dmesg)
 expect_match "the timeout is logged with the command" \
 	'wren .*ALLOC_PD.*timed out' "$log"
+check "devlink health: one more admin error ($((mad + 1)))" \
+	wait_admin_errors $((mad + 1))
+show=$(devlink health show "pci/$pci" reporter admin 2>&1)
+printf '%s\n' "$show"
+expect_match "devlink health: reporter admin in error, with a dump" \
+	"^ +state error error $((mad + 1)) recover 0 last_dump_date [0-9-]+ last_dump_time [0-9:]+ auto_dump true" \
+	"$show"
+
+dbg=/sys/kernel/debug/wren/$pci
+diag=$(devlink health diagnose "pci/$pci" reporter admin 2>&1)
+printf '%s\n' "$diag"
+expect_match "diagnose: DEV_STS decoded, no fatal error" \
+	'^ +dev_sts: 3 status: ready enabled sts_fatal_code: 0 dead: false fatal_code: 0 fatal: none$' \
+	"$diag"
+expect_match "diagnose: the admin queue, nothing outstanding" \
+	'^ +depth: 32 head: [0-9]+ tail: [0-9]+ cq_head: [0-9]+ outstanding: 0 timeout_ms: 1000 polled: false$' \
+	"$diag"
+expect_match "diagnose: the async event queue's head" \
+	'^ +depth: 64 head: [0-9]+$' "$diag"
+expect_match "diagnose: the keep-alive" \
+	'^ +period_ms: 1000 events: [0-9]+ last_seen_ms_ago: [0-9]+ missed_periods: [0-9]+$' \
+	"$diag"
+expect_match "diagnose: the driver's counters, timeouts as in debugfs" \
+	"^ +admin_cmds: $(cat "$dbg/admin_cmds") admin_errors: 0 admin_timeouts: $(cat "$dbg/admin_timeouts") admin_stale_completions: 0 " \
+	"$diag"
+
+# The stored dump is the first report's: the MAD agent's ALLOC_PD.
+first=$(dmesg | sed -n 's/.*ALLOC_PD (id 0x\([0-9a-f]*\)) timed out.*/\1/p' |
+	head -n 1)
+dump=$(devlink health dump show "pci/$pci" reporter admin 2>&1)
+printf '%s\n' "$dump"
+expect_match "dump: the event, with the first timeout's command id (0x$first)" \
+	"^ +reporter: admin opcode: 6 command: ALLOC_PD cmd_id: $((0x$first)) timeout_ms: 1000$" \
+	"$dump"
+expect_match "dump: the admin queue ring" \
+	'^ +name: admin_queue id: 0 depth: 32 head: [0-9]+ tail: [0-9]+$' "$dump"
+expect_match "dump: the admin completion ring" \
+	'^ +name: admin_cq id: 0 depth: 32 head: [0-9]+ tail: [0-9]+$' "$dump"
+expect_match "dump: the async event ring" \
+	'^ +name: async_events id: 0 depth: 64 head: [0-9]+ tail: [0-9]+$' "$dump"
+expect_match "dump: an event queue" \
+	'^ +name: eq id: [0-9]+ depth: 256 head: [0-9]+ tail: [0-9]+$' "$dump"
+expect_match "dump: the transport-context table" \
+	'^ +records: 4096 record_size: 64$' "$dump"
+expect_match "dump: its records in use" \
+	'^ +records_in_use: 0 records_shown: 0$' "$dump"
+expect_match "dump: the counters" \
+	'^ +admin_cmds: [0-9]+ admin_errors: 0 admin_timeouts: 1 ' "$dump"
+for r in fatal keep_alive; do
+	expect_match "devlink health: reporter $r healthy" \
+		"^ +state healthy error 0 " \
+		"$(devlink health show "pci/$pci" reporter $r 2>&1)"
+done
 
 check "modules unload after the timeout" unload_wren
 check "modules load again" load_wren
 check "and unload again" unload_wren
 check "no other command timed out" sh -c \
 	'! dmesg | grep "timed out" | grep -v ALLOC_PD'
+
+# The expected lines: each timeout, and what the RDMA stack says of the
+# MAD agent's PD.  Nothing else.
+unexpected=$(dmesg_problems | tail -n +$((dmesg_seen + 1)) |
+	grep -Ev -e '^\[ *[0-9.]+\] wren [0-9a-f:.]+: admin command ALLOC_PD \(id 0x[0-9a-f]{4}\) timed out after 1000 ms$' \
+		-e '^\[ *[0-9.]+\] wren_ib\.ib wren\.rdma\.[0-9]+ wren_0: alloc_pd failed: -110$' \
+		-e "^\\[ *[0-9.]+\\] infiniband wren_0: Couldn't create ib_mad PD$" \
+		-e "^\\[ *[0-9.]+\\] infiniband wren_0: Couldn't open port 1$")
+[ -z "$unexpected" ] || printf '%s\n' "$unexpected"
+check "dmesg: nothing but the expected lines" [ -z "$unexpected" ]
 
 finish

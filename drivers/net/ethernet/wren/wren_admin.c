@@ -390,6 +390,7 @@ int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
 				    "admin command %s (id 0x%04x) timed out after %u ms\n",
 				    wren_admin_opcode_name(opcode), cmd_id,
 				    aq->timeout_ms);
+		wren_health_admin_timeout(wdev, opcode, cmd_id);
 		err = -ETIMEDOUT;
 		goto out_trace;
 	}

@@ -97,11 +97,13 @@ static void wren_aeq_handle(struct wren_dev *wdev,
 	switch (ev->type) {
 	case WREN_AEQ_KEEP_ALIVE:
 		atomic64_inc(&wdev->stats.keep_alives);
+		WRITE_ONCE(wdev->keep_alive_last, jiffies);
 		break;
 	case WREN_AEQ_FATAL:
 		WRITE_ONCE(wdev->dead, true);
 		dev_err(dev, "device reported fatal error %llu\n", data);
 		wren_admin_abort(wdev);
+		wren_health_fatal(wdev, data);
 		break;
 	case WREN_AEQ_WARNING:
 		wdev->stats.aeq_warnings++;
@@ -180,6 +182,8 @@ VISIBLE_IF_KUNIT void wren_keep_alive_check(struct wren_dev *wdev)
 		wdev->stats.keep_alive_lost++;
 		dev_warn(&wdev->pdev->dev, "no keep-alive from the device for %u ms\n",
 			 WREN_KEEP_ALIVE_MISSES * wdev->keep_alive_ms);
+		wren_health_keep_alive_lost(wdev, WREN_KEEP_ALIVE_MISSES *
+					    wdev->keep_alive_ms);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(wren_keep_alive_check);
@@ -204,7 +208,10 @@ static void wren_watchdog(struct work_struct *work)
  */
 void wren_watchdog_start(struct wren_dev *wdev, unsigned int keep_alive_ms)
 {
-	wdev->keep_alive_ms = keep_alive_ms;
+	/* Silence under an earlier period does not count against this one. */
+	wdev->keep_alive_seen = atomic64_read(&wdev->stats.keep_alives);
+	wdev->keep_alive_missed = 0;
+	WRITE_ONCE(wdev->keep_alive_ms, keep_alive_ms);
 	INIT_DELAYED_WORK(&wdev->watchdog, wren_watchdog);
 	if (keep_alive_ms || wdev->admin.poll)
 		schedule_delayed_work(&wdev->watchdog, wren_watchdog_period(wdev));
@@ -217,5 +224,34 @@ void wren_watchdog_start(struct wren_dev *wdev, unsigned int keep_alive_ms)
 void wren_watchdog_stop(struct wren_dev *wdev)
 {
 	cancel_delayed_work_sync(&wdev->watchdog);
-	wdev->keep_alive_ms = 0;
+	WRITE_ONCE(wdev->keep_alive_ms, 0);
+}
+
+/**
+ * wren_keep_alive_set() - change the keep-alive period while the device runs
+ * @wdev: the device, its watchdog started
+ * @keep_alive_ms: the new period in ms, 0 for none; a device without
+ *	WREN_CAP_KEEP_ALIVE only takes 0
+ *
+ * The device is told first, then the watchdog restarts with the new
+ * period.  If the device refuses, the watchdog goes on with the old one.
+ *
+ * Return: 0, or the errno of SET_FEATURE.
+ */
+int wren_keep_alive_set(struct wren_dev *wdev, unsigned int keep_alive_ms)
+{
+	unsigned int old = wdev->keep_alive_ms;
+	int err = 0;
+
+	/*
+	 * Stopped during the change: a watchdog run between the command and
+	 * the restart would hold the new period's first event against the
+	 * old period.
+	 */
+	wren_watchdog_stop(wdev);
+	if (wdev->caps.caps & WREN_CAP_KEEP_ALIVE)
+		err = wren_cmd_set_feature(wdev, WREN_FEATURE_KEEP_ALIVE_MS,
+					   keep_alive_ms);
+	wren_watchdog_start(wdev, err ? old : keep_alive_ms);
+	return err;
 }

@@ -126,6 +126,65 @@ struct wren_stats {
 	atomic64_t eqe_unknown;
 };
 
+struct devlink_health_reporter;
+
+/**
+ * enum wren_health_reporter - the devlink health reporters
+ * @WREN_HEALTH_FATAL: the device reported a fatal error
+ * @WREN_HEALTH_KEEP_ALIVE: its keep-alive events stopped
+ * @WREN_HEALTH_ADMIN: an admin command timed out
+ * @WREN_HEALTH_NUM: how many
+ */
+enum wren_health_reporter {
+	WREN_HEALTH_FATAL,
+	WREN_HEALTH_KEEP_ALIVE,
+	WREN_HEALTH_ADMIN,
+	WREN_HEALTH_NUM
+};
+
+/**
+ * struct wren_health_event - an error waiting to be reported
+ * @reporter: &enum wren_health_reporter
+ * @opcode: the admin command's opcode (admin)
+ * @cmd_id: its command id (admin)
+ * @value: the fatal code (fatal), the silent time in ms (keep_alive), the
+ *	admin timeout in ms (admin)
+ */
+struct wren_health_event {
+	u8 reporter;
+	u8 opcode;
+	u16 cmd_id;
+	u32 value;
+};
+
+#define WREN_HEALTH_EVENTS	32
+
+/**
+ * struct wren_health - the devlink health reporters and their events
+ * @reporters: by &enum wren_health_reporter; NULL until registered
+ * @work: reports the queued events (devlink_health_report() sleeps)
+ * @lock: protects the fields below
+ * @events: queued events
+ * @head: index of the next event to report
+ * @tail: index of the next free slot
+ * @active: events are taken (false once the reporters are going away)
+ * @fatal_seen: a fatal error was reported; it is reported once
+ * @fatal_code: its &enum wren_fatal_code
+ * @dropped: events lost because the queue was full
+ */
+struct wren_health {
+	struct devlink_health_reporter *reporters[WREN_HEALTH_NUM];
+	struct work_struct work;
+	spinlock_t lock;	/* protects the queue and the fatal state */
+	struct wren_health_event events[WREN_HEALTH_EVENTS];
+	unsigned int head;
+	unsigned int tail;
+	bool active;
+	bool fatal_seen;
+	u32 fatal_code;
+	u64 dropped;
+};
+
 /**
  * struct wren_event_sink - the driver that hears of its objects' events
  * @ops: its callbacks
@@ -155,6 +214,7 @@ struct wren_event_sink {
  * @keep_alive_ms: the keep-alive period asked of the device, 0 if none
  * @keep_alive_seen: keep-alive count at the last watchdog run
  * @keep_alive_missed: watchdog runs without a keep-alive
+ * @keep_alive_last: jiffies of the last keep-alive event, 0 if none
  * @watchdog: keep-alive watchdog and async event polling
  * @aux: the RDMA auxiliary device
  * @eth: the port's network interface, if it has one
@@ -166,6 +226,7 @@ struct wren_event_sink {
  * @tc_table: the transport-context table, the device's until a reset
  * @tc_dma: its DMA address
  * @tc_log: log2 of its number of records
+ * @health: the devlink health reporters
  */
 struct wren_dev {
 	struct pci_dev *pdev;
@@ -185,6 +246,7 @@ struct wren_dev {
 	unsigned int keep_alive_ms;
 	u64 keep_alive_seen;
 	unsigned int keep_alive_missed;
+	unsigned long keep_alive_last;
 	struct delayed_work watchdog;
 	struct wren_aux_dev *aux;
 	struct wren_eth *eth;
@@ -195,12 +257,8 @@ struct wren_dev {
 	struct wren_tc_entry *tc_table;
 	dma_addr_t tc_dma;
 	unsigned int tc_log;
+	struct wren_health health;
 };
-
-static inline u32 wren_rd(struct wren_dev *wdev, u32 reg)
-{
-	return readl(wdev->regs + reg);
-}
 
 /**
  * wren_ring_ready() - whether the device has written a ring entry
@@ -246,7 +304,12 @@ static inline bool wren_ring_head_ok(u16 head, u16 new_head, u16 tail)
 	return (u16)(new_head - head) <= (u16)(tail - head);
 }
 
+/* Keep-alive periods the driver asks for, in ms, other than 0 (off). */
+#define WREN_KEEP_ALIVE_MIN_MS	10
+#define WREN_KEEP_ALIVE_MAX_MS	60000
+
 /* wren_main.c */
+u32 wren_rd(struct wren_dev *wdev, u32 reg);
 void wren_wr(struct wren_dev *wdev, u32 reg, u32 val);
 
 /* wren_admin.c */
@@ -280,6 +343,15 @@ void wren_aeq_destroy(struct wren_dev *wdev);
 void wren_aeq_process(struct wren_dev *wdev);
 void wren_watchdog_start(struct wren_dev *wdev, unsigned int keep_alive_ms);
 void wren_watchdog_stop(struct wren_dev *wdev);
+int wren_keep_alive_set(struct wren_dev *wdev, unsigned int keep_alive_ms);
+
+/* wren_health.c */
+void wren_health_init(struct wren_dev *wdev);
+void wren_health_register(struct wren_dev *wdev);
+void wren_health_unregister(struct wren_dev *wdev);
+void wren_health_fatal(struct wren_dev *wdev, u32 code);
+void wren_health_keep_alive_lost(struct wren_dev *wdev, u32 silent_ms);
+void wren_health_admin_timeout(struct wren_dev *wdev, u8 opcode, u16 cmd_id);
 
 /* wren_eq.c */
 int wren_irqs_init(struct wren_dev *wdev);
@@ -300,6 +372,8 @@ struct wren_dev *wren_devlink_alloc(struct pci_dev *pdev);
 void wren_devlink_register(struct wren_dev *wdev);
 void wren_devlink_unregister(struct wren_dev *wdev);
 void wren_devlink_free(struct wren_dev *wdev);
+int wren_devlink_params_register(struct wren_dev *wdev);
+void wren_devlink_params_unregister(struct wren_dev *wdev);
 
 /* wren_debugfs.c */
 void wren_debugfs_init(void);
@@ -308,6 +382,7 @@ void wren_debugfs_add(struct wren_dev *wdev);
 void wren_debugfs_del(struct wren_dev *wdev);
 
 #if IS_ENABLED(CONFIG_KUNIT)
+struct netlink_ext_ack;
 struct seq_file;
 
 /* The pure logic the suites in kunit/ reach. */
@@ -319,6 +394,10 @@ int wren_tc_table_log(const struct wren_caps *c, unsigned int want);
 int wren_tc_table_show(struct seq_file *m, void *v);
 void wren_keep_alive_check(struct wren_dev *wdev);
 void wren_eq_process(struct wren_eq *eq);
+void wren_health_queue(struct wren_dev *wdev,
+		       const struct wren_health_event *ev);
+int wren_keep_alive_validate(const struct wren_dev *wdev, u32 keep_alive_ms,
+			     struct netlink_ext_ack *extack);
 #endif
 
 #endif /* _WREN_DEV_H */

@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Wren devlink: the device's identity for "devlink dev info".  The
- * driver's private state lives in the devlink instance.
+ * Wren devlink: the device's identity for "devlink dev info", and the
+ * runtime parameter keep_alive_ms.  The driver's private state lives in
+ * the devlink instance.  The health reporters are wren_health.c's.
+ *
+ * Only keep_alive_ms is a devlink parameter.  The module parameters
+ * admin_poll and tc_table_log shape queues and memory the device is
+ * given at bring-up: changing them means a reset and a new bring-up,
+ * which this driver does not offer as "devlink dev reload" (yet), and a
+ * driverinit value would be lost with the instance when the device is
+ * removed; so they stay module parameters only.
  */
+#include <linux/netlink.h>
 #include <net/devlink.h>
 
 #include "wren_dev.h"
@@ -12,7 +21,8 @@ static int wren_devlink_info_get(struct devlink *devlink,
 				 struct netlink_ext_ack *extack)
 {
 	struct wren_dev *wdev = devlink_priv(devlink);
-	char fw[32];
+	struct pci_dev *pdev = wdev->pdev;
+	char ver[32];
 	int err;
 
 #ifdef HAVE_DEVLINK_INFO_DRIVER_NAME_PUT
@@ -25,16 +35,134 @@ static int wren_devlink_info_get(struct devlink *devlink,
 		if (err)
 			return err;
 	}
-	snprintf(fw, sizeof(fw), "%u.%u.%u", wdev->caps.fw_major,
+	/* The board: the PCI function's identity, as lspci shows it. */
+	snprintf(ver, sizeof(ver), "%04x:%04x", pdev->vendor, pdev->device);
+	err = devlink_info_version_fixed_put(req,
+					     DEVLINK_INFO_VERSION_GENERIC_BOARD_ID,
+					     ver);
+	if (err)
+		return err;
+	snprintf(ver, sizeof(ver), "%u", pdev->revision);
+	err = devlink_info_version_fixed_put(req,
+					     DEVLINK_INFO_VERSION_GENERIC_BOARD_REV,
+					     ver);
+	if (err)
+		return err;
+	snprintf(ver, sizeof(ver), "%u.%u.%u", wdev->caps.fw_major,
 		 wdev->caps.fw_minor, wdev->caps.fw_patch);
+	err = devlink_info_version_running_put(req,
+					       DEVLINK_INFO_VERSION_GENERIC_FW,
+					       ver);
+	if (err)
+		return err;
+	/* The device interface (Documentation/device-interface.rst). */
+	snprintf(ver, sizeof(ver), "%u.%u", wdev->caps.spec_major,
+		 wdev->caps.spec_minor);
 	return devlink_info_version_running_put(req,
-						DEVLINK_INFO_VERSION_GENERIC_FW,
-						fw);
+						DEVLINK_INFO_VERSION_GENERIC_FW_MGMT_API,
+						ver);
 }
 
 static const struct devlink_ops wren_devlink_ops = {
 	.info_get = wren_devlink_info_get,
 };
+
+enum wren_devlink_param_id {
+	WREN_DEVLINK_PARAM_ID_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
+	WREN_DEVLINK_PARAM_ID_KEEP_ALIVE_MS,
+};
+
+/*
+ * A keep-alive period the device can be given: 0 (off), or within
+ * WREN_KEEP_ALIVE_MIN_MS..WREN_KEEP_ALIVE_MAX_MS (below, the events would
+ * be most of the async event queue's traffic and the watchdog would run
+ * every tick; above, a lost device goes unnoticed for minutes).
+ */
+VISIBLE_IF_KUNIT int wren_keep_alive_validate(const struct wren_dev *wdev,
+					      u32 keep_alive_ms,
+					      struct netlink_ext_ack *extack)
+{
+	if (!keep_alive_ms)
+		return 0;
+	if (!(wdev->caps.caps & WREN_CAP_KEEP_ALIVE)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the device sends no keep-alive events: only 0 (off) is possible");
+		return -EOPNOTSUPP;
+	}
+	if (keep_alive_ms < WREN_KEEP_ALIVE_MIN_MS) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "keep_alive_ms below 10 (other than 0, off)");
+		return -ERANGE;
+	}
+	if (keep_alive_ms > WREN_KEEP_ALIVE_MAX_MS) {
+		NL_SET_ERR_MSG_MOD(extack, "keep_alive_ms above 60000");
+		return -ERANGE;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(wren_keep_alive_validate);
+
+static int wren_devlink_keep_alive_validate(struct devlink *devlink, u32 id,
+					    union devlink_param_value val,
+					    struct netlink_ext_ack *extack)
+{
+	return wren_keep_alive_validate(devlink_priv(devlink), val.vu32,
+					extack);
+}
+
+static int wren_devlink_keep_alive_get(struct devlink *devlink, u32 id,
+				       struct devlink_param_gset_ctx *ctx)
+{
+	struct wren_dev *wdev = devlink_priv(devlink);
+
+	ctx->val.vu32 = READ_ONCE(wdev->keep_alive_ms);
+	return 0;
+}
+
+/* Under the instance lock: one change at a time. */
+#ifdef HAVE_DEVLINK_PARAM_SET_EXTACK
+static int wren_devlink_keep_alive_set(struct devlink *devlink, u32 id,
+				       struct devlink_param_gset_ctx *ctx,
+				       struct netlink_ext_ack *extack)
+#else
+static int wren_devlink_keep_alive_set(struct devlink *devlink, u32 id,
+				       struct devlink_param_gset_ctx *ctx)
+#endif
+{
+	return wren_keep_alive_set(devlink_priv(devlink), ctx->val.vu32);
+}
+
+static const struct devlink_param wren_devlink_params[] = {
+	DEVLINK_PARAM_DRIVER(WREN_DEVLINK_PARAM_ID_KEEP_ALIVE_MS,
+			     "keep_alive_ms", DEVLINK_PARAM_TYPE_U32,
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     wren_devlink_keep_alive_get,
+			     wren_devlink_keep_alive_set,
+			     wren_devlink_keep_alive_validate),
+};
+
+/**
+ * wren_devlink_params_register() - offer the runtime parameters
+ * @wdev: the driver state, its watchdog started
+ *
+ * Return: 0 or a negative errno.
+ */
+int wren_devlink_params_register(struct wren_dev *wdev)
+{
+	return devlink_params_register(priv_to_devlink(wdev),
+				       wren_devlink_params,
+				       ARRAY_SIZE(wren_devlink_params));
+}
+
+/**
+ * wren_devlink_params_unregister() - withdraw them
+ * @wdev: the driver state
+ */
+void wren_devlink_params_unregister(struct wren_dev *wdev)
+{
+	devlink_params_unregister(priv_to_devlink(wdev), wren_devlink_params,
+				  ARRAY_SIZE(wren_devlink_params));
+}
 
 /**
  * wren_devlink_alloc() - allocate the devlink instance and the driver state

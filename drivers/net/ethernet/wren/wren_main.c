@@ -23,11 +23,10 @@ static bool admin_poll;
 module_param(admin_poll, bool, 0444);
 MODULE_PARM_DESC(admin_poll, "Poll for admin completions instead of using an interrupt");
 
+/* The initial value of the devlink parameter keep_alive_ms. */
 static unsigned int keep_alive_ms = 1000;
 module_param(keep_alive_ms, uint, 0444);
-MODULE_PARM_DESC(keep_alive_ms, "Keep-alive event period in ms (0: off, default 1000)");
-
-#define WREN_KEEP_ALIVE_MAX_MS	60000
+MODULE_PARM_DESC(keep_alive_ms, "Initial keep-alive event period in ms (0: off, else 10 to 60000, default 1000); devlink parameter keep_alive_ms changes it");
 
 /**
  * wren_get_caps() - the device's attributes
@@ -66,6 +65,24 @@ struct net_device *wren_get_netdev(struct wren_dev *wdev)
 	return wdev->eth ? wdev->eth->netdev : NULL;
 }
 EXPORT_SYMBOL_NS_GPL(wren_get_netdev, WREN);
+
+/**
+ * wren_rd() - read a device register
+ * @wdev: the device
+ * @reg: the register's offset in BAR0
+ *
+ * Out of line, like wren_wr(), so that a KUnit suite can play the device.
+ *
+ * Return: the register's value.
+ */
+u32 wren_rd(struct wren_dev *wdev, u32 reg)
+{
+#ifdef HAVE_KUNIT_STATIC_STUB	/* 6.2 on */
+	KUNIT_STATIC_STUB_REDIRECT(wren_rd, wdev, reg);
+#endif
+	return readl(wdev->regs + reg);
+}
+EXPORT_SYMBOL_IF_KUNIT(wren_rd);
 
 /**
  * wren_wr() - write a device register
@@ -151,9 +168,13 @@ static int wren_check_caps(struct wren_dev *wdev)
 
 static int wren_start_watchdog(struct wren_dev *wdev)
 {
-	unsigned int period = min(keep_alive_ms, WREN_KEEP_ALIVE_MAX_MS);
+	unsigned int period = keep_alive_ms;
 	int err;
 
+	/* The range the devlink parameter takes, so that it reads back. */
+	if (period)
+		period = clamp_t(unsigned int, period, WREN_KEEP_ALIVE_MIN_MS,
+				 WREN_KEEP_ALIVE_MAX_MS);
 	if (!(wdev->caps.caps & WREN_CAP_KEEP_ALIVE))
 		period = 0;
 	if (period) {
@@ -211,6 +232,7 @@ static int wren_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	wdev->pdev = pdev;
 	wdev->admin.poll = admin_poll;
 	pci_set_drvdata(pdev, wdev);
+	wren_health_init(wdev);
 
 	err = pci_enable_device_mem(pdev);
 	if (err)
@@ -274,7 +296,13 @@ static int wren_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_destroy_eqs;
 	wren_debugfs_add(wdev);
+	/* Before the instance is visible: 6.1 wants it so. */
+	err = wren_devlink_params_register(wdev);
+	if (err)
+		goto err_debugfs;
 	wren_devlink_register(wdev);
+	/* devlink only takes reports of a registered instance. */
+	wren_health_register(wdev);
 	err = wren_aux_add(wdev);
 	if (err)
 		goto err_unregister;
@@ -286,7 +314,10 @@ static int wren_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 
 err_unregister:
+	wren_health_unregister(wdev);
 	wren_devlink_unregister(wdev);
+	wren_devlink_params_unregister(wdev);
+err_debugfs:
 	wren_debugfs_del(wdev);
 	wren_eth_del(wdev);
 err_destroy_eqs:
@@ -299,6 +330,8 @@ err_reset:
 	wren_tc_table_destroy(wdev);
 err_destroy_irqs:
 	wren_irqs_destroy(wdev);
+	/* No event comes any more; a queued one is dropped. */
+	wren_health_unregister(wdev);
 err_destroy_aeq:
 	wren_aeq_destroy(wdev);
 err_destroy_admin:
@@ -319,7 +352,10 @@ static void wren_remove(struct pci_dev *pdev)
 	struct wren_dev *wdev = pci_get_drvdata(pdev);
 
 	wren_aux_del(wdev);
+	/* Errors of the teardown are logged, no longer reported. */
+	wren_health_unregister(wdev);
 	wren_devlink_unregister(wdev);
+	wren_devlink_params_unregister(wdev);
 	wren_debugfs_del(wdev);
 	wren_eth_del(wdev);
 	wren_eqs_destroy(wdev);
