@@ -77,6 +77,9 @@ check "the program ran and lingers with its QP" wait_line ' lingering '
 qpn=$(sed -n 's/.* lingering .* qpn \([0-9]*\)$/\1/p' "$out")
 after=$(rdma -j statistic show link "$link")
 qpstats=$(rdma -d -j statistic qp show link "$link")
+# As a user reads them (Documentation/debugging.rst, "A session").
+rdma statistic show link "$link"
+rdma -d statistic qp show link "$link"
 
 # -dd: the driver's attributes.
 qp=$(rdma -dd res show qp link "$link" lqpn "${qpn:-0}" 2>&1)
