@@ -16,7 +16,8 @@
 #    with --lossy those show retransmissions;
 #  - after it exits none of its objects or counters is left.
 #
-# A second, short run checks a manual bind and unbind.  The kernel must
+# A second, short run checks a manual bind and unbind, and
+# ibv_srq_pingpong's SRQ is listed with its attributes.  The kernel must
 # log no error or warning.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
@@ -175,6 +176,32 @@ check "the counter is gone" \
 wait "$pid"
 rc=$?
 check "the second run passed (exit status $rc)" test "$rc" -eq 0
+
+# ---- An SRQ ----------------------------------------------------------
+# ibv_srq_pingpong's server (guest 0) makes its SRQ before it listens.
+srq_out=/tmp/rdma-res-srq.out
+serve_or_connect timeout 120 ibv_srq_pingpong -d wren_0 -g "$WREN_GID" \
+	-q 4 -n 2000 >"$srq_out" 2>&1 &
+pid=$!
+if [ "$index" -eq 0 ]; then
+	# (iproute2 6.1 prints an SRQ's QPs where its owner belongs, and
+	# no raw dump of it.)
+	srq=
+	tries=600
+	while [ $tries -gt 0 ] && [ -z "$srq" ]; do
+		srq=$(rdma -dd res show srq dev wren_0 2>&1 | grep ' drv_qps 4')
+		[ -n "$srq" ] || sleep 0.1
+		tries=$((tries - 1))
+	done
+	printf '%s\n' "$srq"
+	expect_match "rdma res shows the SRQ with its driver attributes" \
+		"type BASIC lqpn [0-9]+-[0-9]+ .*drv_depth [0-9]+ drv_pi [1-9][0-9]* drv_ci [0-9]+ drv_limit 0 drv_qps 4" \
+		"$srq"
+fi
+wait "$pid"
+rc=$?
+tail -n 3 "$srq_out"
+check "ibv_srq_pingpong passed (exit status $rc)" test "$rc" -eq 0
 
 check "no kernel error or warning" dmesg_quiet
 check "modules unload" unload_wren
