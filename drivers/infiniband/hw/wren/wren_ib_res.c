@@ -19,19 +19,28 @@ static_assert(sizeof(struct wren_cq_ctx) <= WREN_IB_CTX_LEN);
 static_assert(sizeof(struct wren_mr_ctx) <= WREN_IB_CTX_LEN);
 static_assert(sizeof(struct wren_srq_ctx) <= WREN_IB_CTX_LEN);
 
+/* An object's context as QUERY_CTX writes it, whatever its type. */
+union wren_ib_ctx {
+	struct wren_qp_ctx qp;
+	struct wren_cq_ctx cq;
+	struct wren_mr_ctx mr;
+	struct wren_srq_ctx srq;
+	u8 buf[WREN_IB_CTX_LEN];
+};
+
 /*
- * Read an object's context into @buf, WREN_IB_CTX_LEN bytes.  Return the
- * bytes of it that hold the device's context, or a negative errno.
+ * Read an object's context into @c.  Return the bytes of it that hold the
+ * device's context, or a negative errno.
  */
 static int wren_ib_query_ctx(struct ib_device *ibdev, u8 type, u32 handle,
-			     void *buf)
+			     union wren_ib_ctx *c)
 {
 	struct wren_ib_dev *dev = to_wren_ib_dev(ibdev);
 	int size;
 
 	if (!(dev->caps->caps & WREN_CAP_QUERY_CTX))
 		return -EOPNOTSUPP;
-	size = wren_cmd_query_ctx(dev->wdev, type, handle, buf,
+	size = wren_cmd_query_ctx(dev->wdev, type, handle, c->buf,
 				  WREN_IB_CTX_LEN);
 	if (size < 0)
 		ibdev_dbg_ratelimited(ibdev, "QUERY_CTX %u of %#x failed: %d\n",
@@ -42,13 +51,13 @@ static int wren_ib_query_ctx(struct ib_device *ibdev, u8 type, u32 handle,
 static int wren_ib_put_raw(struct sk_buff *msg, struct ib_device *ibdev,
 			   u8 type, u32 handle)
 {
-	u8 buf[WREN_IB_CTX_LEN];
+	union wren_ib_ctx c;
 	int size;
 
-	size = wren_ib_query_ctx(ibdev, type, handle, buf);
+	size = wren_ib_query_ctx(ibdev, type, handle, &c);
 	if (size < 0)
 		return size;
-	return nla_put(msg, RDMA_NLDEV_ATTR_RES_RAW, size, buf);
+	return nla_put(msg, RDMA_NLDEV_ATTR_RES_RAW, size, c.buf);
 }
 
 /* The driver attributes of one object, a table of named values. */
@@ -79,8 +88,9 @@ err:
 	return -EMSGSIZE;
 }
 
-static int wren_ib_put_qp_attrs(struct sk_buff *msg, const struct wren_qp_ctx *q)
+static int wren_ib_put_qp_attrs(struct sk_buff *msg, const union wren_ib_ctx *c)
 {
+	const struct wren_qp_ctx *q = &c->qp;
 	const struct wren_ib_attr attrs[] = {
 		{ "sq_pi", le16_to_cpu(q->sq_pi) },
 		{ "sq_ci", le16_to_cpu(q->sq_ci) },
@@ -107,6 +117,39 @@ static int wren_ib_put_qp_attrs(struct sk_buff *msg, const struct wren_qp_ctx *q
 	return wren_ib_put_attrs(msg, attrs, n, peer);
 }
 
+static int wren_ib_put_cq_attrs(struct sk_buff *msg, const union wren_ib_ctx *c)
+{
+	const struct wren_cq_ctx *q = &c->cq;
+	const struct wren_ib_attr attrs[] = {
+		{ "depth", 1U << q->log_depth },
+		{ "pi", le32_to_cpu(q->pi) },
+		{ "ci", le32_to_cpu(q->ci) },
+		{ "armed", q->armed },
+		{ "overflows", le64_to_cpu(q->overflows) },
+		{ "events", le64_to_cpu(q->events) },
+	};
+
+	return wren_ib_put_attrs(msg, attrs, ARRAY_SIZE(attrs), NULL);
+}
+
+/*
+ * The driver attributes of an object, from its context, by @put; none
+ * from a device that cannot say.
+ */
+static int wren_ib_put_ctx_attrs(struct sk_buff *msg, struct ib_device *ibdev,
+				 u8 type, u32 handle,
+				 int (*put)(struct sk_buff *msg,
+					    const union wren_ib_ctx *c))
+{
+	union wren_ib_ctx c;
+	int size;
+
+	size = wren_ib_query_ctx(ibdev, type, handle, &c);
+	if (size == -EOPNOTSUPP)
+		return 0;
+	return size < 0 ? size : put(msg, &c);
+}
+
 /**
  * wren_ib_fill_res_qp_entry() - a QP's driver attributes
  * @msg: the netlink message
@@ -116,21 +159,12 @@ static int wren_ib_put_qp_attrs(struct sk_buff *msg, const struct wren_qp_ctx *q
  */
 int wren_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
-	union {
-		struct wren_qp_ctx qp;
-		u8 buf[WREN_IB_CTX_LEN];
-	} c;
-	int size;
-
 	/* ib_core names an IB_QPT_DRIVER QP's type "DRIVER"; this says which. */
 	if (ibqp->qp_type == IB_QPT_DRIVER &&
 	    nla_put_string(msg, RDMA_NLDEV_ATTR_RES_SUBTYPE, "RD"))
 		return -EMSGSIZE;
-	size = wren_ib_query_ctx(ibqp->device, WREN_CTX_QP, ibqp->qp_num,
-				 c.buf);
-	if (size == -EOPNOTSUPP)
-		return 0;
-	return size < 0 ? size : wren_ib_put_qp_attrs(msg, &c.qp);
+	return wren_ib_put_ctx_attrs(msg, ibqp->device, WREN_CTX_QP,
+				     ibqp->qp_num, wren_ib_put_qp_attrs);
 }
 
 /**
@@ -145,20 +179,6 @@ int wren_ib_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp)
 	return wren_ib_put_raw(msg, ibqp->device, WREN_CTX_QP, ibqp->qp_num);
 }
 
-static int wren_ib_put_cq_attrs(struct sk_buff *msg, const struct wren_cq_ctx *q)
-{
-	const struct wren_ib_attr attrs[] = {
-		{ "depth", 1U << q->log_depth },
-		{ "pi", le32_to_cpu(q->pi) },
-		{ "ci", le32_to_cpu(q->ci) },
-		{ "armed", q->armed },
-		{ "overflows", le64_to_cpu(q->overflows) },
-		{ "events", le64_to_cpu(q->events) },
-	};
-
-	return wren_ib_put_attrs(msg, attrs, ARRAY_SIZE(attrs), NULL);
-}
-
 /**
  * wren_ib_fill_res_cq_entry() - a CQ's driver attributes
  * @msg: the netlink message
@@ -168,17 +188,9 @@ static int wren_ib_put_cq_attrs(struct sk_buff *msg, const struct wren_cq_ctx *q
  */
 int wren_ib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 {
-	union {
-		struct wren_cq_ctx cq;
-		u8 buf[WREN_IB_CTX_LEN];
-	} c;
-	int size;
-
-	size = wren_ib_query_ctx(ibcq->device, WREN_CTX_CQ,
-				 to_wren_ib_cq(ibcq)->cqn, c.buf);
-	if (size == -EOPNOTSUPP)
-		return 0;
-	return size < 0 ? size : wren_ib_put_cq_attrs(msg, &c.cq);
+	return wren_ib_put_ctx_attrs(msg, ibcq->device, WREN_CTX_CQ,
+				     to_wren_ib_cq(ibcq)->cqn,
+				     wren_ib_put_cq_attrs);
 }
 
 /**
@@ -208,10 +220,6 @@ int wren_ib_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq)
 int wren_ib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 {
 	struct wren_ib_mr *mr = to_wren_ib_mr(ibmr);
-	union {
-		struct wren_mr_ctx mr;
-		u8 buf[WREN_IB_CTX_LEN];
-	} c;
 	struct wren_ib_attr attrs[] = {
 		{ "pinned_pages", mr->umem ? ib_umem_num_pages(mr->umem) : 0 },
 		{ "pbl_pages", mr->pbl.l1 ? mr->pbl.npages + 1 : 0 },
@@ -220,12 +228,13 @@ int wren_ib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 		{ "page_shift", 0 },
 		{ "valid", 0 },
 	};
+	union wren_ib_ctx c;
 	int size;
 
 	/* The DMA MR has no region in the device. */
 	if (ibmr->lkey == WREN_LKEY_DMA)
 		return 0;
-	size = wren_ib_query_ctx(ibmr->device, WREN_CTX_MR, ibmr->lkey, c.buf);
+	size = wren_ib_query_ctx(ibmr->device, WREN_CTX_MR, ibmr->lkey, &c);
 	if (size == -EOPNOTSUPP)
 		return wren_ib_put_attrs(msg, attrs, 2, NULL);
 	if (size < 0)
@@ -252,8 +261,9 @@ int wren_ib_fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr)
 
 #ifdef HAVE_FILL_RES_SRQ
 static int wren_ib_put_srq_attrs(struct sk_buff *msg,
-				 const struct wren_srq_ctx *q)
+				 const union wren_ib_ctx *c)
 {
+	const struct wren_srq_ctx *q = &c->srq;
 	const struct wren_ib_attr attrs[] = {
 		{ "depth", 1U << q->log_depth },
 		{ "pi", le16_to_cpu(q->pi) },
@@ -274,17 +284,9 @@ static int wren_ib_put_srq_attrs(struct sk_buff *msg,
  */
 int wren_ib_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq)
 {
-	union {
-		struct wren_srq_ctx srq;
-		u8 buf[WREN_IB_CTX_LEN];
-	} c;
-	int size;
-
-	size = wren_ib_query_ctx(ibsrq->device, WREN_CTX_SRQ,
-				 to_wren_ib_srq(ibsrq)->srqn, c.buf);
-	if (size == -EOPNOTSUPP)
-		return 0;
-	return size < 0 ? size : wren_ib_put_srq_attrs(msg, &c.srq);
+	return wren_ib_put_ctx_attrs(msg, ibsrq->device, WREN_CTX_SRQ,
+				     to_wren_ib_srq(ibsrq)->srqn,
+				     wren_ib_put_srq_attrs);
 }
 
 /**
