@@ -1999,6 +1999,52 @@ static bool poll_cq(struct adapter *a, struct wren_cqe *out)
 	return true;
 }
 
+/* A link down loses the frames both ways; back up, datagrams arrive. */
+static void test_fault_link_wire(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct weng_fault_stats st;
+	struct wren_cqe c;
+
+	adapter_up(a, 0, WREN_QPT_UD);
+	adapter_up(b, 1, WREN_QPT_UD);
+	adapter_ah(a, b);
+	inject(&a->h, "link-down");
+	post_recv(b, 100, 1000 + WREN_GRH_LEN);
+	post_send(a, b->qpn, 0, 1000, a->key, 1);
+	pump(a, b);
+	/* A datagram is sent as far as the sender knows; it never arrives. */
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK(!poll_cq(b, &c));
+	weng_fault_get_stats(a->h.e, &st);
+	CHECK(st.link_tx_dropped >= 1);
+	CHECK_EQ(st.link_rx_dropped, 0);
+	CHECK_EQ(a->h.env.faults[WENG_FLT_LINK_DROP], st.link_tx_dropped);
+
+	/* b's link down: what a sends is lost on b's side. */
+	inject(&a->h, "link-up");
+	inject(&b->h, "link-down");
+	post_send(a, b->qpn, 0, 1000, a->key, 2);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK(!poll_cq(b, &c));
+	weng_fault_get_stats(b->h.e, &st);
+	CHECK(st.link_rx_dropped >= 1);
+
+	inject(&b->h, "clear");
+	post_send(a, b->qpn, 0, 1000, a->key, 3);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(wren_le32(c.byte_len), 1000 + WREN_GRH_LEN);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
 static void two_adapters(uint8_t type)
 {
 	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
@@ -5335,6 +5381,8 @@ static const struct tap_test tests[] = {
 	  test_fault_eq_stall },
 	{ "fault keep-alive-stop, link-down/up: events, drops, counters",
 	  test_fault_keep_alive_link },
+	{ "fault link-down between two adapters: frames lost both ways",
+	  test_fault_link_wire },
 };
 
 int main(void)
