@@ -24,7 +24,7 @@ struct weng_config {
 	uint32_t link_speed_mbps;
 	char serial[WENG_SERIAL_LEN + 1];
 	uint32_t msix_vectors;
-	uint8_t fault_drop_opcode;	/* 0: no fault */
+	uint8_t fault_drop_opcode;	/* 0: none; else as fault drop-all */
 	uint32_t max_pd;
 	uint32_t max_cq;
 	uint32_t max_cq_depth;
@@ -74,5 +74,56 @@ void weng_db_write(struct weng *e, uint64_t offset, uint32_t value,
  */
 size_t weng_tx_pull(struct weng *e, void *frame, size_t cap);
 void weng_rx_frame(struct weng *e, const void *frame, size_t len);
+
+/*
+ * Fault injection (weng_fault.c, Documentation/device-model.rst): what a
+ * test makes the adapter do wrong, at start or mid-run.  A request is
+ * parsed from text ("fatal=2", "delay=0x06:2000"...) and applied.
+ */
+enum weng_fault_kind {
+	WENG_FAULT_CLEAR,	/* lift every fault but a fatal error */
+	WENG_FAULT_FATAL,	/* fail now with @value, a WREN_FATAL_* code */
+	WENG_FAULT_ADMIN_STOP,	/* take admin commands, answer none */
+	WENG_FAULT_DROP,	/* lose the next completion of @opcode */
+	WENG_FAULT_DROP_ALL,	/* ... every one */
+	WENG_FAULT_DELAY,	/* post those of @opcode @value ms late */
+	WENG_FAULT_EQ_STALL,	/* hold event queue entries and interrupts */
+	WENG_FAULT_KEEP_ALIVE_STOP,	/* withhold keep-alive events */
+	WENG_FAULT_LINK_DOWN,	/* the wire port loses its link */
+	WENG_FAULT_LINK_UP,	/* ... and gets it back */
+	WENG_FAULT_KIND_COUNT
+};
+
+struct weng_fault_req {
+	enum weng_fault_kind kind;
+	uint8_t opcode;
+	uint32_t value;
+};
+
+/* What each fault did since the adapter was created. */
+struct weng_fault_stats {
+	uint64_t injected;		/* requests applied */
+	uint64_t fatal;			/* fatal errors injected */
+	uint64_t admin_stopped;		/* commands taken, never answered */
+	uint64_t admin_dropped;		/* completions lost */
+	uint64_t admin_delayed;		/* completions held back ... */
+	uint64_t admin_late;		/* ... and posted late */
+	uint64_t eq_held;		/* event queue entries held */
+	uint64_t eq_lost;		/* ... that no longer had a queue */
+	uint64_t keep_alive_withheld;
+	uint64_t link_changes;		/* down and up */
+	uint64_t link_rx_dropped;	/* frames lost to a link down */
+	uint64_t link_tx_dropped;
+};
+
+#define WENG_FAULT_DELAY_MAX_MS	600000	/* ten minutes */
+
+/* Parse @text; 0, or -1 with *@why saying what is wrong with it. */
+int weng_fault_parse(const char *text, struct weng_fault_req *req,
+		     const char **why);
+void weng_fault_inject(struct weng *e, const struct weng_fault_req *req);
+void weng_fault_get_stats(const struct weng *e, struct weng_fault_stats *st);
+/* The faults in force, as the requests that set them ("" for none). */
+void weng_fault_describe(const struct weng *e, char *buf, size_t len);
 
 #endif /* WENG_H */

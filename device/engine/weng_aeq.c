@@ -16,8 +16,20 @@ static void keep_alive_expired(void *arg)
 
 	if (!weng_enabled(e) || !e->keep_alive_ms)
 		return;
-	e->keep_alive_sent++;
-	weng_aeq_post(e, WREN_AEQ_KEEP_ALIVE, 0, e->keep_alive_sent);
+	/*
+	 * The keep-alive-stop fault: a device whose management firmware hung
+	 * sends nothing, but the timer keeps its period so that clearing the
+	 * fault resumes the beat at once.
+	 */
+	if (e->fault.keep_alive_stop) {
+		e->fault.stats.keep_alive_withheld++;
+		weng_fault_report(e, WENG_FLT_KEEP_ALIVE_WITHHELD,
+				  e->keep_alive_sent + 1,
+				  e->fault.stats.keep_alive_withheld);
+	} else {
+		e->keep_alive_sent++;
+		weng_aeq_post(e, WREN_AEQ_KEEP_ALIVE, 0, e->keep_alive_sent);
+	}
 	e->ops->host.timer_arm(e->keep_alive_timer, weng_now(e) +
 			       (uint64_t)e->keep_alive_ms * 1000000);
 }
@@ -107,7 +119,10 @@ void weng_aeq_set_keep_alive(struct weng *e, uint32_t period_ms)
 /*
  * The device failed: DEV_STS says so with @code and the device stops
  * serving its queues until the driver resets it.  The driver hears of it
- * through the event queue too, if that queue still works.
+ * through the event queue too, if that queue still works: a DMA error
+ * elsewhere leaves it working, and if it is the event queue's own write
+ * that fails, this is not entered again (FATAL is already set) and the
+ * event is simply lost, DEV_STS telling the rest.
  */
 void weng_fatal(struct weng *e, unsigned int code)
 {
@@ -115,7 +130,7 @@ void weng_fatal(struct weng *e, unsigned int code)
 		return;
 	e->dev_sts |= WREN_DEV_STS_FATAL |
 		      FIELD_PREP(WREN_DEV_STS_FATAL_CODE, code);
-	if (e->dev_sts & WREN_DEV_STS_ENABLED && code != WREN_FATAL_DMA)
+	if (e->dev_sts & WREN_DEV_STS_ENABLED)
 		weng_aeq_post(e, WREN_AEQ_FATAL, 0, code);
 	e->ops->host.timer_cancel(e->keep_alive_timer);
 }

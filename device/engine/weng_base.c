@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Wren engine: the services every other part uses.  Reports of guest
- * mistakes, every DMA the engine makes, and alarms: host timers that wake
+ * mistakes and of injected faults' doings, every DMA the engine makes, and alarms: host timers that wake
  * the engine by the earliest of the deadlines asked of them.
  *
  * A guest may point any address it gives the device (a ring, a page list,
@@ -21,6 +21,14 @@ void weng_warn(struct weng *e, enum weng_wrn what, uint64_t a, uint64_t b)
 {
 	e->stats.guest_errors++;
 	e->ops->warn(e->opaque, what, a, b);
+}
+
+/* What an injected fault did: for the host's traces, if it keeps any. */
+void weng_fault_report(struct weng *e, enum weng_flt what, uint64_t a,
+		       uint64_t b)
+{
+	if (e->ops->fault)
+		e->ops->fault(e->opaque, what, a, b);
 }
 
 /*

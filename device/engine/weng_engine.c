@@ -60,6 +60,7 @@ static const struct {
 	{ weng_send_init, weng_send_reset, weng_send_fini },
 	{ weng_read_init, weng_read_reset, weng_read_fini },
 	{ weng_db_init, weng_db_reset, weng_db_fini },
+	{ weng_admin_init, weng_admin_reset, weng_admin_fini },
 };
 
 #define NPARTS	(sizeof(parts) / sizeof(parts[0]))
@@ -75,6 +76,12 @@ struct weng *weng_create(const struct weng_config *cfg,
 	e->ops = ops;
 	e->opaque = opaque;
 	e->cfg = *cfg;
+	/*
+	 * x-fault-drop-opcode, from before faults could be injected at run
+	 * time: the drop-all fault from the start.  Faults are the host's,
+	 * not the device's state, so a reset keeps them.
+	 */
+	e->fault.drop_all_opcode = cfg->fault_drop_opcode;
 	for (i = 0; i < NPARTS; i++) {
 		if (parts[i].init(e)) {
 			i++;	/* it may have set up some of itself */
@@ -117,9 +124,9 @@ void weng_reset(struct weng *e)
 	e->aq_base_lo = e->aq_base_hi = e->aq_cfg = 0;
 	e->acq_base_lo = e->acq_base_hi = e->acq_cfg = 0;
 	e->aeq_base_lo = e->aeq_base_hi = e->aeq_cfg = 0;
-	weng_admin_reset(e);
 	/*
-	 * Objects before the transport: what the transport still holds then
+	 * The admin queue first (last in parts[]), then objects before the
+	 * transport: what the transport still holds then
 	 * belongs to no QP, so tearing it down writes nothing to the host.
 	 */
 	for (unsigned int i = NPARTS; i--;)

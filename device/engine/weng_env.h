@@ -60,12 +60,43 @@ enum weng_wrn {
 	WENG_WRN_COUNT
 };
 
+/*
+ * What an injected fault did (weng_fault.c): X(NAME, message), the message
+ * taking the report's two values as uint64_t.  Not the guest's doing, so
+ * not a warning: each is a wren_pcie_fault_* trace event in QEMU.  The one
+ * older fault, x-fault-drop-opcode's, stays WENG_WRN_FAULT_DROP.
+ */
+#define WENG_FLT_LIST(X)						\
+	X(INJECT, "fault %" PRIu64 " injected (value 0x%" PRIx64 ")")	\
+	X(ADMIN_STOPPED, "admin opcode 0x%" PRIx64 " id 0x%" PRIx64	\
+	  " taken, never answered (admin queue stopped)")		\
+	X(ADMIN_DELAYED, "admin opcode 0x%" PRIx64 " id 0x%" PRIx64	\
+	  ": completion delayed")					\
+	X(ADMIN_LATE, "admin opcode 0x%" PRIx64 " id 0x%" PRIx64	\
+	  ": late completion posted")					\
+	X(EQ_HELD, "event queue %" PRIu64 ": event held (stall), %"	\
+	  PRIu64 " held")						\
+	X(EQ_RELEASED, "%" PRIu64 " held events released, %" PRIu64	\
+	  " lost")							\
+	X(KEEP_ALIVE_WITHHELD, "keep-alive %" PRIu64 " withheld (%"	\
+	  PRIu64 " so far)")						\
+	X(LINK_DROP, "link down: frame of %" PRIu64 " bytes dropped"	\
+	  " (%" PRIu64 ": 0 in, 1 out)")
+
+enum weng_flt {
+#define WENG_FLT_ENUM(name, message) WENG_FLT_##name,
+	WENG_FLT_LIST(WENG_FLT_ENUM)
+#undef WENG_FLT_ENUM
+	WENG_FLT_COUNT
+};
+
 /**
  * struct weng_env_ops - what the engine needs from its host
  * @dma_read: copy @len bytes of guest memory at @addr; 0 or -1
  * @dma_write: copy @len bytes to guest memory at @addr; 0 or -1
  * @irq: raise MSI-X vector @vector
  * @warn: report a guest mistake (&enum weng_wrn and its two values)
+ * @fault: optional; report what an injected fault did (&enum weng_flt)
  * @host: the clock, timers, randomness and wire, which the engine shares
  *	with its transport (a host without @host.tx_kick and @host.random
  *	has no wire: the adapter then has no data path)
@@ -81,6 +112,7 @@ struct weng_env_ops {
 			 size_t len);
 	void (*irq)(void *opaque, unsigned int vector);
 	void (*warn)(void *opaque, enum weng_wrn what, uint64_t a, uint64_t b);
+	void (*fault)(void *opaque, enum weng_flt what, uint64_t a, uint64_t b);
 	struct wren_tp_env_ops host;
 };
 

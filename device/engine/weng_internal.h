@@ -14,7 +14,11 @@
  *                weng_atomic.c weng_eth.c
  *   dispatch     weng_ulp.c weng_wire.c weng_doorbell.c weng_cmd_dev.c
  *                weng_cmd_obj.c weng_cmd_ctx.c weng_cmd.c weng_admin.c
- *                weng_engine.c
+ *                weng_fault.c weng_engine.c
+ *
+ * The faults in force (struct weng_fault) are plain fields that each part
+ * reads where the fault bites; only weng_fault.c, the host's entry, sets
+ * them, so no part calls up to it.
  *
  * The one pair that calls both ways is weng_send.c and weng_read.c: an
  * RDMA READ is posted from the send queue and, once finished, lets the
@@ -326,6 +330,42 @@ struct weng_alarm {
 	uint64_t at;		/* 0: not armed */
 };
 
+/*
+ * A completion held back by the delay fault (weng_admin.c), and an event
+ * queue entry held by the stall fault (weng_eq.c).
+ */
+#define WENG_ADMIN_LATE_MAX	64
+#define WENG_EQ_HELD_MAX	1024
+
+struct weng_admin_late {
+	uint64_t at;		/* 0: free */
+	uint8_t opcode;
+	uint16_t cmd_id;
+	uint16_t sq_head;	/* as it was when the command was taken */
+	uint8_t status;
+	uint32_t ext_status;
+	uint32_t result[4];
+};
+
+struct weng_eq_held {
+	uint32_t id;
+	uint32_t handle;
+	uint8_t type;
+};
+
+/* The faults in force; weng_fault.c sets them, the parts obey. */
+struct weng_fault {
+	bool admin_stop;
+	bool eq_stall;
+	bool keep_alive_stop;
+	bool link_down;
+	uint8_t drop_opcode;	/* the next completion of it is lost */
+	uint8_t drop_all_opcode;	/* every one is */
+	uint8_t delay_opcode;
+	uint32_t delay_ms;
+	struct weng_fault_stats stats;
+};
+
 struct weng_stats {
 	uint64_t admin_cmds;
 	uint64_t admin_errors;
@@ -387,6 +427,12 @@ struct weng {
 	uint16_t aq_tail;
 	bool in_admin;
 	struct weng_ring acq;
+	struct weng_alarm late_alarm;	/* delayed completions are due */
+	struct weng_admin_late late[WENG_ADMIN_LATE_MAX];
+
+	struct weng_fault fault;
+	struct weng_eq_held *eq_held;	/* WENG_EQ_HELD_MAX, in order */
+	uint32_t eq_held_n;
 
 	struct weng_ring aeq;
 	bool aeq_overflow_pending;
@@ -502,6 +548,8 @@ enum weng_cookie_kind {
 
 /* weng_base.c: reports, every DMA the engine makes, alarms. */
 void weng_warn(struct weng *e, enum weng_wrn what, uint64_t a, uint64_t b);
+void weng_fault_report(struct weng *e, enum weng_flt what, uint64_t a,
+		       uint64_t b);
 int weng_dma_read(struct weng *e, uint64_t addr, void *buf, size_t len);
 int weng_dma_write(struct weng *e, uint64_t addr, const void *buf,
 		   size_t len);
@@ -535,6 +583,7 @@ void weng_eq_reset(struct weng *e);
 struct weng_eq *weng_eq_get(struct weng *e, uint32_t id);
 void weng_eq_doorbell(struct weng *e, uint32_t id, uint32_t value);
 int weng_eq_post(struct weng *e, uint32_t id, uint8_t type, uint32_t handle);
+void weng_eq_release(struct weng *e);
 
 /* weng_cq.c: completion queues and the one writer of completions. */
 struct weng_completion {
@@ -780,6 +829,8 @@ void weng_cmd_execute(struct weng *e, const struct wren_admin_cmd *cmd,
 		      struct weng_cmd_status *st);
 
 /* weng_admin.c: the admin queue. */
+int weng_admin_init(struct weng *e);
+void weng_admin_fini(struct weng *e);
 void weng_admin_reset(struct weng *e);
 void weng_admin_doorbell(struct weng *e, uint16_t tail);
 

@@ -96,12 +96,10 @@ static size_t tp_pull(struct weng *e, void *frame, size_t cap)
  * The transport and the Ethernet function take turns at the wire, so
  * neither starves the other however much it has to send.
  */
-size_t weng_tx_pull(struct weng *e, void *frame, size_t cap)
+static size_t wire_pull(struct weng *e, void *frame, size_t cap)
 {
 	size_t len = 0;
 
-	if (!e->tp)
-		return 0;
 	e->eth_turn = !e->eth_turn;
 	if (e->eth_turn)
 		len = weng_eth_tx_pull(e, frame, cap);
@@ -112,10 +110,34 @@ size_t weng_tx_pull(struct weng *e, void *frame, size_t cap)
 	return len;
 }
 
+/*
+ * With the link-down fault the port's frames are lost on the way out, as
+ * on a pulled cable: the transport's retransmissions and the Ethernet
+ * function's counters see it as loss.  Loopback, inside the adapter,
+ * goes on.
+ */
+size_t weng_tx_pull(struct weng *e, void *frame, size_t cap)
+{
+	size_t len;
+
+	if (!e->tp)
+		return 0;
+	while ((len = wire_pull(e, frame, cap)) && e->fault.link_down) {
+		e->fault.stats.link_tx_dropped++;
+		weng_fault_report(e, WENG_FLT_LINK_DROP, len, 1);
+	}
+	return len;
+}
+
 void weng_rx_frame(struct weng *e, const void *frame, size_t len)
 {
 	if (!e->tp || !weng_enabled(e))
 		return;
+	if (e->fault.link_down) {
+		e->fault.stats.link_rx_dropped++;
+		weng_fault_report(e, WENG_FLT_LINK_DROP, len, 0);
+		return;
+	}
 	if (weng_eth_takes(e, frame, len)) {
 		weng_eth_rx(e, frame, len);
 		return;

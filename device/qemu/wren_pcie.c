@@ -7,6 +7,12 @@
  * (pci_dma_*), MSI-X, QEMU timers, a wire (the "netdev" property) and
  * trace events.  Without a netdev the wire is unplugged: frames are
  * dropped, and reliable messages fail as unreachable.
+ *
+ * Fault injection: the string property "x-fault" takes one request of
+ * the engine's (weng_fault_parse(): "fatal=2", "admin-stop", "drop=0x06",
+ * "delay=0x06:2000", "eq-stall", "keep-alive-stop", "link-down",
+ * "link-up", "clear"), on the command line or mid-run with qom-set; read
+ * back, it names the faults in force.  "x-fault-stats" reads the counts.
  */
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
@@ -14,6 +20,7 @@
 #include "qemu/timer.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
+#include "qom/object.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
@@ -59,6 +66,7 @@ struct WrenState {
     uint32_t tc_cache;
     uint32_t counter_sets;
     uint8_t fault_drop_opcode;
+    char *fault_at_start;       /* x-fault given before realize */
 };
 
 static int wren_pcie_env_dma_read(void *opaque, uint64_t addr, void *buf,
@@ -184,6 +192,40 @@ static void wren_pcie_env_warn(void *opaque, enum weng_wrn what, uint64_t a,
     }
 }
 
+/* What an injected fault did: a trace event each, no guest-error line. */
+static void wren_pcie_env_fault(void *opaque, enum weng_flt what, uint64_t a,
+                                uint64_t b)
+{
+    switch (what) {
+    case WENG_FLT_INJECT:
+        trace_wren_pcie_fault_inject(a, b);
+        break;
+    case WENG_FLT_ADMIN_STOPPED:
+        trace_wren_pcie_fault_admin_stopped(a, b);
+        break;
+    case WENG_FLT_ADMIN_DELAYED:
+        trace_wren_pcie_fault_admin_delayed(a, b);
+        break;
+    case WENG_FLT_ADMIN_LATE:
+        trace_wren_pcie_fault_admin_late(a, b);
+        break;
+    case WENG_FLT_EQ_HELD:
+        trace_wren_pcie_fault_eq_held(a, b);
+        break;
+    case WENG_FLT_EQ_RELEASED:
+        trace_wren_pcie_fault_eq_released(a, b);
+        break;
+    case WENG_FLT_KEEP_ALIVE_WITHHELD:
+        trace_wren_pcie_fault_keep_alive_withheld(a, b);
+        break;
+    case WENG_FLT_LINK_DROP:
+        trace_wren_pcie_fault_link_drop(a, b);
+        break;
+    case WENG_FLT_COUNT:
+        break;
+    }
+}
+
 static void wren_pcie_tx_flush(WrenState *s);
 
 static void wren_pcie_tx_sent(NetClientState *nc, ssize_t len)
@@ -255,6 +297,7 @@ static const struct weng_env_ops wren_pcie_env_ops = {
     .dma_write = wren_pcie_env_dma_write,
     .irq = wren_pcie_env_irq,
     .warn = wren_pcie_env_warn,
+    .fault = wren_pcie_env_fault,
     .host = {
         .now_ns = wren_pcie_env_now_ns,
         .timer_new = wren_pcie_env_timer_new,
@@ -384,6 +427,75 @@ static bool wren_pcie_config_from_props(WrenState *s, struct weng_config *cfg,
     return true;
 }
 
+/*
+ * x-fault: one fault request, checked by the engine's parser; whoever
+ * drives the monitor gets its reason back when it is refused.
+ */
+static bool wren_pcie_fault_parse(const char *value,
+                                  struct weng_fault_req *req, Error **errp)
+{
+    const char *why = NULL;
+
+    if (weng_fault_parse(value, req, &why)) {
+        error_setg(errp, "wren: x-fault '%s': %s", value, why);
+        return false;
+    }
+    return true;
+}
+
+static void wren_pcie_set_fault(Object *obj, const char *value, Error **errp)
+{
+    WrenState *s = WREN(obj);
+    struct weng_fault_req req;
+
+    if (!wren_pcie_fault_parse(value, &req, errp)) {
+        return;
+    }
+    trace_wren_pcie_fault_request(DEVICE(obj)->id ?: "-", value);
+    if (!s->engine) {
+        /* Before realize: applied once the engine exists. */
+        g_free(s->fault_at_start);
+        s->fault_at_start = g_strdup(value);
+        return;
+    }
+    weng_fault_inject(s->engine, &req);
+}
+
+static char *wren_pcie_get_fault(Object *obj, Error **errp)
+{
+    WrenState *s = WREN(obj);
+    char buf[256];
+
+    if (!s->engine) {
+        return g_strdup(s->fault_at_start ?: "");
+    }
+    weng_fault_describe(s->engine, buf, sizeof(buf));
+    return g_strdup(buf);
+}
+
+static char *wren_pcie_get_fault_stats(Object *obj, Error **errp)
+{
+    WrenState *s = WREN(obj);
+    struct weng_fault_stats st = { 0 };
+
+    if (s->engine) {
+        weng_fault_get_stats(s->engine, &st);
+    }
+    return g_strdup_printf("injected=%" PRIu64 " fatal=%" PRIu64
+                           " admin_stopped=%" PRIu64 " admin_dropped=%" PRIu64
+                           " admin_delayed=%" PRIu64 " admin_late=%" PRIu64
+                           " eq_held=%" PRIu64 " eq_lost=%" PRIu64
+                           " keep_alive_withheld=%" PRIu64
+                           " link_changes=%" PRIu64
+                           " link_rx_dropped=%" PRIu64
+                           " link_tx_dropped=%" PRIu64,
+                           st.injected, st.fatal, st.admin_stopped,
+                           st.admin_dropped, st.admin_delayed, st.admin_late,
+                           st.eq_held, st.eq_lost, st.keep_alive_withheld,
+                           st.link_changes, st.link_rx_dropped,
+                           st.link_tx_dropped);
+}
+
 static void wren_pcie_realize(PCIDevice *pci, Error **errp)
 {
     WrenState *s = WREN(pci);
@@ -434,6 +546,14 @@ static void wren_pcie_realize(PCIDevice *pci, Error **errp)
         s->nic = qemu_new_nic(&wren_pcie_net_info, &s->conf,
                               object_get_typename(OBJECT(s)),
                               DEVICE(s)->id, s);
+    }
+    if (s->fault_at_start) {
+        struct weng_fault_req req;
+
+        /* Checked when set; parsed again for the request itself. */
+        if (wren_pcie_fault_parse(s->fault_at_start, &req, &error_abort)) {
+            weng_fault_inject(s->engine, &req);
+        }
     }
     mac = qemu_mac_strdup_printf(s->mac.a);
     trace_wren_pcie_realize(mac, cfg.mtu, cfg.msix_vectors);
@@ -494,6 +614,14 @@ static const VMStateDescription wren_pcie_vmstate = {
     .unmigratable = 1,
 };
 
+static void wren_pcie_instance_finalize(Object *obj)
+{
+    WrenState *s = WREN(obj);
+
+    g_free(s->fault_at_start);
+    s->fault_at_start = NULL;
+}
+
 static void wren_pcie_instance_init(Object *obj)
 {
     WrenState *s = WREN(obj);
@@ -518,6 +646,20 @@ static void wren_pcie_class_init(ObjectClass *klass, void *data)
     dc->reset = wren_pcie_qdev_reset;
     dc->vmsd = &wren_pcie_vmstate;
     device_class_set_props(dc, wren_pcie_properties);
+    /*
+     * Plain QOM properties, not qdev ones: qdev refuses to set a property
+     * of a realized device, and these are for setting mid-run.
+     */
+    object_class_property_add_str(klass, "x-fault", wren_pcie_get_fault,
+                                  wren_pcie_set_fault);
+    object_class_property_set_description(klass, "x-fault",
+        "inject a fault: clear, fatal=CODE, admin-stop, drop=OPCODE, "
+        "drop-all=OPCODE, delay=OPCODE:MS, eq-stall, keep-alive-stop, "
+        "link-down, link-up (reads back the faults in force)");
+    object_class_property_add_str(klass, "x-fault-stats",
+                                  wren_pcie_get_fault_stats, NULL);
+    object_class_property_set_description(klass, "x-fault-stats",
+        "what injected faults did, as counters");
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 
@@ -526,6 +668,7 @@ static const TypeInfo wren_pcie_info = {
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(WrenState),
     .instance_init = wren_pcie_instance_init,
+    .instance_finalize = wren_pcie_instance_finalize,
     .class_init = wren_pcie_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },

@@ -186,6 +186,35 @@ serve_or_connect() {
 	fi
 }
 
+# fault REQUEST: have the host inject REQUEST into this guest's adapter
+# (x-fault, Documentation/device-model.rst: "keep-alive-stop",
+# "delay=0x03:2000", "fatal=2", "clear"...) and return once it is applied:
+# 0, or 1 with the reason on stderr if the device refused it or no answer
+# came in 30 s.  The request goes through the results share to
+# scripts/fault-relay on the host, which sets it with qom-set on the
+# guest's QEMU monitor (scripts/vm).
+fault() {
+	local dir=${WREN_RESULTS:-/wren-results} tries=300 ack
+
+	fault_seq=$((${fault_seq:-0} + 1))
+	printf '%s %s\n' "$fault_seq" "$1" >"$dir/fault.req.tmp" &&
+		mv "$dir/fault.req.tmp" "$dir/fault.req" || return 1
+	while [ $tries -gt 0 ]; do
+		ack=$(cat "$dir/fault.ack" 2>/dev/null)
+		case $ack in
+		"$fault_seq ok")
+			return 0 ;;
+		"$fault_seq error "*)
+			echo "fault $1: ${ack#"$fault_seq error "}" >&2
+			return 1 ;;
+		esac
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	echo "fault $1: no answer from the host in 30 s" >&2
+	return 1
+}
+
 finish() {
 	if [ "$failures" -eq 0 ]; then
 		echo "all checks passed"

@@ -5,12 +5,15 @@
  * The input is a script of operations on an enabled device: post an admin
  * command (64 bytes from the input, with the right phase), ring a doorbell
  * register of the doorbell BAR, write a register of BAR0, or put bytes
- * into guest memory (which the device may read as rings or page lists).
- * The fake host of the unit tests provides guest memory and time.
+ * into guest memory (which the device may read as rings or page lists),
+ * or have the host inject a fault: its request's text from the input,
+ * which the parser must refuse or turn into a valid fault, then time
+ * moved on so that late completions and keep-alives come.  The fake host of the unit tests provides guest memory and time.
  * AddressSanitizer and UBSan do the judging: the device must refuse,
  * never crash, leak or touch memory outside what it was given.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t op = *data++;
 
 		size--;
-		switch (op % 4) {
+		switch (op % 5) {
 		case 0: {	/* an admin command */
 			struct wren_admin_cmd cmd;
 			uint32_t slot = tail & ((1U << AQ_LOG) - 1);
@@ -115,6 +118,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			       data, len);
 			data += len;
 			size -= len;
+			break;
+		}
+		case 4: {	/* a fault: length, text, then ms of time */
+			struct weng_fault_req req;
+			const char *why;
+			char text[40];
+			uint32_t len;
+
+			if (size < 2)
+				goto out;
+			len = data[0] % sizeof(text);
+			if (len + 2 > size)
+				goto out;
+			memcpy(text, data + 1, len);
+			text[len] = '\0';
+			if (!weng_fault_parse(text, &req, &why)) {
+				char back[128];
+
+				weng_fault_inject(e, &req);
+				weng_fault_describe(e, back, sizeof(back));
+			}
+			fake_env_advance(&env, data[len + 1] * 10000000ULL);
+			data += len + 2;
+			size -= len + 2;
 			break;
 		}
 		}

@@ -673,6 +673,320 @@ static void test_fault_drop(void)
 	h_fini(&h);
 }
 
+/* ------------------------------------------------------------------ */
+/* Fault injection (weng_fault.c). */
+
+static void inject(struct harness *h, const char *text)
+{
+	struct weng_fault_req req;
+	const char *why = NULL;
+
+	CHECK_EQ(weng_fault_parse(text, &req, &why), 0);
+	weng_fault_inject(h->e, &req);
+}
+
+static struct weng_fault_stats fault_stats(struct harness *h)
+{
+	struct weng_fault_stats st;
+
+	weng_fault_get_stats(h->e, &st);
+	return st;
+}
+
+static void test_fault_parse(void)
+{
+	static const char *const bad[] = {
+		"", "nope", "fatal", "fatal=", "fatal=0", "fatal=256",
+		"fatal=-1", "fatal= 2", "fatal=2x", "fatal=99999999999999999999",
+		"clear=1", "admin-stop=", "drop", "drop=0", "drop=0x100",
+		"drop-all=abc", "delay=6", "delay=6:", "delay=6:0",
+		"delay=6:600001", "delay=:5", "delay=0:5", "delay=6:5:5",
+		"link-down ", "Link-down", "eq-stall,x",
+	};
+	struct weng_fault_req req;
+	const char *why;
+
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		CHECK_EQ(weng_fault_parse(bad[i], &req, &why), -1);
+		CHECK(why && *why);
+	}
+	CHECK_EQ(weng_fault_parse(NULL, &req, &why), -1);
+	CHECK_EQ(weng_fault_parse("fatal=2", &req, &why), 0);
+	CHECK_EQ(req.kind, WENG_FAULT_FATAL);
+	CHECK_EQ(req.value, 2);
+	CHECK_EQ(weng_fault_parse("drop=0x06", &req, &why), 0);
+	CHECK_EQ(req.kind, WENG_FAULT_DROP);
+	CHECK_EQ(req.opcode, 6);
+	CHECK_EQ(weng_fault_parse("drop-all=255", &req, &why), 0);
+	CHECK_EQ(req.kind, WENG_FAULT_DROP_ALL);
+	CHECK_EQ(req.opcode, 255);
+	CHECK_EQ(weng_fault_parse("delay=0x03:2000", &req, &why), 0);
+	CHECK_EQ(req.kind, WENG_FAULT_DELAY);
+	CHECK_EQ(req.opcode, 3);
+	CHECK_EQ(req.value, 2000);
+	CHECK_EQ(weng_fault_parse("keep-alive-stop", &req, &why), 0);
+	CHECK_EQ(req.kind, WENG_FAULT_KEEP_ALIVE_STOP);
+	CHECK_EQ(weng_fault_parse("clear", &req, &why), 0);
+	CHECK_EQ(req.kind, WENG_FAULT_CLEAR);
+}
+
+static void test_fault_fatal(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_aeq_entry ev;
+	uint32_t sts;
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 3, 3);
+	inject(&h, "fatal=2");
+	sts = reg_r(&h, WREN_REG_DEV_STS);
+	CHECK(sts & WREN_DEV_STS_FATAL);
+	CHECK_EQ(FIELD_GET(WREN_DEV_STS_FATAL_CODE, sts), WREN_FATAL_DMA);
+	/* A DMA fatal is told through the event queue, which still works. */
+	CHECK(aeq_next(&h, &ev));
+	CHECK_EQ(ev.type, WREN_AEQ_FATAL);
+	CHECK_EQ(wren_le64(ev.data), WREN_FATAL_DMA);
+	CHECK_EQ(h.env.irqs[0], 1);
+	/* A failed device serves nothing: the doorbell is refused. */
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 1);
+	CHECK(!exec(&h, &cmd, &cqe));
+	CHECK_EQ(h.env.warnings[WENG_WRN_DOORBELL], 1);
+	/* A second one changes nothing; the first code stands. */
+	inject(&h, "fatal=3");
+	CHECK_EQ(FIELD_GET(WREN_DEV_STS_FATAL_CODE, reg_r(&h, WREN_REG_DEV_STS)),
+		 WREN_FATAL_DMA);
+	CHECK(!aeq_next(&h, &ev));
+	CHECK_EQ(fault_stats(&h).fatal, 2);
+	CHECK_EQ(h.env.faults[WENG_FLT_INJECT], 2);
+	/* Only a reset leaves the state; the device comes up again. */
+	CHECK_EQ(h_enable(&h, 3, 3), WREN_DEV_STS_READY | WREN_DEV_STS_ENABLED);
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 2);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	h_fini(&h);
+}
+
+static void test_fault_admin_stop(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	char desc[128];
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 3, 3);
+	inject(&h, "admin-stop");
+	weng_fault_describe(h.e, desc, sizeof(desc));
+	CHECK(!strcmp(desc, "admin-stop"));
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 1);
+	CHECK(!exec(&h, &cmd, &cqe));
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 2);
+	CHECK(!exec(&h, &cmd, &cqe));
+	CHECK_EQ(fault_stats(&h).admin_stopped, 2);
+	CHECK_EQ(h.env.faults[WENG_FLT_ADMIN_STOPPED], 2);
+	CHECK_EQ(h.env.irqs[0], 0);
+	fake_env_advance(&h.env, 10000 * 1000000ULL);
+	CHECK(!reap(&h, &cqe));
+	/* Lifted: new commands are answered; the taken ones never are. */
+	inject(&h, "clear");
+	weng_fault_describe(h.e, desc, sizeof(desc));
+	CHECK(!strcmp(desc, ""));
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 3);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(wren_le16(cqe.cmd_id), 3);
+	CHECK_EQ(wren_le16(cqe.sq_head), 3);
+	CHECK(!reap(&h, &cqe));
+	h_fini(&h);
+}
+
+static void test_fault_drop_delay(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	char desc[128];
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 3, 3);
+	/* drop: the next completion only. */
+	inject(&h, "drop=0x06");
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 1);
+	CHECK(!exec(&h, &cmd, &cqe));
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 2);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(wren_le16(cqe.cmd_id), 2);
+	/* The lost one was executed: this is the second PD. */
+	CHECK_EQ(wren_le32(cqe.result[0]), 1);
+	/* drop-all: every one, until cleared. */
+	inject(&h, "drop-all=6");
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 3);
+	CHECK(!exec(&h, &cmd, &cqe));
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 4);
+	CHECK(!exec(&h, &cmd, &cqe));
+	CHECK_EQ(fault_stats(&h).admin_dropped, 3);
+	CHECK_EQ(h.env.warnings[WENG_WRN_FAULT_DROP], 3);
+	inject(&h, "clear");
+
+	/* delay: posted late, with what it would have said on time. */
+	inject(&h, "delay=0x06:2000");
+	weng_fault_describe(h.e, desc, sizeof(desc));
+	CHECK(!strcmp(desc, "delay=0x06:2000"));
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 5);
+	CHECK(!exec(&h, &cmd, &cqe));
+	CHECK_EQ(fault_stats(&h).admin_delayed, 1);
+	/* Other opcodes are answered meanwhile. */
+	make_get_attr(&cmd, 6, BUF_BASE, 256);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(wren_le16(cqe.cmd_id), 6);
+	fake_env_advance(&h.env, 1999 * 1000000ULL);
+	CHECK(!reap(&h, &cqe));
+	fake_env_advance(&h.env, 2 * 1000000ULL);
+	CHECK(reap(&h, &cqe));
+	CHECK_EQ(wren_le16(cqe.cmd_id), 5);
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(cqe.result[0]), 4);	/* the fifth PD */
+	/* Its queue head is the one of when it was taken. */
+	CHECK_EQ(wren_le16(cqe.sq_head), 5);
+	CHECK_EQ(fault_stats(&h).admin_late, 1);
+	CHECK_EQ(h.env.faults[WENG_FLT_ADMIN_LATE], 1);
+
+	/* A reset drops what is still late, and the fault stays. */
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 7);
+	CHECK(!exec(&h, &cmd, &cqe));
+	h_enable(&h, 3, 3);
+	fake_env_advance(&h.env, 3000 * 1000000ULL);
+	CHECK(!reap(&h, &cqe));
+	CHECK_EQ(fault_stats(&h).admin_late, 1);
+	make_cmd(&cmd, WREN_ADMIN_ALLOC_PD, 8);
+	CHECK(!exec(&h, &cmd, &cqe));
+	fake_env_advance(&h.env, 2000 * 1000000ULL);
+	CHECK(reap(&h, &cqe));
+	CHECK_EQ(wren_le16(cqe.cmd_id), 8);
+	h_fini(&h);
+}
+
+static void test_fault_eq_stall(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cmd_create_eq *c = (void *)cmd.payload;
+	const struct wren_eqe *eqe;
+	uint32_t id;
+
+	h_init(&h);
+	h.cfg.msix_vectors = 4;
+	h_start(&h);
+	h_enable(&h, 3, 3);
+	make_cmd(&cmd, WREN_ADMIN_CREATE_EQ, 1);
+	c->base_addr = wren_to_le64(EQ_BASE);
+	c->log_depth = 2;
+	c->flags = WREN_EQ_FLAG_INTR;
+	c->msix_vector = wren_to_le16(3);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	id = wren_le32(cqe.result[0]);
+	reg_w(&h, WREN_REG_EQ_DB(id), WREN_EQ_DB_ARM);
+
+	inject(&h, "eq-stall");
+	CHECK_EQ(weng_eq_post(h.e, id, WREN_EQE_COMPLETION, 42), 0);
+	CHECK_EQ(weng_eq_post(h.e, id, WREN_EQE_COMPLETION, 43), 0);
+	eqe = fake_env_ptr(&h.env, EQ_BASE, sizeof(*eqe));
+	CHECK_EQ(eqe->flags & WREN_EQE_FLAG_PHASE, 0);
+	CHECK_EQ(h.env.irqs[3], 0);
+	CHECK_EQ(fault_stats(&h).eq_held, 2);
+	/* Re-arming does not interrupt either: interrupts are held too. */
+	reg_w(&h, WREN_REG_EQ_DB(id), WREN_EQ_DB_ARM);
+	CHECK_EQ(h.env.irqs[3], 0);
+
+	inject(&h, "clear");
+	CHECK_EQ(eqe->flags & WREN_EQE_FLAG_PHASE, 1);
+	CHECK_EQ(wren_le32(eqe->handle), 42);
+	CHECK_EQ(wren_le32(eqe[1].handle), 43);
+	CHECK_EQ(h.env.irqs[3], 1);
+	CHECK_EQ(fault_stats(&h).eq_lost, 0);
+	CHECK_EQ(h.env.faults[WENG_FLT_EQ_RELEASED], 1);
+
+	/* Held past a reset: the queues are gone, nothing is written. */
+	inject(&h, "eq-stall");
+	CHECK_EQ(weng_eq_post(h.e, id, WREN_EQE_COMPLETION, 44), 0);
+	h_enable(&h, 3, 3);
+	inject(&h, "clear");
+	CHECK_EQ(fault_stats(&h).eq_held, 3);
+	CHECK_EQ(wren_le32(eqe[2].handle), 0);
+	h_fini(&h);
+}
+
+static void test_fault_keep_alive_link(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_aeq_entry ev;
+	uint8_t frame[64];
+	char desc[128];
+	unsigned int n = 0;
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 3, 5);
+	make_cmd(&cmd, WREN_ADMIN_SET_FEATURE, 1);
+	((struct wren_cmd_feature *)cmd.payload)->feature_id =
+		wren_to_le16(WREN_FEATURE_KEEP_ALIVE_MS);
+	((struct wren_cmd_feature *)cmd.payload)->value = wren_to_le32(10);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	fake_env_advance(&h.env, 10 * 1000000ULL);
+	CHECK(aeq_next(&h, &ev));
+	CHECK_EQ(ev.type, WREN_AEQ_KEEP_ALIVE);
+
+	inject(&h, "keep-alive-stop");
+	fake_env_advance(&h.env, 50 * 1000000ULL);
+	CHECK(!aeq_next(&h, &ev));
+	CHECK_EQ(fault_stats(&h).keep_alive_withheld, 5);
+	CHECK_EQ(h.env.faults[WENG_FLT_KEEP_ALIVE_WITHHELD], 5);
+	inject(&h, "clear");
+	fake_env_advance(&h.env, 10 * 1000000ULL);
+	CHECK(aeq_next(&h, &ev));
+	CHECK_EQ(ev.type, WREN_AEQ_KEEP_ALIVE);
+	/* The count goes on from the last one sent: none was. */
+	CHECK_EQ(wren_le64(ev.data), 2);
+	((struct wren_cmd_feature *)cmd.payload)->value = wren_to_le32(0);
+	CHECK(exec(&h, &cmd, &cqe));
+
+	/* Link down: the driver hears of it; frames in are lost, counted. */
+	inject(&h, "link-down");
+	inject(&h, "link-down");	/* once is enough */
+	while (aeq_next(&h, &ev)) {
+		if (ev.type != WREN_AEQ_LINK_CHANGE)
+			continue;
+		n++;
+		CHECK_EQ(wren_le64(ev.data), 0);
+	}
+	CHECK_EQ(n, 1);
+	weng_fault_describe(h.e, desc, sizeof(desc));
+	CHECK(!strcmp(desc, "link-down"));
+	memset(frame, 0, sizeof(frame));
+	weng_rx_frame(h.e, frame, sizeof(frame));
+	CHECK_EQ(fault_stats(&h).link_rx_dropped, 1);
+	CHECK_EQ(h.env.faults[WENG_FLT_LINK_DROP], 1);
+	inject(&h, "link-up");
+	CHECK(aeq_next(&h, &ev));
+	CHECK_EQ(ev.type, WREN_AEQ_LINK_CHANGE);
+	CHECK_EQ(wren_le64(ev.data), 1);
+	CHECK_EQ(fault_stats(&h).link_changes, 2);
+	weng_rx_frame(h.e, frame, sizeof(frame));
+	CHECK_EQ(fault_stats(&h).link_rx_dropped, 1);
+	CHECK_EQ(fault_stats(&h).injected, 5);
+	h_fini(&h);
+}
+
 static void test_event_queues(void)
 {
 	struct harness h;
@@ -1683,6 +1997,52 @@ static bool poll_cq(struct adapter *a, struct wren_cqe *out)
 	a->cq_ci++;
 	weng_db_write(a->h.e, a->cq_db, a->cq_ci, 4);
 	return true;
+}
+
+/* A link down loses the frames both ways; back up, datagrams arrive. */
+static void test_fault_link_wire(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct weng_fault_stats st;
+	struct wren_cqe c;
+
+	adapter_up(a, 0, WREN_QPT_UD);
+	adapter_up(b, 1, WREN_QPT_UD);
+	adapter_ah(a, b);
+	inject(&a->h, "link-down");
+	post_recv(b, 100, 1000 + WREN_GRH_LEN);
+	post_send(a, b->qpn, 0, 1000, a->key, 1);
+	pump(a, b);
+	/* A datagram is sent as far as the sender knows; it never arrives. */
+	CHECK(poll_cq(a, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK(!poll_cq(b, &c));
+	weng_fault_get_stats(a->h.e, &st);
+	CHECK(st.link_tx_dropped >= 1);
+	CHECK_EQ(st.link_rx_dropped, 0);
+	CHECK_EQ(a->h.env.faults[WENG_FLT_LINK_DROP], st.link_tx_dropped);
+
+	/* b's link down: what a sends is lost on b's side. */
+	inject(&a->h, "link-up");
+	inject(&b->h, "link-down");
+	post_send(a, b->qpn, 0, 1000, a->key, 2);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK(!poll_cq(b, &c));
+	weng_fault_get_stats(b->h.e, &st);
+	CHECK(st.link_rx_dropped >= 1);
+
+	inject(&b->h, "clear");
+	post_send(a, b->qpn, 0, 1000, a->key, 3);
+	pump(a, b);
+	CHECK(poll_cq(a, &c));
+	CHECK(poll_cq(b, &c));
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	CHECK_EQ(wren_le32(c.byte_len), 1000 + WREN_GRH_LEN);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
 }
 
 static void two_adapters(uint8_t type)
@@ -5009,6 +5369,20 @@ static const struct tap_test tests[] = {
 	{ "QUERY_CTX of a CQ: arming, events", test_cq_ctx_events },
 	{ "GSI and Ethernet QPs: contexts and counter sets",
 	  test_gsi_eth_ctx },
+	{ "fault requests: parsed strictly, refused with a reason",
+	  test_fault_parse },
+	{ "fault fatal: DEV_STS, the FATAL event (DMA too), until a reset",
+	  test_fault_fatal },
+	{ "fault admin-stop: commands taken, never answered; clear",
+	  test_fault_admin_stop },
+	{ "fault drop, drop-all, delay: lost and late admin completions",
+	  test_fault_drop_delay },
+	{ "fault eq-stall: entries and interrupts held, released in order",
+	  test_fault_eq_stall },
+	{ "fault keep-alive-stop, link-down/up: events, drops, counters",
+	  test_fault_keep_alive_link },
+	{ "fault link-down between two adapters: frames lost both ways",
+	  test_fault_link_wire },
 };
 
 int main(void)

@@ -206,6 +206,17 @@ static void fake_warn(void *opaque, enum weng_wrn what, uint64_t a, uint64_t b)
 	env->last_warn_b = b;
 }
 
+static void fake_fault(void *opaque, enum weng_flt what, uint64_t a,
+		       uint64_t b)
+{
+	struct fake_env *env = opaque;
+
+	(void)a;
+	(void)b;
+	if (what < WENG_FLT_COUNT)
+		env->faults[what]++;
+}
+
 static void fake_tx_kick(void *opaque)
 {
 	(void)opaque;
@@ -222,6 +233,7 @@ const struct weng_env_ops fake_env_ops = {
 	.dma_write = fake_dma_write,
 	.irq = fake_irq,
 	.warn = fake_warn,
+	.fault = fake_fault,
 	.host = {
 		.now_ns = fake_now_ns,
 		.timer_new = fake_timer_new,

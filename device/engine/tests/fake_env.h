@@ -35,7 +35,7 @@ struct weng;
  */
 #define FAKE_BIG_BASE		(1ULL << 40)
 #define FAKE_BIG_SIZE		(1ULL << 32)
-#define FAKE_MAX_TIMERS		8
+#define FAKE_MAX_TIMERS		12
 #define FAKE_MAX_VECTORS	64
 
 struct fake_timer {
@@ -53,6 +53,7 @@ struct fake_env {
 	unsigned int irqs[FAKE_MAX_VECTORS];
 	unsigned int warnings[WENG_WRN_COUNT];
 	uint64_t last_warn_a, last_warn_b;
+	unsigned int faults[WENG_FLT_COUNT];	/* reports of injected faults */
 	unsigned int dma_errors;
 	uint64_t big_written;	/* bytes written into the pattern window */
 	uint64_t big_wrong;	/* ... of them not the pattern's */
