@@ -196,7 +196,10 @@ serve_or_connect() {
 fault() {
 	local dir=${WREN_RESULTS:-/wren-results} tries=300 ack
 
-	fault_seq=$((${fault_seq:-0} + 1))
+	# In a file, not a variable: a caller in a subshell, $(fault ...),
+	# must not use a number again and take an earlier answer for its own.
+	fault_seq=$(($(cat "$dir/fault.seq" 2>/dev/null || echo 0) + 1))
+	echo "$fault_seq" >"$dir/fault.seq"
 	printf '%s %s\n' "$fault_seq" "$1" >"$dir/fault.req.tmp" &&
 		mv "$dir/fault.req.tmp" "$dir/fault.req" || return 1
 	while [ $tries -gt 0 ]; do
