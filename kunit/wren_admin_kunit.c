@@ -177,6 +177,10 @@ static void wren_admin_timeout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wren_admin_exec_pd(f, NULL), -ETIMEDOUT);
 	KUNIT_EXPECT_EQ(test, f->wdev.stats.admin_timeouts, 1);
 	KUNIT_EXPECT_FALSE(test, f->wdev.admin.ctx[0].busy);
+	/* What it did is unknown: the device is fenced, for its recovery. */
+	KUNIT_EXPECT_TRUE(test, wren_dead(&f->wdev));
+	KUNIT_EXPECT_EQ(test, f->dma_stops, 1);
+	KUNIT_EXPECT_EQ(test, wren_admin_exec_pd(f, NULL), -EIO);
 }
 
 /* The late answer to a timed-out command completes nothing else. */
@@ -187,6 +191,7 @@ static void wren_admin_late_completion_is_stale(struct kunit *test)
 
 	f->answer = wren_fake_no_answer;
 	KUNIT_ASSERT_EQ(test, wren_admin_exec_pd(f, NULL), -ETIMEDOUT);
+	wren_fake_unfence(f);
 	late.cmd_id = wren_fake_last_cmd(f)->hdr.cmd_id;
 	late.sq_head = cpu_to_le16(1);
 	late.result[0] = cpu_to_le32(0xdead);
@@ -215,6 +220,7 @@ static void wren_admin_late_completion_spares_next(struct kunit *test)
 
 	f->answer = wren_fake_no_answer;
 	KUNIT_ASSERT_EQ(test, wren_admin_exec_pd(f, NULL), -ETIMEDOUT);
+	wren_fake_unfence(f);
 	late.cmd_id = wren_fake_last_cmd(f)->hdr.cmd_id;
 	late.sq_head = cpu_to_le16(1);
 	f->priv = &late;
@@ -234,7 +240,7 @@ static void wren_admin_dead_device(struct kunit *test)
 	f->answer = wren_fake_no_answer;
 	KUNIT_ASSERT_EQ(test, wren_admin_post(&f->wdev, WREN_ADMIN_ALLOC_PD,
 					      &body, sizeof(body), &ctx), 0);
-	WRITE_ONCE(f->wdev.dead, true);
+	set_bit(WREN_FLAG_DEAD, &f->wdev.flags);
 	wren_admin_abort(&f->wdev);
 	KUNIT_EXPECT_TRUE(test, completion_done(&ctx->done));
 	KUNIT_EXPECT_FALSE(test, ctx->completed);

@@ -118,6 +118,44 @@ static void wren_cmds_destroy(struct kunit *test)
 	}
 }
 
+/*
+ * On a fenced device, what releases an object succeeds (its DMA is
+ * stopped, and the reset forgets the object), and so does stopping a QP;
+ * everything else fails.  A release that times out fences the device and
+ * succeeds too.
+ */
+static void wren_cmds_release_fenced(struct kunit *test)
+{
+	struct wren_fake *f = wren_fake_new(test);
+	struct wren_qp_attrs stop = {
+		.attr_mask = WREN_QP_ATTR_STATE,
+		.state = WREN_QPS_ERR,
+	};
+	struct wren_qp_attrs rts = {
+		.attr_mask = WREN_QP_ATTR_STATE,
+		.state = WREN_QPS_RTS,
+	};
+	u32 pdn;
+
+	f->answer = wren_fake_no_answer;
+	KUNIT_EXPECT_EQ(test, wren_cmd_dereg_mr(&f->wdev, 0x100), 0);
+	KUNIT_EXPECT_TRUE(test, wren_dead(&f->wdev));
+	KUNIT_EXPECT_EQ(test, f->dma_stops, 1);
+	KUNIT_EXPECT_EQ(test, f->wdev.stats.admin_timeouts, 1);
+
+	KUNIT_EXPECT_EQ(test, wren_cmd_destroy_qp(&f->wdev, 1), 0);
+	KUNIT_EXPECT_EQ(test, wren_cmd_destroy_cq(&f->wdev, 1), 0);
+	KUNIT_EXPECT_EQ(test, wren_cmd_dealloc_pd(&f->wdev, 1), 0);
+	KUNIT_EXPECT_EQ(test, wren_cmd_modify_qp(&f->wdev, 1, &stop), 0);
+	stop.state = WREN_QPS_RESET;
+	KUNIT_EXPECT_EQ(test, wren_cmd_modify_qp(&f->wdev, 1, &stop), 0);
+	KUNIT_EXPECT_EQ(test, wren_cmd_modify_qp(&f->wdev, 1, &rts), -EIO);
+	KUNIT_EXPECT_EQ(test, wren_cmd_alloc_pd(&f->wdev, false, &pdn), -EIO);
+	/* Only the first command reached the device; one fence. */
+	KUNIT_EXPECT_EQ(test, f->ncmds, 1);
+	KUNIT_EXPECT_EQ(test, f->dma_stops, 1);
+}
+
 static void wren_cmds_alloc_pd(struct kunit *test)
 {
 	static const struct wren_cmds_answer a = { .result = { 0x4321 } };
@@ -670,6 +708,7 @@ static struct kunit_case wren_cmds_cases[] = {
 	KUNIT_CASE(wren_cmds_set_feature),
 	KUNIT_CASE(wren_cmds_create_eq),
 	KUNIT_CASE(wren_cmds_destroy),
+	KUNIT_CASE(wren_cmds_release_fenced),
 	KUNIT_CASE(wren_cmds_alloc_pd),
 	KUNIT_CASE(wren_cmds_create_cq),
 	KUNIT_CASE(wren_cmds_create_cq_bad_doorbell),

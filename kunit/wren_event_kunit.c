@@ -20,6 +20,7 @@
  * @nqp_event: how many
  * @srq_limit: SRQ numbers of fired limits, in order
  * @nsrq_limit: how many
+ * @nfatal: fatal calls
  */
 struct wren_event_log {
 	u32 comp[WREN_EVENT_MAX];
@@ -30,7 +31,15 @@ struct wren_event_log {
 	unsigned int nqp_event;
 	u32 srq_limit[8];
 	unsigned int nsrq_limit;
+	unsigned int nfatal;
 };
+
+static void wren_event_fatal(void *priv)
+{
+	struct wren_event_log *log = priv;
+
+	log->nfatal++;
+}
 
 static void wren_event_cq_comp(void *priv, u32 cqn)
 {
@@ -73,6 +82,7 @@ static const struct wren_event_ops wren_event_ops = {
 	.cq_error = wren_event_cq_error,
 	.qp_event = wren_event_qp,
 	.srq_limit = wren_event_srq_limit,
+	.fatal = wren_event_fatal,
 };
 
 static void wren_event_unlisten(void *wdev)
@@ -144,13 +154,17 @@ static void wren_event_aeq_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->link_changes, 2);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&s->keep_alives), 0);
 	KUNIT_EXPECT_EQ(test, s->cq_errors, 0);
-	KUNIT_EXPECT_FALSE(test, f->wdev.dead);
+	KUNIT_EXPECT_FALSE(test, wren_dead(&f->wdev));
 }
 
-/* A fatal error kills the device and wakes the admin queue's waiters. */
+/*
+ * A fatal error fences the device (its DMA stopped), wakes the admin
+ * queue's waiters and tells the RDMA driver, once however often it comes.
+ */
 static void wren_event_aeq_fatal(struct kunit *test)
 {
 	struct wren_fake *f = wren_fake_new(test);
+	struct wren_event_log *log = wren_event_listen(test, f);
 	struct wren_cmd_alloc_pd body = {};
 	struct wren_admin_ctx *ctx;
 
@@ -158,8 +172,11 @@ static void wren_event_aeq_fatal(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, wren_admin_post(&f->wdev, WREN_ADMIN_ALLOC_PD,
 					      &body, sizeof(body), &ctx), 0);
 	wren_fake_post_aeq(f, WREN_AEQ_FATAL, 0, 3);
+	wren_fake_post_aeq(f, WREN_AEQ_FATAL, 0, 2);
 	wren_aeq_process(&f->wdev);
-	KUNIT_EXPECT_TRUE(test, READ_ONCE(f->wdev.dead));
+	KUNIT_EXPECT_TRUE(test, wren_dead(&f->wdev));
+	KUNIT_EXPECT_EQ(test, f->dma_stops, 1);
+	KUNIT_EXPECT_EQ(test, log->nfatal, 1);
 	KUNIT_EXPECT_TRUE(test, completion_done(&ctx->done));
 	ctx->busy = false;
 	KUNIT_EXPECT_EQ(test, wren_cmd_set_feature(&f->wdev, 1, 0), -EIO);
@@ -313,11 +330,16 @@ static void wren_event_keep_alive_lost(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wdev->stats.keep_alive_lost, 0);
 	wren_keep_alive_check(wdev);
 	KUNIT_EXPECT_EQ(test, wdev->stats.keep_alive_lost, 1);
+	/* A device that went silent is fenced, for its recovery. */
+	KUNIT_EXPECT_TRUE(test, wren_dead(wdev));
+	KUNIT_EXPECT_EQ(test, f->dma_stops, 1);
 	for (i = 0; i < 5; i++)
 		wren_keep_alive_check(wdev);
 	KUNIT_EXPECT_EQ(test, wdev->stats.keep_alive_lost, 1);
+	KUNIT_EXPECT_EQ(test, f->dma_stops, 1);
 
-	/* One keep-alive starts the count again. */
+	/* Brought up again; one keep-alive starts the count again. */
+	clear_bit(WREN_FLAG_DEAD, &wdev->flags);
 	atomic64_inc(&wdev->stats.keep_alives);
 	wren_keep_alive_check(wdev);
 	wren_keep_alive_check(wdev);

@@ -78,6 +78,7 @@ static void wren_health_admin_timeout_reported(struct kunit *test)
 	u16 id1, id2;
 
 	id1 = wren_health_time_out(test, f);
+	wren_fake_unfence(f);
 	id2 = wren_health_time_out(test, f);
 	KUNIT_ASSERT_EQ(test, log->n, 2);
 	KUNIT_EXPECT_EQ(test, log->ev[0].reporter, WREN_HEALTH_ADMIN);
@@ -125,6 +126,7 @@ static void wren_health_timeout_dev_sts_fatal(struct kunit *test)
 		WREN_DEV_STS_ENABLED | WREN_DEV_STS_FATAL |
 		FIELD_PREP(WREN_DEV_STS_FATAL_CODE, WREN_FATAL_DMA);
 	wren_health_time_out(test, f);
+	wren_fake_unfence(f);
 	wren_health_time_out(test, f);
 	KUNIT_ASSERT_EQ(test, log->n, 3);
 	KUNIT_EXPECT_EQ(test, log->ev[0].reporter, WREN_HEALTH_ADMIN);
@@ -158,7 +160,7 @@ static void wren_health_fatal_event_reported(struct kunit *test)
 	/* A second one changes nothing: the device is already dead. */
 	wren_fake_post_aeq(f, WREN_AEQ_FATAL, 0, WREN_FATAL_DMA);
 	wren_aeq_process(&f->wdev);
-	KUNIT_EXPECT_TRUE(test, READ_ONCE(f->wdev.dead));
+	KUNIT_EXPECT_TRUE(test, wren_dead(&f->wdev));
 	KUNIT_ASSERT_EQ(test, log->n, 1);
 	KUNIT_EXPECT_EQ(test, log->ev[0].reporter, WREN_HEALTH_FATAL);
 	KUNIT_EXPECT_EQ(test, log->ev[0].value, WREN_FATAL_INTERNAL);
@@ -198,6 +200,7 @@ static void wren_health_none_after_unregister(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->tail, 1);
 	KUNIT_EXPECT_EQ(test, h->head, 1);
 	wren_health_unregister(&f->wdev);
+	wren_fake_unfence(f);
 	wren_health_time_out(test, f);
 	wren_fake_post_aeq(f, WREN_AEQ_FATAL, 0, WREN_FATAL_INTERNAL);
 	wren_aeq_process(&f->wdev);
@@ -271,6 +274,11 @@ static void wren_health_keep_alive_param_applied(struct kunit *test)
 	const struct wren_cmd_feature *body;
 
 	wdev->caps.caps = WREN_CAP_KEEP_ALIVE;
+	/* Down, the period is kept for the next bring-up, and not sent. */
+	KUNIT_EXPECT_EQ(test, wren_keep_alive_set(wdev, 100), 0);
+	KUNIT_EXPECT_NULL(test, wren_fake_last_cmd(f));
+	KUNIT_EXPECT_EQ(test, wdev->keep_alive_want, 100);
+	set_bit(WREN_FLAG_UP, &wdev->flags);
 	wren_watchdog_start(wdev, 1000);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
 							wren_health_watchdog_stop,
@@ -284,11 +292,13 @@ static void wren_health_keep_alive_param_applied(struct kunit *test)
 			WREN_FEATURE_KEEP_ALIVE_MS);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(body->value), 250);
 	KUNIT_EXPECT_EQ(test, wdev->keep_alive_ms, 250);
+	KUNIT_EXPECT_EQ(test, wdev->keep_alive_want, 250);
 	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&wdev->watchdog));
 
 	f->answer = wren_health_refuse_feature;
 	KUNIT_EXPECT_EQ(test, wren_keep_alive_set(wdev, 500), -EINVAL);
 	KUNIT_EXPECT_EQ(test, wdev->keep_alive_ms, 250);
+	KUNIT_EXPECT_EQ(test, wdev->keep_alive_want, 250);
 	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&wdev->watchdog));
 }
 

@@ -172,6 +172,24 @@ static void wren_fake_free(void *data)
 	wren_admin_destroy(&f->wdev);
 }
 
+/* The fake has no configuration space: count the fences' DMA stops. */
+static void wren_fake_dma_stop(struct wren_dev *wdev)
+{
+	container_of(wdev, struct wren_fake, wdev)->dma_stops++;
+}
+
+/**
+ * wren_fake_unfence() - let commands go again after a fence
+ * @f: the fake device
+ *
+ * What a bring-up does to the flag, without the reset: for the suites of
+ * the admin transport and the reports, which look past one failure.
+ */
+void wren_fake_unfence(struct wren_fake *f)
+{
+	clear_bit(WREN_FLAG_DEAD, &f->wdev.flags);
+}
+
 /**
  * wren_fake_new() - a fake device, its admin queue polled
  * @test: the test; the device goes away with it
@@ -192,6 +210,7 @@ struct wren_fake *wren_fake_new(struct kunit *test)
 	f->pdev.dev.dma_mask = &f->pdev.dev.coherent_dma_mask;
 	wdev = &f->wdev;
 	wdev->pdev = &f->pdev;
+	mutex_init(&wdev->state_lock);
 	wren_health_init(wdev);
 	KUNIT_ASSERT_EQ(test, wren_admin_init(wdev), 0);
 	if (wren_aeq_init(wdev)) {
@@ -204,6 +223,7 @@ struct wren_fake *wren_fake_new(struct kunit *test)
 	wdev->admin.timeout_ms = 50;
 	kunit_activate_static_stub(test, wren_wr, wren_fake_wr);
 	kunit_activate_static_stub(test, wren_rd, wren_fake_rd);
+	kunit_activate_static_stub(test, wren_dma_stop, wren_fake_dma_stop);
 	return f;
 }
 

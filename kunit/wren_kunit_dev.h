@@ -46,6 +46,7 @@ typedef bool (*wren_fake_answer_t)(struct wren_fake *f,
  * @cq_tail: its producer index of the admin completion queue
  * @aeq_tail: its producer index of the async event queue
  * @aeq_db_writes: writes of the async event queue doorbell
+ * @dma_stops: calls of wren_dma_stop() (the fences)
  */
 struct wren_fake {
 	struct wren_dev wdev;
@@ -60,9 +61,11 @@ struct wren_fake {
 	u16 cq_tail;
 	u16 aeq_tail;
 	unsigned int aeq_db_writes;
+	unsigned int dma_stops;
 };
 
 struct wren_fake *wren_fake_new(struct kunit *test);
+void wren_fake_unfence(struct wren_fake *f);
 bool wren_fake_no_answer(struct wren_fake *f, const struct wren_admin_cmd *cmd,
 			 struct wren_admin_cqe *cqe);
 void wren_fake_post_cqe(struct wren_fake *f, const struct wren_admin_cqe *cqe);

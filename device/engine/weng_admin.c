@@ -194,6 +194,8 @@ static void admin_fetch_one(struct weng *e)
 	e->aq_head++;
 	if (e->fault.delay_opcode && cmd.hdr.opcode == e->fault.delay_opcode &&
 	    weng_enabled(e)) {
+		/* Like drop: the next command of the opcode, once. */
+		e->fault.delay_opcode = 0;
 		admin_delay(e, cmd.hdr.opcode, cmd_id, &st);
 		return;
 	}

@@ -78,8 +78,9 @@ struct weng *weng_create(const struct weng_config *cfg,
 	e->cfg = *cfg;
 	/*
 	 * x-fault-drop-opcode, from before faults could be injected at run
-	 * time: the drop-all fault from the start.  Faults are the host's,
-	 * not the device's state, so a reset keeps them.
+	 * time: the drop-all fault from the start.  Faults aimed at
+	 * commands are the host's, not the device's state: a reset keeps
+	 * them (weng_fault_reset()).
 	 */
 	e->fault.drop_all_opcode = cfg->fault_drop_opcode;
 	for (i = 0; i < NPARTS; i++) {
@@ -124,6 +125,7 @@ void weng_reset(struct weng *e)
 	e->aq_base_lo = e->aq_base_hi = e->aq_cfg = 0;
 	e->acq_base_lo = e->acq_base_hi = e->acq_cfg = 0;
 	e->aeq_base_lo = e->aeq_base_hi = e->aeq_cfg = 0;
+	weng_fault_reset(e);
 	/*
 	 * The admin queue first (last in parts[]), then objects before the
 	 * transport: what the transport still holds then

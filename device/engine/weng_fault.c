@@ -207,6 +207,20 @@ void weng_fault_inject(struct weng *e, const struct weng_fault_req *req)
 	}
 }
 
+/*
+ * A function-level reset restarts a device that hung: the faults that
+ * make it hang (the admin queue, the event queues, the keep-alive) end
+ * with the reset, as a driver's recovery expects.  The faults aimed at
+ * commands and the link's state are the test's, not the device's, and
+ * stay.
+ */
+void weng_fault_reset(struct weng *e)
+{
+	e->fault.admin_stop = false;
+	e->fault.eq_stall = false;
+	e->fault.keep_alive_stop = false;
+}
+
 void weng_fault_get_stats(const struct weng *e, struct weng_fault_stats *st)
 {
 	*st = e->fault.stats;

@@ -548,6 +548,7 @@ enum weng_cookie_kind {
 
 /* weng_base.c: reports, every DMA the engine makes, alarms. */
 void weng_warn(struct weng *e, enum weng_wrn what, uint64_t a, uint64_t b);
+void weng_fault_reset(struct weng *e);
 void weng_fault_report(struct weng *e, enum weng_flt what, uint64_t a,
 		       uint64_t b);
 int weng_dma_read(struct weng *e, uint64_t addr, void *buf, size_t len);

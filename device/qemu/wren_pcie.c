@@ -535,6 +535,8 @@ static void wren_pcie_realize(PCIDevice *pci, Error **errp)
         error_setg(errp, "wren: failed to initialize the PCIe capability");
         goto err_msix;
     }
+    /* Function-level reset: the guest's sysfs "reset", VFIO. */
+    pcie_cap_flr_init(pci);
     s->tx_bh = qemu_bh_new(wren_pcie_tx_bh, s);
     s->engine = weng_create(&cfg, &wren_pcie_env_ops, s);
     if (!s->engine) {
@@ -581,6 +583,14 @@ static void wren_pcie_exit(PCIDevice *pci)
     pcie_cap_exit(pci);
     msix_unuse_all_vectors(pci);
     msix_uninit(pci, &s->bar0, &s->bar0);
+}
+
+static void wren_pcie_write_config(PCIDevice *pci, uint32_t addr,
+                                   uint32_t val, int len)
+{
+    pci_default_write_config(pci, addr, val, len);
+    /* Initiate FLR resets the device (wren_pcie_qdev_reset()). */
+    pcie_cap_flr_write_config(pci, addr, val, len);
 }
 
 static void wren_pcie_qdev_reset(DeviceState *dev)
@@ -638,6 +648,7 @@ static void wren_pcie_class_init(ObjectClass *klass, void *data)
 
     k->realize = wren_pcie_realize;
     k->exit = wren_pcie_exit;
+    k->config_write = wren_pcie_write_config;
     k->vendor_id = WREN_PCI_VENDOR_ID;
     k->device_id = WREN_PCI_DEVICE_ID;
     k->revision = WREN_PCI_REVISION;

@@ -67,13 +67,23 @@ wren_netdev() {
 # link-local default GID, which the adapter cannot send from).  Without
 # an interface (no MSI-X) the port is not RoCE and has one GID, index 0.
 wren_ip_up() {
-	local i=${WREN_GUEST_INDEX:-0} dev gid g tries=100
+	local i=${WREN_GUEST_INDEX:-0} dev
 
 	WREN_GID=0
 	dev=$(wren_netdev)
 	[ -n "$dev" ] || return 0
 	ip addr add "198.18.0.$((i + 1))/24" dev "$dev" &&
-		ip link set "$dev" up || return 1
+		ip link set "$dev" up && wren_gid_wait
+}
+
+# wren_gid_wait: set WREN_GID to the index of the GID of the interface's
+# address (wren_ip_up), once ib_core has it in wren_0's table: also after
+# the RDMA device came back (a recovery, a reload), the interface staying.
+wren_gid_wait() {
+	local i=${WREN_GUEST_INDEX:-0} gid g tries=100
+
+	WREN_GID=0
+	[ -n "$(wren_netdev)" ] || return 0
 	gid=0000:0000:0000:0000:0000:ffff:c612:00$(printf %02x $((i + 1)))
 	while [ $tries -gt 0 ]; do
 		for g in /sys/class/infiniband/wren_0/ports/1/gids/*; do
@@ -85,7 +95,7 @@ wren_ip_up() {
 		sleep 0.1
 		tries=$((tries - 1))
 	done
-	echo "wren_ip_up: no GID $gid on wren_0 port 1" >&2
+	echo "wren_gid_wait: no GID $gid on wren_0 port 1" >&2
 	return 1
 }
 

@@ -313,15 +313,21 @@ int wren_cmd_query_ctx(struct wren_dev *wdev, u8 type, u32 handle, void *buf,
  * @cq_error: a CQ overflowed and lost completions
  * @qp_event: something happened to a QP: &enum wren_qp_event
  * @srq_limit: an SRQ's armed limit fired
+ * @fatal: the device failed and is fenced: it completes no more work,
+ *	raises no more events, and every command but those that release
+ *	something fails with -EIO (those succeed); the core driver then
+ *	removes the auxiliary device, resets the function and adds it again
  *
- * All run in atomic context (an interrupt handler or the watchdog) under
- * rcu_read_lock(); wren_clear_event_ops() waits for running calls.
+ * All run in atomic context (an interrupt handler, the watchdog, or the
+ * caller of an admin command that timed out) under rcu_read_lock();
+ * wren_clear_event_ops() waits for running calls.
  */
 struct wren_event_ops {
 	void (*cq_comp)(void *priv, u32 cqn);
 	void (*cq_error)(void *priv, u32 cqn);
 	void (*qp_event)(void *priv, u32 qpn, u32 event);
 	void (*srq_limit)(void *priv, u32 srqn);
+	void (*fatal)(void *priv);
 };
 
 void wren_set_event_ops(struct wren_dev *wdev, const struct wren_event_ops *ops,

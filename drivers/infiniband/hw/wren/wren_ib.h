@@ -32,6 +32,8 @@
  * @kdb_page: the doorbell page of the kernel's CQs and QPs, if the
  *	device offers the kernel verbs (@kdb non-NULL)
  * @kdb: that page, mapped
+ * @fatal: the device failed (wren_event_ops.fatal): the kernel's queues
+ *	complete what is posted on them with flush errors
  */
 struct wren_ib_dev {
 	struct ib_device ibdev;
@@ -45,6 +47,7 @@ struct wren_ib_dev {
 	atomic_t mr_key_tag;
 	u32 kdb_page;
 	void __iomem *kdb;
+	bool fatal;
 };
 
 /**
@@ -73,15 +76,21 @@ enum wren_ib_mmap_type {
  * struct wren_ib_mmap_entry - something a user context may mmap
  * @rdma_entry: the ib_core entry (offset and length)
  * @type: what it maps
+ * @wdev: %WREN_IB_MMAP_IO: the device of the doorbell page
+ * @db_page: %WREN_IB_MMAP_IO: the doorbell page, which the entry owns: it
+ *	goes back to the device's allocator with the entry, once nothing
+ *	maps it any more, so that no other context gets it before
  * @address: %WREN_IB_MMAP_IO: the bus address of the page
  * @cpu_addr: %WREN_IB_MMAP_DMA: the kernel address of the pages, which
  *	the entry owns: they are freed with it, once nothing can map them
- *	any more (a mapping holds its own references to the pages)
+ *	any more (every mapping holds a reference on the entry)
  * @size: %WREN_IB_MMAP_DMA: bytes at @cpu_addr, a multiple of PAGE_SIZE
  */
 struct wren_ib_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
 	enum wren_ib_mmap_type type;
+	struct wren_dev *wdev;
+	u32 db_page;
 	phys_addr_t address;
 	void *cpu_addr;
 	size_t size;
@@ -394,6 +403,7 @@ int wren_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int wren_ib_alloc_ucontext(struct ib_ucontext *ibucontext,
 			   struct ib_udata *udata);
 void wren_ib_dealloc_ucontext(struct ib_ucontext *ibucontext);
+void wren_ib_disassociate_ucontext(struct ib_ucontext *ibucontext);
 int wren_ib_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
 void wren_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 int wren_ib_ring_alloc(struct wren_ib_ucontext *uctx, struct wren_ib_ring *ring,
@@ -418,6 +428,8 @@ int wren_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int wren_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 void wren_ib_cq_comp(void *priv, u32 cqn);
 void wren_ib_cq_error(void *priv, u32 cqn);
+void wren_ib_kcq_kick(struct wren_ib_dev *dev);
+void wren_ib_kcq_wake_flush(struct ib_cq *ibcq);
 
 /* wren_ib_event.c */
 extern const struct wren_event_ops wren_ib_event_ops;

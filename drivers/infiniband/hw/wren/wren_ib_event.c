@@ -74,10 +74,32 @@ static void wren_ib_srq_limit(void *priv, u32 srqn)
 		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
 }
 
+/*
+ * The device failed.  Its users hear of it first; the core driver then
+ * removes the device (ib_core disassociates user contexts and its kernel
+ * clients let go), resets it and adds it again.  The kernel's queues
+ * flush from now on, and their consumers are woken to poll the flush.
+ */
+static void wren_ib_fatal(void *priv)
+{
+	struct wren_ib_dev *dev = priv;
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.event = IB_EVENT_DEVICE_FATAL,
+		.element.port_num = 1,
+	};
+
+	WRITE_ONCE(dev->fatal, true);
+	ibdev_err(&dev->ibdev, "device failed: its users get IB_EVENT_DEVICE_FATAL\n");
+	ib_dispatch_event(&ev);
+	wren_ib_kcq_kick(dev);
+}
+
 /* Called by the core driver in atomic context, under rcu_read_lock(). */
 const struct wren_event_ops wren_ib_event_ops = {
 	.cq_comp = wren_ib_cq_comp,
 	.cq_error = wren_ib_cq_error,
 	.qp_event = wren_ib_qp_event,
 	.srq_limit = wren_ib_srq_limit,
+	.fatal = wren_ib_fatal,
 };

@@ -12,6 +12,11 @@
  * completion of slot s retires every slot up to s (unsignaled sends
  * included).  An entry that names no kernel QP, or a slot with nothing
  * posted, is dropped.
+ *
+ * A device that failed completes nothing more: the pollers then complete
+ * every work request still posted with IB_WC_WR_FLUSH_ERR, as a QP in the
+ * error state would, so that the kernel's consumers (ib_drain_qp() among
+ * them) get back everything they posted.
  */
 #include <linux/io.h>
 #include <linux/rcupdate.h>
@@ -180,6 +185,108 @@ VISIBLE_IF_KUNIT bool wren_ib_kcq_fill(struct wren_ib_dev *dev,
 }
 EXPORT_SYMBOL_IF_KUNIT(wren_ib_kcq_fill);
 
+/* Flush @wq's posted work requests into @wc, oldest first. */
+static int wren_ib_kwq_flush(struct wren_ib_qp *qp, struct wren_ib_kwq *wq,
+			     enum ib_wc_opcode opcode, struct ib_wc *wc,
+			     int num_entries)
+{
+	int n = 0;
+	u64 wr_id;
+
+	while (n < num_entries && wren_ib_kwq_retire(wq, (u16)wq->ci, &wr_id)) {
+		memset(&wc[n], 0, sizeof(wc[n]));
+		wc[n].wr_id = wr_id;
+		wc[n].status = IB_WC_WR_FLUSH_ERR;
+		wc[n].opcode = opcode;
+		wc[n].qp = &qp->ibqp;
+		wc[n].port_num = 1;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The flush completions of the kernel QPs whose queues complete on @ibcq;
+ * under the RCU read lock, like wren_ib_kcq_fill().
+ */
+static int wren_ib_kcq_flush(struct wren_ib_dev *dev, struct ib_cq *ibcq,
+			     int num_entries, struct ib_wc *wc)
+{
+	struct wren_ib_qp *qp;
+	unsigned long qpn;
+	int n = 0;
+
+	xa_for_each(&dev->qps, qpn, qp) {
+		if (n == num_entries)
+			break;
+		if (!qp->kernel)
+			continue;
+		if (qp->ibqp.send_cq == ibcq)
+			n += wren_ib_kwq_flush(qp, &qp->ksq, IB_WC_SEND, wc + n,
+					       num_entries - n);
+		if (qp->ibqp.recv_cq == ibcq && !qp->ibqp.srq)
+			n += wren_ib_kwq_flush(qp, &qp->krq, IB_WC_RECV, wc + n,
+					       num_entries - n);
+	}
+	return n;
+}
+
+/* Whether a kernel QP has work posted that flushes on @ibcq. */
+static bool wren_ib_kcq_flush_pending(struct wren_ib_dev *dev,
+				      struct ib_cq *ibcq)
+{
+	struct wren_ib_qp *qp;
+	unsigned long qpn;
+	bool pending = false;
+
+	rcu_read_lock();
+	xa_for_each(&dev->qps, qpn, qp) {
+		if (!qp->kernel)
+			continue;
+		/* Only a hint to poll again: the poll reads them in order. */
+		if ((qp->ibqp.send_cq == ibcq &&
+		     READ_ONCE(qp->ksq.pi) != READ_ONCE(qp->ksq.ci)) ||
+		    (qp->ibqp.recv_cq == ibcq && !qp->ibqp.srq &&
+		     READ_ONCE(qp->krq.pi) != READ_ONCE(qp->krq.ci))) {
+			pending = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return pending;
+}
+
+/**
+ * wren_ib_kcq_wake_flush() - after a post to a failed device, wake its CQ
+ * @ibcq: the CQ the posted work completes on
+ *
+ * No interrupt tells the CQ's consumer of the flush completions; this
+ * does, as the device's event would have.
+ */
+void wren_ib_kcq_wake_flush(struct ib_cq *ibcq)
+{
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibcq->device);
+
+	if (READ_ONCE(dev->fatal) && ibcq->comp_handler)
+		ibcq->comp_handler(ibcq, ibcq->cq_context);
+}
+
+/**
+ * wren_ib_kcq_kick() - wake the consumers of every kernel CQ
+ * @dev: the device, which failed: their flush completions wait
+ *
+ * Atomic context, under the RCU read lock.
+ */
+void wren_ib_kcq_kick(struct wren_ib_dev *dev)
+{
+	struct wren_ib_cq *cq;
+	unsigned long cqn;
+
+	xa_for_each(&dev->cqs, cqn, cq)
+		if (cq->kernel && cq->ibcq.comp_handler)
+			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
 /**
  * wren_ib_poll_cq() - take completions from a kernel CQ
  * @ibcq: the CQ
@@ -208,6 +315,8 @@ int wren_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		if (wren_ib_kcq_fill(dev, cqe, &wc[n]))
 			n++;
 	}
+	if (READ_ONCE(dev->fatal))
+		n += wren_ib_kcq_flush(dev, ibcq, num_entries - n, wc + n);
 	rcu_read_unlock();
 	if (cq->ci != start) {
 		/* Every read of the slots before the device may write them. */
@@ -228,11 +337,13 @@ int wren_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
  * written before the arm raises none, which %IB_CQ_REPORT_MISSED_EVENTS
  * reports.
  *
- * Return: 1 if asked to report missed events and a completion waits,
- * else 0; -EOPNOTSUPP for a user's CQ.
+ * Return: 1 if asked to report missed events and a completion waits
+ * (or, the device having failed, a flush completion), else 0;
+ * -EOPNOTSUPP for a user's CQ.
  */
 int wren_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
+	struct wren_ib_dev *dev = to_wren_ib_dev(ibcq->device);
 	struct wren_ib_cq *cq = to_wren_ib_cq(ibcq);
 	unsigned long irqflags;
 	u32 val;
@@ -246,7 +357,8 @@ int wren_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 		val |= WREN_CQ_DB_SOLICITED;
 	writel(val, cq->db);
 	ret = flags & IB_CQ_REPORT_MISSED_EVENTS &&
-	      wren_ib_kcq_entry(cq, cq->ci);
+	      (wren_ib_kcq_entry(cq, cq->ci) ||
+	       (READ_ONCE(dev->fatal) && wren_ib_kcq_flush_pending(dev, ibcq)));
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
 }

@@ -376,6 +376,7 @@ int wren_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	wren_ib_kwq_ring(sq, pi);
 	spin_unlock_irqrestore(&sq->lock, flags);
+	wren_ib_kcq_wake_flush(ibqp->send_cq);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -427,6 +428,7 @@ int wren_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	wren_ib_kwq_ring(rq, pi);
 	spin_unlock_irqrestore(&rq->lock, flags);
+	wren_ib_kcq_wake_flush(ibqp->recv_cq);
 	if (err)
 		*bad_wr = wr;
 	return err;

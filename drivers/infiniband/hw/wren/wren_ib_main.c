@@ -37,6 +37,7 @@ static const struct ib_device_ops wren_ib_dev_ops = {
 	.dealloc_pd = wren_ib_dealloc_pd,
 	.dealloc_ucontext = wren_ib_dealloc_ucontext,
 	.dereg_mr = wren_ib_dereg_mr,
+	.disassociate_ucontext = wren_ib_disassociate_ucontext,
 	.fill_res_cq_entry = wren_ib_fill_res_cq_entry,
 	.fill_res_cq_entry_raw = wren_ib_fill_res_cq_entry_raw,
 	.fill_res_mr_entry = wren_ib_fill_res_mr_entry,

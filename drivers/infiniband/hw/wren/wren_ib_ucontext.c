@@ -4,12 +4,14 @@
  * page, and the rings of their CQs and QPs.
  *
  * A ring is kernel memory (physically contiguous, zeroed, mapped for DMA)
- * that the user maps page by page.  Its mmap entry owns the pages and
- * frees them only when the entry goes, and every user mapping holds
- * references of its own; so the pages stay valid for as long as anybody
- * maps them, even past the destruction of the CQ or QP or the
- * disassociation of the context, while the device stops using them at
- * the destruction.
+ * that the user maps whole.  Its mmap entry owns the pages and frees them
+ * only when the entry goes, and every user mapping holds a reference on
+ * the entry (ib_core's, taken by rdma_user_mmap_io()); so the pages stay
+ * valid for as long as anybody maps them, past the destruction of the CQ
+ * or QP, while the device stops using them at the destruction.  When the
+ * context is disassociated (the device failed or goes away), ib_core
+ * zaps every such mapping, doorbells and rings alike, and the process
+ * reads zeros from then on.
  *
  * The kernel's own CQs and QPs have rings here too, in coherent memory
  * that nobody maps.
@@ -36,9 +38,10 @@ wren_ib_mmap_entry_insert(struct wren_ib_ucontext *uctx,
 	return entry;
 }
 
+/* A doorbell page's entry, which frees the page when it goes. */
 static struct rdma_user_mmap_entry *
-wren_ib_mmap_io_insert(struct wren_ib_ucontext *uctx, phys_addr_t address,
-		       size_t length, u64 *offset)
+wren_ib_mmap_db_insert(struct wren_ib_ucontext *uctx, struct wren_dev *wdev,
+		       u32 db_page, size_t length, u64 *offset)
 {
 	struct wren_ib_mmap_entry *entry;
 
@@ -46,7 +49,9 @@ wren_ib_mmap_io_insert(struct wren_ib_ucontext *uctx, phys_addr_t address,
 	if (!entry)
 		return NULL;
 	entry->type = WREN_IB_MMAP_IO;
-	entry->address = address;
+	entry->wdev = wdev;
+	entry->db_page = db_page;
+	entry->address = wren_db_page_phys(wdev, db_page);
 	if (!wren_ib_mmap_entry_insert(uctx, entry, length, offset)) {
 		kfree(entry);
 		return NULL;
@@ -198,13 +203,12 @@ int wren_ib_alloc_ucontext(struct ib_ucontext *ibucontext,
 				      err);
 		return err;
 	}
-	uctx->db_entry = wren_ib_mmap_io_insert(uctx,
-						wren_db_page_phys(dev->wdev, uctx->db_page),
+	uctx->db_entry = wren_ib_mmap_db_insert(uctx, dev->wdev, uctx->db_page,
 						c->db_page_size,
 						&resp.db_mmap_key);
 	if (!uctx->db_entry) {
-		err = -ENOMEM;
-		goto err_free_db_page;
+		wren_db_page_free(dev->wdev, uctx->db_page);
+		return -ENOMEM;
 	}
 	resp.comp_mask = WREN_IB_UCONTEXT_RESP_DATA_PATH;
 	resp.db_page_size = c->db_page_size;
@@ -233,13 +237,8 @@ int wren_ib_alloc_ucontext(struct ib_ucontext *ibucontext,
 	resp.max_cq_depth = c->max_cq_depth;
 	err = wren_ib_copy_resp(udata, &resp, sizeof(resp));
 	if (err)
-		goto err_remove_entry;
-	return 0;
-
-err_remove_entry:
-	rdma_user_mmap_entry_remove(uctx->db_entry);
-err_free_db_page:
-	wren_db_page_free(dev->wdev, uctx->db_page);
+		/* The page goes with the entry. */
+		rdma_user_mmap_entry_remove(uctx->db_entry);
 	return err;
 }
 
@@ -250,27 +249,24 @@ err_free_db_page:
 void wren_ib_dealloc_ucontext(struct ib_ucontext *ibucontext)
 {
 	struct wren_ib_ucontext *uctx = to_wren_ib_ucontext(ibucontext);
-	struct wren_ib_dev *dev = to_wren_ib_dev(ibucontext->device);
 
+	/* The doorbell page goes with its entry, once nobody maps it. */
 	rdma_user_mmap_entry_remove(uctx->db_entry);
-	wren_db_page_free(dev->wdev, uctx->db_page);
 }
 
-/* Kernel pages, one by one: the mapping takes a reference on each. */
-static int wren_ib_mmap_pages(struct wren_ib_mmap_entry *entry,
-			      struct vm_area_struct *vma)
+/**
+ * wren_ib_disassociate_ucontext() - the device goes while the context lives
+ * @ibucontext: the context
+ *
+ * ib_core has zapped every mapping of the context (each was made by
+ * rdma_user_mmap_io(), which tracks it) and destroys its objects next;
+ * the device, fenced or reset, or still running for a removal, touches
+ * none of the context's memory once they are destroyed.  Nothing else is
+ * the driver's to do, but offering the operation is what lets a removal
+ * or a recovery go on without waiting for the process to exit.
+ */
+void wren_ib_disassociate_ucontext(struct ib_ucontext *ibucontext)
 {
-	unsigned long va;
-	size_t off;
-	int err;
-
-	for (va = vma->vm_start, off = 0; va < vma->vm_end;
-	     va += PAGE_SIZE, off += PAGE_SIZE) {
-		err = vm_insert_page(vma, va, virt_to_page(entry->cpu_addr + off));
-		if (err)
-			return err;
-	}
-	return 0;
 }
 
 /**
@@ -302,7 +298,11 @@ int wren_ib_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 					rdma_entry);
 		break;
 	case WREN_IB_MMAP_DMA:
-		err = wren_ib_mmap_pages(entry, vma);
+		/* Cached, as the kernel maps them: ordinary memory. */
+		err = rdma_user_mmap_io(ibucontext, vma,
+					PHYS_PFN(virt_to_phys(entry->cpu_addr)),
+					entry->size, vma->vm_page_prot,
+					rdma_entry);
 		break;
 	default:
 		err = -EINVAL;
@@ -320,7 +320,8 @@ int wren_ib_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
  * wren_ib_mmap_free() - free an entry once nothing can map it any more
  * @rdma_entry: the entry
  *
- * A ring's pages go with it; mappings of them keep their own references.
+ * A ring's pages go with it: no mapping of them is left (each holds a
+ * reference on the entry until it is unmapped or zapped).
  */
 void wren_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
@@ -329,5 +330,7 @@ void wren_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 
 	if (entry->type == WREN_IB_MMAP_DMA)
 		free_pages_exact(entry->cpu_addr, entry->size);
+	else
+		wren_db_page_free(entry->wdev, entry->db_page);
 	kfree(entry);
 }

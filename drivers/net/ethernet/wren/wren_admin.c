@@ -116,7 +116,14 @@ EXPORT_SYMBOL_IF_KUNIT(wren_admin_init);
 void wren_admin_program(struct wren_dev *wdev)
 {
 	struct wren_admin *aq = &wdev->admin;
+	u32 depth = wren_admin_depth(aq);
 
+	/*
+	 * The device starts both rings at index 0 and phase 1 again: what a
+	 * previous bring-up left in them must not read as new.
+	 */
+	memset(aq->sq, 0, depth * sizeof(*aq->sq));
+	memset(aq->cq, 0, depth * sizeof(*aq->cq));
 	aq->sq_tail = 0;
 	aq->sq_head = 0;
 	aq->cq_head = 0;
@@ -332,7 +339,8 @@ EXPORT_SYMBOL_IF_KUNIT(wren_status_to_errno);
  * Sleeps.  The command has the device's admin timeout to complete.
  *
  * Return: 0, the errno of the completion's status, -ETIMEDOUT if the
- * device did not answer in time, -EBUSY if the admin queue is full of
+ * device did not answer in time (it is then fenced, and recovered by the
+ * admin reporter, see wren_recover.c), -EBUSY if the admin queue is full of
  * commands the device never consumed, -EIO if the device is dead (also
  * when it dies while the command waits).
  */
@@ -351,7 +359,7 @@ int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
 
 	if (WARN_ON_ONCE(len > WREN_ADMIN_CMD_PAYLOAD))
 		return -EINVAL;
-	if (READ_ONCE(wdev->dead))
+	if (wren_dead(wdev))
 		return -EIO;
 	if (down_timeout(&aq->slots, msecs_to_jiffies(aq->timeout_ms)))
 		return -EBUSY;
@@ -381,7 +389,7 @@ int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
 		wdev->stats.admin_errors++;
 	spin_unlock_irqrestore(&aq->lock, flags);
 
-	if (!done && READ_ONCE(wdev->dead)) {
+	if (!done && wren_dead(wdev)) {
 		err = -EIO;
 		goto out_trace;
 	}
@@ -390,6 +398,11 @@ int wren_admin_exec(struct wren_dev *wdev, u8 opcode, const void *body,
 				    "admin command %s (id 0x%04x) timed out after %u ms\n",
 				    wren_admin_opcode_name(opcode), cmd_id,
 				    aq->timeout_ms);
+		/*
+		 * What the command did is unknown, and its slot is the
+		 * device's for good: fence it, and let the report recover it.
+		 */
+		wren_fence(wdev);
 		wren_health_admin_timeout(wdev, opcode, cmd_id);
 		err = -ETIMEDOUT;
 		goto out_trace;

@@ -2,7 +2,9 @@
 /*
  * Wren async events: keep-alive, fatal errors, warnings, link changes,
  * CQ errors (passed on to the RDMA driver); and the watchdog that checks
- * keep-alives (and polls the queue when there is no interrupt).
+ * keep-alives (and polls the queue when there is no interrupt).  A fatal
+ * error and a keep-alive lost fence the device and are reported; the
+ * reporter's recovery brings it back (wren_recover.c).
  */
 #include <linux/dma-mapping.h>
 
@@ -38,6 +40,8 @@ EXPORT_SYMBOL_IF_KUNIT(wren_aeq_init);
  */
 void wren_aeq_program(struct wren_dev *wdev)
 {
+	/* Entries of a previous bring-up must not read as new. */
+	memset(wdev->aeq, 0, wren_aeq_depth() * sizeof(*wdev->aeq));
 	wdev->aeq_head = 0;
 	wren_wr(wdev, WREN_REG_AEQ_BASE_LO, lower_32_bits(wdev->aeq_dma));
 	wren_wr(wdev, WREN_REG_AEQ_BASE_HI, upper_32_bits(wdev->aeq_dma));
@@ -100,9 +104,8 @@ static void wren_aeq_handle(struct wren_dev *wdev,
 		WRITE_ONCE(wdev->keep_alive_last, jiffies);
 		break;
 	case WREN_AEQ_FATAL:
-		WRITE_ONCE(wdev->dead, true);
 		dev_err(dev, "device reported fatal error %llu\n", data);
-		wren_admin_abort(wdev);
+		wren_fence(wdev);
 		wren_health_fatal(wdev, data);
 		break;
 	case WREN_AEQ_WARNING:
@@ -173,7 +176,8 @@ VISIBLE_IF_KUNIT void wren_keep_alive_check(struct wren_dev *wdev)
 {
 	u64 seen = atomic64_read(&wdev->stats.keep_alives);
 
-	if (!wdev->keep_alive_ms)
+	/* A fenced device sends none: its recovery is under way. */
+	if (!wdev->keep_alive_ms || wren_dead(wdev))
 		return;
 	if (seen != wdev->keep_alive_seen) {
 		wdev->keep_alive_seen = seen;
@@ -182,6 +186,7 @@ VISIBLE_IF_KUNIT void wren_keep_alive_check(struct wren_dev *wdev)
 		wdev->stats.keep_alive_lost++;
 		dev_warn(&wdev->pdev->dev, "no keep-alive from the device for %u ms\n",
 			 WREN_KEEP_ALIVE_MISSES * wdev->keep_alive_ms);
+		wren_fence(wdev);
 		wren_health_keep_alive_lost(wdev, WREN_KEEP_ALIVE_MISSES *
 					    wdev->keep_alive_ms);
 	}
@@ -235,14 +240,22 @@ void wren_watchdog_stop(struct wren_dev *wdev)
  *
  * The device is told first, then the watchdog restarts with the new
  * period.  If the device refuses, the watchdog goes on with the old one.
+ * Every later bring-up (a recovery, a reload) asks for the new period.
  *
  * Return: 0, or the errno of SET_FEATURE.
  */
 int wren_keep_alive_set(struct wren_dev *wdev, unsigned int keep_alive_ms)
 {
-	unsigned int old = wdev->keep_alive_ms;
+	unsigned int old;
 	int err = 0;
 
+	mutex_lock(&wdev->state_lock);
+	/* A device that is down takes the period at its next bring-up. */
+	if (!test_bit(WREN_FLAG_UP, &wdev->flags)) {
+		wdev->keep_alive_want = keep_alive_ms;
+		goto out;
+	}
+	old = wdev->keep_alive_ms;
 	/*
 	 * Stopped during the change: a watchdog run between the command and
 	 * the restart would hold the new period's first event against the
@@ -252,6 +265,10 @@ int wren_keep_alive_set(struct wren_dev *wdev, unsigned int keep_alive_ms)
 	if (wdev->caps.caps & WREN_CAP_KEEP_ALIVE)
 		err = wren_cmd_set_feature(wdev, WREN_FEATURE_KEEP_ALIVE_MS,
 					   keep_alive_ms);
+	if (!err)
+		wdev->keep_alive_want = keep_alive_ms;
 	wren_watchdog_start(wdev, err ? old : keep_alive_ms);
+out:
+	mutex_unlock(&wdev->state_lock);
 	return err;
 }

@@ -154,11 +154,27 @@ int wren_cmd_create_eq(struct wren_dev *wdev, dma_addr_t base,
 }
 EXPORT_SYMBOL_IF_KUNIT(wren_cmd_create_eq);
 
+/*
+ * A command that gives an object back, or that only stops one (a QP to
+ * ERR or RESET), succeeds on a fenced device, also when the device died
+ * under it: the fence stopped its DMA, so the host memory behind the
+ * object may go at once, and the reset of the recovery forgets the object
+ * and its keys before the device runs again.  The caller then frees
+ * everything, as the verbs' users and ib_core expect of a destroy.
+ */
+static int wren_cmd_release(struct wren_dev *wdev, u8 opcode, const void *body,
+			    size_t len)
+{
+	int err = wren_admin_exec(wdev, opcode, body, len, NULL);
+
+	return err && wren_dead(wdev) ? 0 : err;
+}
+
 static int wren_cmd_destroy(struct wren_dev *wdev, u8 opcode, u32 handle)
 {
 	struct wren_cmd_destroy_obj cmd = { .handle = cpu_to_le32(handle) };
 
-	return wren_admin_exec(wdev, opcode, &cmd, sizeof(cmd), NULL);
+	return wren_cmd_release(wdev, opcode, &cmd, sizeof(cmd));
 }
 
 /**
@@ -419,6 +435,10 @@ int wren_cmd_modify_qp(struct wren_dev *wdev, u32 qpn,
 	}
 	if (a->attr_mask & WREN_QP_ATTR_ACCESS)
 		cmd.access = a->access;
+	if (a->attr_mask == WREN_QP_ATTR_STATE &&
+	    (a->state == WREN_QPS_ERR || a->state == WREN_QPS_RESET))
+		return wren_cmd_release(wdev, WREN_ADMIN_MODIFY_QP, &cmd,
+					sizeof(cmd));
 	return wren_admin_exec(wdev, WREN_ADMIN_MODIFY_QP, &cmd, sizeof(cmd),
 			       NULL);
 }

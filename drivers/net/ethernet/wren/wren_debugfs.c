@@ -56,6 +56,9 @@ void wren_debugfs_add(struct wren_dev *wdev)
 	debugfs_create_u64("cq_errors", 0400, d, &s->cq_errors);
 	debugfs_create_file_unsafe("unknown_eq_events", 0400, d,
 				   &s->eqe_unknown, &wren_atomic64_fops);
+	debugfs_create_u64("recoveries", 0400, d, &s->recoveries);
+	debugfs_create_u64("recovery_failures", 0400, d, &s->recovery_failures);
+	debugfs_create_u64("last_recovery_ms", 0400, d, &s->last_recovery_ms);
 	wren_tc_table_debugfs(wdev, d);
 }
 

@@ -8,6 +8,8 @@
 #include <kunit/visibility.h>
 #include <linux/completion.h>
 #include <linux/idr.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/rcupdate.h>
 #include <linux/semaphore.h>
@@ -111,6 +113,12 @@ struct wren_eq {
  * @link_changes: link change events received
  * @cq_errors: CQ error (overrun) events received
  * @eqe_unknown: event queue entries of an unknown type, on any EQ
+ * @recoveries: recoveries that brought the device back
+ * @recovery_failures: recoveries whose bring-up failed
+ * @last_recovery_ms: the last recovery's time from the fence to the
+ *	device's being up again
+ *
+ * The recovery counters change under the state lock.
  */
 struct wren_stats {
 	u64 admin_cmds;
@@ -124,6 +132,9 @@ struct wren_stats {
 	u64 link_changes;
 	u64 cq_errors;
 	atomic64_t eqe_unknown;
+	u64 recoveries;
+	u64 recovery_failures;
+	u64 last_recovery_ms;
 };
 
 struct devlink_health_reporter;
@@ -210,7 +221,13 @@ struct wren_event_sink {
  * @eqs: completion event queues
  * @num_eqs: number of @eqs
  * @num_vectors: MSI-X vectors allocated
- * @dead: the device reported a fatal error or stopped answering
+ * @flags: %WREN_FLAG_*
+ * @fenced_at: when the device was last fenced
+ * @state_lock: serialises bringing the device down and up (recovery,
+ *	reload, reset) with each other and with removal; taken after the
+ *	devlink instance lock, never before it
+ * @keep_alive_want: the keep-alive period to ask for at every bring-up:
+ *	the devlink parameter's value
  * @keep_alive_ms: the keep-alive period asked of the device, 0 if none
  * @keep_alive_seen: keep-alive count at the last watchdog run
  * @keep_alive_missed: watchdog runs without a keep-alive
@@ -242,7 +259,10 @@ struct wren_dev {
 	struct wren_eq *eqs;
 	unsigned int num_eqs;
 	unsigned int num_vectors;
-	bool dead;
+	unsigned long flags;
+	ktime_t fenced_at;
+	struct mutex state_lock;	/* serialises down and up */
+	unsigned int keep_alive_want;
 	unsigned int keep_alive_ms;
 	u64 keep_alive_seen;
 	unsigned int keep_alive_missed;
@@ -259,6 +279,27 @@ struct wren_dev {
 	unsigned int tc_log;
 	struct wren_health health;
 };
+
+/*
+ * Bits of &wren_dev.flags.  DEAD: the device failed or is down, and is
+ * fenced: it masters no DMA until the next bring-up.  UP: the device was
+ * brought up and not yet down again (what wren_unload() undoes).
+ */
+enum {
+	WREN_FLAG_DEAD,
+	WREN_FLAG_UP,
+};
+
+/**
+ * wren_dead() - whether the device is fenced and its commands fail
+ * @wdev: the device
+ *
+ * Return: true from the fence to the next bring-up.
+ */
+static inline bool wren_dead(const struct wren_dev *wdev)
+{
+	return test_bit(WREN_FLAG_DEAD, &wdev->flags);
+}
 
 /**
  * wren_ring_ready() - whether the device has written a ring entry
@@ -311,6 +352,14 @@ static inline bool wren_ring_head_ok(u16 head, u16 new_head, u16 tail)
 /* wren_main.c */
 u32 wren_rd(struct wren_dev *wdev, u32 reg);
 void wren_wr(struct wren_dev *wdev, u32 reg, u32 val);
+void wren_dma_stop(struct wren_dev *wdev);
+int wren_load(struct wren_dev *wdev);
+void wren_unload(struct wren_dev *wdev);
+
+/* wren_recover.c */
+extern const struct pci_error_handlers wren_pci_err_handlers;
+bool wren_fence(struct wren_dev *wdev);
+int wren_recover(struct wren_dev *wdev);
 
 /* wren_admin.c */
 int wren_admin_init(struct wren_dev *wdev);
@@ -352,6 +401,7 @@ void wren_health_unregister(struct wren_dev *wdev);
 void wren_health_fatal(struct wren_dev *wdev, u32 code);
 void wren_health_keep_alive_lost(struct wren_dev *wdev, u32 silent_ms);
 void wren_health_admin_timeout(struct wren_dev *wdev, u8 opcode, u16 cmd_id);
+void wren_health_rearm(struct wren_dev *wdev);
 
 /* wren_eq.c */
 int wren_irqs_init(struct wren_dev *wdev);

@@ -6,10 +6,10 @@
  *
  * Only keep_alive_ms is a devlink parameter.  The module parameters
  * admin_poll and tc_table_log shape queues and memory the device is
- * given at bring-up: changing them means a reset and a new bring-up,
- * which this driver does not offer as "devlink dev reload" (yet), and a
- * driverinit value would be lost with the instance when the device is
- * removed; so they stay module parameters only.
+ * given at its first bring-up; a driverinit value would be lost with the
+ * instance when the device is removed, so they stay module parameters.
+ * "devlink dev reload" (driver_reinit) brings the device down and up
+ * again, through the path of a recovery (wren_recover.c).
  */
 #include <linux/netlink.h>
 #include <net/devlink.h>
@@ -63,8 +63,53 @@ static int wren_devlink_info_get(struct devlink *devlink,
 						ver);
 }
 
+/*
+ * "devlink dev reload": the RDMA device goes (its users are disassociated,
+ * as in a recovery), the function is reset and brought up, and the RDMA
+ * device comes back.  The instance stays in its network namespace.
+ */
+static int wren_devlink_reload_down(struct devlink *devlink, bool netns_change,
+				    enum devlink_reload_action action,
+				    enum devlink_reload_limit limit,
+				    struct netlink_ext_ack *extack)
+{
+	struct wren_dev *wdev = devlink_priv(devlink);
+
+	if (netns_change) {
+		NL_SET_ERR_MSG_MOD(extack, "the device stays in its network namespace");
+		return -EOPNOTSUPP;
+	}
+	mutex_lock(&wdev->state_lock);
+	wren_unload(wdev);
+	mutex_unlock(&wdev->state_lock);
+	return 0;
+}
+
+static int wren_devlink_reload_up(struct devlink *devlink,
+				  enum devlink_reload_action action,
+				  enum devlink_reload_limit limit,
+				  u32 *actions_performed,
+				  struct netlink_ext_ack *extack)
+{
+	struct wren_dev *wdev = devlink_priv(devlink);
+	int err;
+
+	mutex_lock(&wdev->state_lock);
+	err = wren_load(wdev);
+	mutex_unlock(&wdev->state_lock);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "the device did not come back up");
+		return err;
+	}
+	*actions_performed = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT);
+	return 0;
+}
+
 static const struct devlink_ops wren_devlink_ops = {
 	.info_get = wren_devlink_info_get,
+	.reload_actions = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT),
+	.reload_down = wren_devlink_reload_down,
+	.reload_up = wren_devlink_reload_up,
 };
 
 enum wren_devlink_param_id {
@@ -115,7 +160,7 @@ static int wren_devlink_keep_alive_get(struct devlink *devlink, u32 id,
 {
 	struct wren_dev *wdev = devlink_priv(devlink);
 
-	ctx->val.vu32 = READ_ONCE(wdev->keep_alive_ms);
+	ctx->val.vu32 = READ_ONCE(wdev->keep_alive_want);
 	return 0;
 }
 
@@ -194,6 +239,9 @@ void wren_devlink_free(struct wren_dev *wdev)
  */
 void wren_devlink_register(struct wren_dev *wdev)
 {
+#ifdef HAVE_DEVLINK_SET_FEATURES	/* before 6.3: reload is asked for */
+	devlink_set_features(priv_to_devlink(wdev), DEVLINK_F_RELOAD);
+#endif
 	devlink_register(priv_to_devlink(wdev));
 }
 

@@ -438,6 +438,9 @@ static int wren_eth_stop(struct net_device *ndev)
 {
 	struct wren_eth *eth = netdev_priv(ndev);
 
+	/* Closed after an open that failed (a bring-up or a restart). */
+	if (!eth->running)
+		return 0;
 	netif_stop_queue(ndev);
 	netif_carrier_off(ndev);
 	WRITE_ONCE(eth->running, false);
@@ -452,7 +455,7 @@ static void wren_eth_restart(struct work_struct *work)
 	struct wren_eth *eth = container_of(work, struct wren_eth, restart);
 
 	rtnl_lock();
-	if (netif_running(eth->netdev)) {
+	if (netif_running(eth->netdev) && netif_device_present(eth->netdev)) {
 		wren_eth_stop(eth->netdev);
 		if (wren_eth_open(eth->netdev))
 			dev_close(eth->netdev);
@@ -549,6 +552,64 @@ err_free:
 	dev_err(&wdev->pdev->dev, "cannot register the network interface: %d\n",
 		err);
 	return err;
+}
+
+/**
+ * wren_eth_fence() - the device was fenced: stop handing it frames
+ * @wdev: the device
+ *
+ * Any context.  The interface stays, detached, until the device is up
+ * again (wren_eth_attach()) or removed.
+ */
+void wren_eth_fence(struct wren_dev *wdev)
+{
+	if (!wdev->eth)
+		return;
+	netif_carrier_off(wdev->eth->netdev);
+	netif_device_detach(wdev->eth->netdev);
+}
+
+/**
+ * wren_eth_detach() - give the device's queues back before it goes down
+ * @wdev: the device
+ *
+ * The interface keeps its name, addresses and state; its queues are
+ * destroyed, and created again by wren_eth_attach() if it is up.
+ */
+void wren_eth_detach(struct wren_dev *wdev)
+{
+	struct wren_eth *eth = wdev->eth;
+
+	if (!eth)
+		return;
+	rtnl_lock();
+	netif_device_detach(eth->netdev);
+	if (netif_running(eth->netdev))
+		wren_eth_stop(eth->netdev);
+	rtnl_unlock();
+	cancel_work_sync(&eth->restart);
+}
+
+/**
+ * wren_eth_attach() - the device is up again: so is the interface
+ * @wdev: the device
+ *
+ * An interface that was up gets its queues again; if they cannot be made
+ * it is closed, with the reason logged.
+ */
+void wren_eth_attach(struct wren_dev *wdev)
+{
+	struct wren_eth *eth = wdev->eth;
+	int err;
+
+	if (!eth)
+		return;
+	rtnl_lock();
+	err = netif_running(eth->netdev) ? wren_eth_open(eth->netdev) : 0;
+	netif_device_attach(eth->netdev);
+	if (err)
+		dev_close(eth->netdev);
+	rtnl_unlock();
 }
 
 /**

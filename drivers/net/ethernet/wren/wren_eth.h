@@ -117,6 +117,9 @@ struct wren_eth {
 
 int wren_eth_add(struct wren_dev *wdev);
 void wren_eth_del(struct wren_dev *wdev);
+void wren_eth_fence(struct wren_dev *wdev);
+void wren_eth_detach(struct wren_dev *wdev);
+void wren_eth_attach(struct wren_dev *wdev);
 bool wren_eth_cq_event(struct wren_dev *wdev, u32 cqn);
 void wren_eth_link_change(struct wren_dev *wdev, bool up);
 void wren_ethtool_set_ops(struct net_device *ndev);

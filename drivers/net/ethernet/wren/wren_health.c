@@ -12,9 +12,10 @@
  * context (a fatal event) or from an admin command that a devlink
  * operation, holding that lock, may have sent (setting keep_alive_ms).
  *
- * There is no recover operation: bringing the device back is a reset and
- * a new bring-up, which this driver does not do yet.  A reporter stays in
- * the error state once it reported.
+ * Every error reported here has fenced the device first.  The reporters'
+ * recover operation is wren_recover(): devlink runs it after the report
+ * (auto_recover, on by default) or on "devlink health recover", and the
+ * reporter is healthy again once the device is back.
  */
 #ifdef HAVE_KUNIT_STATIC_STUB
 #include <kunit/static_stub.h>
@@ -23,6 +24,15 @@
 #include <net/devlink.h>
 
 #include "wren_dev.h"
+
+/*
+ * After a recovery, a report on the same reporter within this time is not
+ * recovered automatically: a fault that comes back at once (a device that
+ * fails its every bring-up) leaves the reporter in error and the device
+ * down, for "devlink health recover", instead of resetting it in a loop.
+ * "devlink health set ... grace_period" changes it.
+ */
+#define WREN_HEALTH_GRACE_MS	60000
 
 /* Records of the table a dump shows at most: a dump is one message. */
 #define WREN_HEALTH_TC_DUMP_MAX	256
@@ -117,8 +127,8 @@ EXPORT_SYMBOL_IF_KUNIT(wren_health_queue);
  * @wdev: the device
  * @code: &enum wren_fatal_code, from the async event or DEV_STS
  *
- * May be called in any context.  Reported once: the device stays dead
- * until a reset.
+ * May be called in any context.  Reported once until the device is
+ * brought up again (wren_health_rearm()).
  */
 void wren_health_fatal(struct wren_dev *wdev, u32 code)
 {
@@ -208,7 +218,7 @@ static void wren_health_report(struct wren_dev *wdev,
 			 ev->value);
 		break;
 	}
-	/* Without a recover op this only counts, stores a dump and notifies. */
+	/* Counts, stores a dump, notifies, then recovers (auto_recover). */
 	devlink_health_report(r, msg, ev);
 }
 
@@ -277,7 +287,7 @@ static void wren_health_put_status(struct wren_fmsg *w, struct wren_dev *wdev)
 	wren_fmsg(w, devlink_fmsg_string_pair_put, "status", decoded);
 	wren_fmsg(w, devlink_fmsg_u32_pair_put, "sts_fatal_code",
 		  (u32)FIELD_GET(WREN_DEV_STS_FATAL_CODE, sts));
-	wren_fmsg(w, devlink_fmsg_bool_pair_put, "dead", READ_ONCE(wdev->dead));
+	wren_fmsg(w, devlink_fmsg_bool_pair_put, "dead", wren_dead(wdev));
 	wren_fmsg(w, devlink_fmsg_u32_pair_put, "fatal_code",
 		  READ_ONCE(h->fatal_code));
 	wren_fmsg(w, devlink_fmsg_string_pair_put, "fatal",
@@ -366,6 +376,11 @@ static void wren_health_put_counters(struct wren_fmsg *w, struct wren_dev *wdev)
 		  atomic64_read(&s->eqe_unknown));
 	wren_fmsg(w, devlink_fmsg_u64_pair_put, "health_events_dropped",
 		  READ_ONCE(wdev->health.dropped));
+	wren_fmsg(w, devlink_fmsg_u64_pair_put, "recoveries", s->recoveries);
+	wren_fmsg(w, devlink_fmsg_u64_pair_put, "recovery_failures",
+		  s->recovery_failures);
+	wren_fmsg(w, devlink_fmsg_u64_pair_put, "last_recovery_ms",
+		  s->last_recovery_ms);
 	wren_fmsg(w, devlink_fmsg_obj_nest_end);
 	wren_fmsg(w, devlink_fmsg_pair_nest_end);
 }
@@ -533,21 +548,49 @@ static int wren_health_dump(struct devlink_health_reporter *reporter,
 	return w.err;
 }
 
+/**
+ * wren_health_rearm() - the device was reset: its next fatal error counts
+ * @wdev: the device
+ */
+void wren_health_rearm(struct wren_dev *wdev)
+{
+	struct wren_health *h = &wdev->health;
+	unsigned long flags;
+
+	spin_lock_irqsave(&h->lock, flags);
+	h->fatal_seen = false;
+	h->fatal_code = WREN_FATAL_NONE;
+	spin_unlock_irqrestore(&h->lock, flags);
+}
+
+static int wren_health_recover(struct devlink_health_reporter *reporter,
+			       void *priv_ctx, struct netlink_ext_ack *extack)
+{
+	int err = wren_recover(devlink_health_reporter_priv(reporter));
+
+	if (err)
+		NL_SET_ERR_MSG_MOD(extack, "the device did not come back up");
+	return err;
+}
+
 /* The same operations under three names: each reporter is one concern. */
 static const struct devlink_health_reporter_ops
 wren_health_ops[WREN_HEALTH_NUM] = {
 	[WREN_HEALTH_FATAL] = {
 		.name = "fatal",
+		.recover = wren_health_recover,
 		.diagnose = wren_health_diagnose,
 		.dump = wren_health_dump,
 	},
 	[WREN_HEALTH_KEEP_ALIVE] = {
 		.name = "keep_alive",
+		.recover = wren_health_recover,
 		.diagnose = wren_health_diagnose,
 		.dump = wren_health_dump,
 	},
 	[WREN_HEALTH_ADMIN] = {
 		.name = "admin",
+		.recover = wren_health_recover,
 		.diagnose = wren_health_diagnose,
 		.dump = wren_health_dump,
 	},
@@ -568,7 +611,7 @@ void wren_health_register(struct wren_dev *wdev)
 
 	for (i = 0; i < WREN_HEALTH_NUM; i++) {
 		r = devlink_health_reporter_create(devlink, &wren_health_ops[i],
-						   0, wdev);
+						   WREN_HEALTH_GRACE_MS, wdev);
 		if (IS_ERR(r)) {
 			dev_warn(&wdev->pdev->dev,
 				 "no devlink health reporter %s: %ld\n",

@@ -8,6 +8,12 @@
  * devlink instance and the RDMA auxiliary device.  Teardown undoes it in
  * the opposite order and resets the device before freeing any memory it
  * could still write.
+ *
+ * The device part of it (wren_start() and wren_stop(), with the RDMA
+ * device and the network interface's queues around them: wren_load() and
+ * wren_unload()) is done again by every recovery, reload and reset (see
+ * wren_recover.c); the PCI function, its interrupts, the admin rings, the
+ * devlink instance and the network interface stay.
  */
 #ifdef HAVE_KUNIT_STATIC_STUB
 #include <kunit/static_stub.h>
@@ -168,13 +174,9 @@ static int wren_check_caps(struct wren_dev *wdev)
 
 static int wren_start_watchdog(struct wren_dev *wdev)
 {
-	unsigned int period = keep_alive_ms;
+	unsigned int period = wdev->keep_alive_want;
 	int err;
 
-	/* The range the devlink parameter takes, so that it reads back. */
-	if (period)
-		period = clamp_t(unsigned int, period, WREN_KEEP_ALIVE_MIN_MS,
-				 WREN_KEEP_ALIVE_MAX_MS);
 	if (!(wdev->caps.caps & WREN_CAP_KEEP_ALIVE))
 		period = 0;
 	if (period) {
@@ -185,6 +187,134 @@ static int wren_start_watchdog(struct wren_dev *wdev)
 	}
 	wren_watchdog_start(wdev, period);
 	return 0;
+}
+
+/**
+ * wren_dma_stop() - clear the function's bus mastering
+ * @wdev: the device
+ *
+ * Any context (a configuration write takes a raw spinlock).  Out of
+ * line, like wren_wr(), so that a KUnit suite's device, which has no PCI
+ * configuration space, can stand in.
+ */
+void wren_dma_stop(struct wren_dev *wdev)
+{
+#ifdef HAVE_KUNIT_STATIC_STUB	/* 6.2 on */
+	KUNIT_STATIC_STUB_REDIRECT(wren_dma_stop, wdev);
+#endif
+	pci_clear_master(wdev->pdev);
+}
+EXPORT_SYMBOL_IF_KUNIT(wren_dma_stop);
+
+/*
+ * From reset to running: the device part of the bring-up, which a
+ * recovery, a reload or a reset does again.  On failure the device is
+ * left reset and fenced.
+ */
+static int wren_start(struct wren_dev *wdev)
+{
+	struct pci_dev *pdev = wdev->pdev;
+	int err;
+
+	pci_set_master(pdev);
+	err = wren_reset(wdev);
+	if (err)
+		goto err_fence;
+	/* Reset: nothing of the failure is left; commands may go again. */
+	wren_health_rearm(wdev);
+	clear_bit(WREN_FLAG_DEAD, &wdev->flags);
+	err = wren_enable(wdev);
+	if (err)
+		goto err_reset;
+	err = wren_cmd_get_attr(wdev, &wdev->caps);
+	if (err) {
+		dev_err(&pdev->dev, "reading the device attributes failed: %d\n",
+			err);
+		goto err_reset;
+	}
+	err = wren_check_caps(wdev);
+	if (err)
+		goto err_reset;
+	err = wren_tc_table_create(wdev);
+	if (err)
+		goto err_reset;
+	err = wren_start_watchdog(wdev);
+	if (err)
+		goto err_reset;
+	wren_db_init(wdev);
+	err = wren_eqs_create(wdev);
+	if (err)
+		goto err_stop_watchdog;
+	set_bit(WREN_FLAG_UP, &wdev->flags);
+	return 0;
+
+err_stop_watchdog:
+	wren_watchdog_stop(wdev);
+	wren_db_destroy(wdev);
+err_reset:
+	set_bit(WREN_FLAG_DEAD, &wdev->flags);
+	wren_reset(wdev);
+	wren_tc_table_destroy(wdev);
+err_fence:
+	set_bit(WREN_FLAG_DEAD, &wdev->flags);
+	wren_dma_stop(wdev);
+	return err;
+}
+
+/* Undo wren_start(); after the reset the device writes no host memory. */
+static void wren_stop(struct wren_dev *wdev)
+{
+	wren_eqs_destroy(wdev);
+	wren_watchdog_stop(wdev);
+	wren_db_destroy(wdev);
+	set_bit(WREN_FLAG_DEAD, &wdev->flags);
+	wren_reset(wdev);
+	wren_dma_stop(wdev);
+	wren_tc_table_destroy(wdev);
+}
+
+/**
+ * wren_load() - bring the device up and publish it again
+ * @wdev: the device, down (probe's first bring-up does its own)
+ *
+ * Called with the state lock held.
+ *
+ * Return: 0, or the errno of the bring-up; the device is then down.
+ */
+int wren_load(struct wren_dev *wdev)
+{
+	int err;
+
+	lockdep_assert_held(&wdev->state_lock);
+	if (test_bit(WREN_FLAG_UP, &wdev->flags))
+		return 0;
+	err = wren_start(wdev);
+	if (err)
+		return err;
+	wren_eth_attach(wdev);
+	err = wren_aux_add(wdev);
+	if (err)
+		dev_err(&wdev->pdev->dev, "no RDMA device after the bring-up: %d\n",
+			err);
+	return 0;
+}
+
+/**
+ * wren_unload() - withdraw the device's users and bring it down
+ * @wdev: the device, up, or fenced after a failure
+ *
+ * Called with the state lock held.  The RDMA driver unbinds first, which
+ * disassociates user contexts and destroys every object; the network
+ * interface stays, detached.  Does nothing to a device that is down.
+ */
+void wren_unload(struct wren_dev *wdev)
+{
+	lockdep_assert_held(&wdev->state_lock);
+	if (!test_and_clear_bit(WREN_FLAG_UP, &wdev->flags))
+		return;
+	wren_aux_del(wdev);
+	wren_eth_detach(wdev);
+	wren_stop(wdev);
 }
 
 static int wren_map_bars(struct wren_dev *wdev)
@@ -231,6 +361,11 @@ static int wren_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	wdev->pdev = pdev;
 	wdev->admin.poll = admin_poll;
+	mutex_init(&wdev->state_lock);
+	/* The range the devlink parameter takes, so that it reads back. */
+	wdev->keep_alive_want = keep_alive_ms ?
+		clamp_t(unsigned int, keep_alive_ms, WREN_KEEP_ALIVE_MIN_MS,
+			WREN_KEEP_ALIVE_MAX_MS) : 0;
 	pci_set_drvdata(pdev, wdev);
 	wren_health_init(wdev);
 
@@ -243,7 +378,6 @@ static int wren_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (err)
 		goto err_unmap_bars;
-	pci_set_master(pdev);
 
 	version = wren_rd(wdev, WREN_REG_VERSION);
 	if (FIELD_GET(WREN_VERSION_MAJOR, version) != WREN_SPEC_VERSION_MAJOR) {
@@ -252,49 +386,27 @@ static int wren_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			FIELD_GET(WREN_VERSION_MINOR, version),
 			WREN_SPEC_VERSION_MAJOR);
 		err = -ENODEV;
-		goto err_clear_master;
+		goto err_unmap_bars;
 	}
 	wdev->admin.timeout_ms = FIELD_GET(WREN_TIMEOUTS_ADMIN_MS,
 					   wren_rd(wdev, WREN_REG_TIMEOUTS)) ?: 1000;
 
 	err = wren_admin_init(wdev);
 	if (err)
-		goto err_clear_master;
+		goto err_unmap_bars;
 	err = wren_aeq_init(wdev);
 	if (err)
 		goto err_destroy_admin;
 	err = wren_irqs_init(wdev);
 	if (err)
 		goto err_destroy_aeq;
-	err = wren_reset(wdev);
+	err = wren_start(wdev);
 	if (err)
 		goto err_destroy_irqs;
-	err = wren_enable(wdev);
-	if (err)
-		goto err_reset;
-	err = wren_cmd_get_attr(wdev, &wdev->caps);
-	if (err) {
-		dev_err(&pdev->dev, "reading the device attributes failed: %d\n",
-			err);
-		goto err_reset;
-	}
-	err = wren_check_caps(wdev);
-	if (err)
-		goto err_reset;
-	err = wren_tc_table_create(wdev);
-	if (err)
-		goto err_reset;
-	err = wren_start_watchdog(wdev);
-	if (err)
-		goto err_reset;
-	wren_db_init(wdev);
-	err = wren_eqs_create(wdev);
-	if (err)
-		goto err_stop_watchdog;
 
 	err = wren_eth_add(wdev);
 	if (err)
-		goto err_destroy_eqs;
+		goto err_stop;
 	wren_debugfs_add(wdev);
 	/* Before the instance is visible: 6.1 wants it so. */
 	err = wren_devlink_params_register(wdev);
@@ -306,6 +418,8 @@ static int wren_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = wren_aux_add(wdev);
 	if (err)
 		goto err_unregister;
+	/* For the PCI error handlers' restore after a reset. */
+	pci_save_state(pdev);
 
 	dev_info(&pdev->dev, "Wren adapter %pM, interface %u.%u, firmware %u.%u.%u, %u event queues\n",
 		 wdev->caps.mac_addr, wdev->caps.spec_major, wdev->caps.spec_minor,
@@ -320,14 +434,9 @@ err_unregister:
 err_debugfs:
 	wren_debugfs_del(wdev);
 	wren_eth_del(wdev);
-err_destroy_eqs:
-	wren_eqs_destroy(wdev);
-err_stop_watchdog:
-	wren_watchdog_stop(wdev);
-	wren_db_destroy(wdev);
-err_reset:
-	wren_reset(wdev);
-	wren_tc_table_destroy(wdev);
+err_stop:
+	clear_bit(WREN_FLAG_UP, &wdev->flags);
+	wren_stop(wdev);
 err_destroy_irqs:
 	wren_irqs_destroy(wdev);
 	/* No event comes any more; a queued one is dropped. */
@@ -336,13 +445,12 @@ err_destroy_aeq:
 	wren_aeq_destroy(wdev);
 err_destroy_admin:
 	wren_admin_destroy(wdev);
-err_clear_master:
-	pci_clear_master(pdev);
 err_unmap_bars:
 	wren_unmap_bars(wdev);
 err_disable_device:
 	pci_disable_device(pdev);
 err_free_devlink:
+	mutex_destroy(&wdev->state_lock);
 	wren_devlink_free(wdev);
 	return err;
 }
@@ -351,25 +459,24 @@ static void wren_remove(struct pci_dev *pdev)
 {
 	struct wren_dev *wdev = pci_get_drvdata(pdev);
 
-	wren_aux_del(wdev);
-	/* Errors of the teardown are logged, no longer reported. */
+	/*
+	 * Reports stop first: a recovery under way finishes, and none starts
+	 * while the device goes.  Errors of the teardown are logged only.
+	 */
 	wren_health_unregister(wdev);
+	mutex_lock(&wdev->state_lock);
+	wren_unload(wdev);
+	mutex_unlock(&wdev->state_lock);
 	wren_devlink_unregister(wdev);
 	wren_devlink_params_unregister(wdev);
 	wren_debugfs_del(wdev);
 	wren_eth_del(wdev);
-	wren_eqs_destroy(wdev);
-	wren_watchdog_stop(wdev);
-	wren_db_destroy(wdev);
-	/* After the reset the device writes no host memory any more. */
-	wren_reset(wdev);
-	wren_tc_table_destroy(wdev);
 	wren_irqs_destroy(wdev);
 	wren_aeq_destroy(wdev);
 	wren_admin_destroy(wdev);
-	pci_clear_master(pdev);
 	wren_unmap_bars(wdev);
 	pci_disable_device(pdev);
+	mutex_destroy(&wdev->state_lock);
 	wren_devlink_free(wdev);
 }
 
@@ -384,6 +491,7 @@ static struct pci_driver wren_pci_driver = {
 	.id_table = wren_pci_ids,
 	.probe = wren_probe,
 	.remove = wren_remove,
+	.err_handler = &wren_pci_err_handlers,
 };
 
 static int __init wren_init(void)
