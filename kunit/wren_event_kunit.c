@@ -349,6 +349,26 @@ static void wren_event_keep_alive_lost(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wdev->stats.keep_alive_lost, 2);
 }
 
+/*
+ * A device fenced for another failure sends no keep-alive: its silence is
+ * no second failure, and neither counted nor reported.
+ */
+static void wren_event_keep_alive_fenced(struct kunit *test)
+{
+	struct wren_fake *f = wren_fake_new(test);
+	struct wren_dev *wdev = &f->wdev;
+	unsigned int i;
+
+	wdev->keep_alive_ms = 1000;
+	wren_fake_post_aeq(f, WREN_AEQ_FATAL, 0, WREN_FATAL_INTERNAL);
+	wren_aeq_process(wdev);
+	KUNIT_ASSERT_TRUE(test, wren_dead(wdev));
+	for (i = 0; i < 10; i++)
+		wren_keep_alive_check(wdev);
+	KUNIT_EXPECT_EQ(test, wdev->stats.keep_alive_lost, 0);
+	KUNIT_EXPECT_EQ(test, wdev->keep_alive_missed, 0);
+}
+
 static struct kunit_case wren_event_cases[] = {
 	KUNIT_CASE(wren_event_aeq_laps),
 	KUNIT_CASE(wren_event_aeq_empty),
@@ -359,6 +379,7 @@ static struct kunit_case wren_event_cases[] = {
 	KUNIT_CASE(wren_event_eq_completions),
 	KUNIT_CASE(wren_event_eq_unknown_and_unheard),
 	KUNIT_CASE(wren_event_keep_alive_lost),
+	KUNIT_CASE(wren_event_keep_alive_fenced),
 	{}
 };
 

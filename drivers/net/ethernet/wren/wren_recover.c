@@ -66,7 +66,7 @@ bool wren_fence(struct wren_dev *wdev)
  */
 int wren_recover(struct wren_dev *wdev)
 {
-	ktime_t start = ktime_get();
+	ktime_t start = ktime_get(), fenced_at;
 	int err;
 
 	mutex_lock(&wdev->state_lock);
@@ -74,16 +74,20 @@ int wren_recover(struct wren_dev *wdev)
 		mutex_unlock(&wdev->state_lock);
 		return 0;
 	}
+	fenced_at = wdev->fenced_at;
 	wren_unload(wdev);
 	err = wren_load(wdev);
+	/* Its users may already have made it fail again (a lasting fault). */
+	if (!err && wren_dead(wdev))
+		err = -EIO;
 	if (err) {
 		wdev->stats.recovery_failures++;
 		dev_err(&wdev->pdev->dev, "recovery failed: %d; the device stays down\n",
 			err);
 	} else {
 		wdev->stats.recoveries++;
-		wdev->stats.last_recovery_ms =
-			ktime_ms_delta(ktime_get(), wdev->fenced_at);
+		wdev->stats.last_recovery_ms = ktime_ms_delta(ktime_get(),
+							      fenced_at);
 		dev_info(&wdev->pdev->dev,
 			 "recovered: down for %llu ms, reset and bring-up %lld ms\n",
 			 wdev->stats.last_recovery_ms,
