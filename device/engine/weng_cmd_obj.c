@@ -460,16 +460,15 @@ int weng_cmd_modify_qp(struct weng *e, const void *body,
 	modify_apply(qp, c, mask);
 	if (to == WREN_QPS_RESET) {
 		/* Discarded without completions, as in the verbs. */
-		qp->sq_pi = qp->sq_ci = qp->sq_fetch = 0;
+		qp->sq_pi = qp->sq_ci = 0;
 		qp->rq_pi = qp->rq_ci = 0;
-		qp->sq_blocked = false;
+		weng_qp_forget(e, qp, true);
 		qp->qkey = 0;
-		weng_qp_clear_slots(qp);
-		if (qp->rc) {
-			weng_rc_clear(e, qp, true);
+		/* RC's rights come with its peer; RD's are its keys'. */
+		if (qp->rc)
 			qp->access = 0;
-		}
-		qp->gen++;
+		qp->last_peer = 0;
+		qp->last_class = WENG_CLASS_NONE;
 	}
 	if (to == WREN_QPS_ERR) {
 		weng_qp_error(e, qp);

@@ -684,6 +684,7 @@ void weng_qp_clear_slots(struct weng_qp *qp);
 void weng_qp_free_shadows(struct weng_qp *qp);
 void weng_sq_retire(struct weng *e, struct weng_qp *qp);
 void weng_qp_flush(struct weng *e, struct weng_qp *qp);
+void weng_qp_forget(struct weng *e, struct weng_qp *qp, bool reset);
 void weng_qp_error(struct weng *e, struct weng_qp *qp);
 void weng_qp_event(struct weng *e, const struct weng_qp *qp, uint8_t event);
 struct weng_rwqe *weng_qp_rwqe(struct weng *e, struct weng_qp *qp,

@@ -298,12 +298,25 @@ void weng_qp_flush(struct weng *e, struct weng_qp *qp)
 	for (; qp->rq_ci != qp->rq_pi; qp->rq_ci++)
 		complete_recv_flushed(e, qp,
 				      rq_req_id(e, qp, qp->rq_ci & rq_mask));
+	weng_qp_forget(e, qp, false);
+}
+
+/*
+ * What a QP keeps of the work it had in flight, forgotten: by a flush
+ * (ERR) and by RESET alike (@reset: also the RC peer's sequence state),
+ * so that neither leaves anything behind that would hold back the QP
+ * brought up again.  What the transport still carries for it is told
+ * apart by the new generation.
+ */
+void weng_qp_forget(struct weng *e, struct weng_qp *qp, bool reset)
+{
 	qp->sq_fetch = qp->sq_ci;
 	qp->sq_blocked = false;
+	qp->drained = false;
 	qp->reads_out = 0;
 	weng_qp_clear_slots(qp);
 	if (qp->rc)
-		weng_rc_clear(e, qp, false);
+		weng_rc_clear(e, qp, reset);
 	qp->gen++;
 }
 

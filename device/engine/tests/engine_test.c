@@ -2710,6 +2710,88 @@ static void test_read_limit(void)
 	free(b);
 }
 
+/*
+ * RTS -> RESET with READs outstanding forgets them: the QP brought up
+ * again may post as many READs as a new one, and they complete.
+ */
+static void test_read_reset(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	static uint8_t frame[16384];
+	struct wren_cqe c;
+	uint32_t rkey;
+	size_t len;
+	int i, ok = 0;
+
+	a->max_rd_atom = 2;
+	adapter_up(a, 0, WREN_QPT_RD);
+	adapter_up(b, 1, WREN_QPT_RD);
+	adapter_ah(a, b);
+	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+			 WREN_MR_ACCESS_LOCAL_WRITE | WREN_MR_ACCESS_REMOTE_READ);
+	for (i = 0; i < 2; i++)
+		post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, i * 100, 100,
+			  DATA_IOVA + i * 100, rkey);
+	/* Requests delivered, responses lost: both READs outstanding. */
+	for (i = 0; i < 50; i++) {
+		while ((len = weng_tx_pull(a->h.e, frame, sizeof(frame))))
+			weng_rx_frame(b->h.e, frame, len);
+		while ((len = weng_tx_pull(b->h.e, frame, sizeof(frame))))
+			if (wren_wire_type(frame, len) != WREN_WIRE_DATA)
+				weng_rx_frame(a->h.e, frame, len);
+		fake_env_advance(&a->h.env, 1000);
+		fake_env_advance(&b->h.env, 1000);
+	}
+	CHECK(!poll_cq(a, &c));
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RESET, 0),
+		 WREN_STATUS_SUCCESS);
+	a->sq_pi = a->rq_pi = 0;
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
+			WREN_QPS_INIT, 0x11111111), WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
+		 WREN_STATUS_SUCCESS);
+	for (i = 0; i < 2; i++)
+		post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, i * 100, 100,
+			  DATA_IOVA + i * 100, rkey);
+	for (i = 0; i < 100 && ok < 2; i++) {
+		pump(a, b);
+		while (poll_cq(a, &c)) {
+			CHECK_EQ(c.opcode, WREN_CQE_OP_RDMA_READ);
+			CHECK_EQ(wren_le16(c.wqe_index), ok);
+			ok += c.status == WREN_CQE_SUCCESS;
+		}
+		fake_env_advance(&a->h.env, 10000000);
+		fake_env_advance(&b->h.env, 10000000);
+	}
+	CHECK_EQ(ok, 2);
+	/* Nothing of the first READs came back as a completion. */
+	CHECK(!poll_cq(a, &c));
+	/* A responder reset and brought up again answers as before. */
+	CHECK_EQ(modify(&b->h, b->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RESET, 0),
+		 WREN_STATUS_SUCCESS);
+	b->sq_pi = b->rq_pi = 0;
+	CHECK_EQ(modify(&b->h, b->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
+			WREN_QPS_INIT, 0x11111111), WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&b->h, b->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&b->h, b->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
+		 WREN_STATUS_SUCCESS);
+	post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, 0, 100, DATA_IOVA, rkey);
+	for (i = 0; i < 100 && !poll_cq(a, &c); i++) {
+		pump(a, b);
+		fake_env_advance(&a->h.env, 10000000);
+		fake_env_advance(&b->h.env, 10000000);
+	}
+	CHECK(i < 100);
+	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
 static void test_rd_between_adapters(void)
 {
 	two_adapters(WREN_QPT_RD);
@@ -5339,6 +5421,7 @@ static const struct tap_test tests[] = {
 	{ "RDMA WRITE, WRITE_IMM, READ; every protection check", test_rdma_between_adapters },
 	{ "READ responses: forged ones refused, a silent responder times out", test_read_response_checks },
 	{ "READs beyond max_rd_atom wait their turn", test_read_limit },
+	{ "RTS to RESET with READs outstanding: none left behind", test_read_reset },
 	{ "send completions in send-queue order; GET_STATS", test_send_completion_order },
 	{ "QPs of one adapter talk through its loopback", test_loopback },
 	{ "QP numbers go round", test_qpn_rotation },
