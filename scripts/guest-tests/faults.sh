@@ -14,8 +14,9 @@
 #   link-down/link-up  the driver counts both link changes
 #   fatal=2            the DMA fatal error, under load: ibv_asyncwatch
 #                      gets IBV_EVENT_DEVICE_FATAL, an event-driven
-#                      ibv_ud_pingpong gets an error and exits, the
-#                      reporter fatal reports code 2 and recovers
+#                      ibv_ud_pingpong pair and a polling one get errors
+#                      and exit, the reporter fatal reports code 2 and
+#                      recovers
 #   devlink dev reload and a function-level reset (sysfs "reset"): the
 #                      same path, asked for
 #
@@ -182,11 +183,20 @@ sleep 1
 timeout 120 ibv_ud_pingpong -d wren_0 -g "$WREN_GID" -e -n 100000000 \
 	127.0.0.1 >/tmp/load-client.out 2>&1 &
 client=$!
+# And a pair that polls its CQ without events.
+timeout 120 ibv_ud_pingpong -d wren_0 -g "$WREN_GID" -p 18516 -n 100000000 \
+	>/tmp/poll-server.out 2>&1 &
+pserver=$!
+sleep 1
+timeout 120 ibv_ud_pingpong -d wren_0 -g "$WREN_GID" -p 18516 -n 100000000 \
+	127.0.0.1 >/tmp/poll-client.out 2>&1 &
+pclient=$!
 sleep 2
 check "the load runs before the fault" kill -0 $client
+check "the polling load too" kill -0 $pclient
 check "fault fatal=2 applied" fault fatal=2
 after_recovery fatal fatal 1
-for p in $server $client; do
+for p in $server $client $pserver $pclient; do
 	check "ibv_ud_pingpong $p ended by itself, no hang" \
 		wait_until 10 eval "! kill -0 $p 2>/dev/null"
 done
@@ -201,6 +211,15 @@ wait $server
 rc=$?
 cat /tmp/load-server.out
 check "so did the server (rc $rc)" [ $rc -ne 0 ] && [ $rc -ne 124 ]
+# Polling, they learn it from the CQ's liveness word: the poll fails.
+for p in $pclient $pserver; do
+	wait $p
+	rc=$?
+	check "the polling ibv_ud_pingpong $p got an error (rc $rc)" \
+		[ $rc -ne 0 ] && [ $rc -ne 124 ]
+done
+cat /tmp/poll-client.out
+expect_match "its poll failed" '^poll CQ failed' "$(cat /tmp/poll-client.out)"
 cat /tmp/async.out
 # The driver's, at the fence; ib_core sends its own (port 0) when it
 # disassociates the context.

@@ -89,9 +89,23 @@ struct wren_ib_create_cq_req {
 	__u32 reserved;
 };
 
+/*
+ * wren_ib_create_cq_resp.comp_mask and wren_ib_resize_cq_resp.comp_mask.
+ * LIVENESS: the ring's bytes after its entries begin with a __u32 that
+ * reads WREN_IB_CQ_LIVE while the device serves the CQ, and 0 once the
+ * device failed (the driver clears it) or the context was disassociated
+ * (ib_core replaces the mapping with zeros): then no completion will come,
+ * and what the ring seems to hold is not to be believed.
+ */
+enum {
+	WREN_IB_CQ_RESP_LIVENESS = 1 << 0,
+};
+
+#define WREN_IB_CQ_LIVE		0x4e455257U	/* "WREN" in memory */
+
 /**
  * struct wren_ib_create_cq_resp - response of create_cq
- * @comp_mask: no bits defined yet
+ * @comp_mask: WREN_IB_CQ_RESP_*
  * @cqn: the device's CQ number
  * @ring_mmap_key: offset to pass to mmap() for the ring of completion
  *	entries (struct wren_cqe of <linux/wren/wren_if.h>)
@@ -128,7 +142,7 @@ struct wren_ib_resize_cq_req {
 
 /**
  * struct wren_ib_resize_cq_resp - response of resize_cq
- * @comp_mask: no bits defined yet
+ * @comp_mask: WREN_IB_CQ_RESP_*, of the new ring
  * @moved: completions the device moved to the new ring's first entries;
  *	the consumer index starts again at 0
  * @ring_mmap_key: offset to pass to mmap() for the new ring, which

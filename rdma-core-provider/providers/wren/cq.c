@@ -70,13 +70,16 @@ static int wren_check_cq_attr(struct wren_context *ctx,
 /* Check the ring the kernel describes, then map it: 0 or an errno. */
 static int wren_map_cq_ring(struct wren_context *ctx, struct wren_cq *cq,
 			    uint32_t cqn, uint32_t ring_size,
-			    uint32_t log_depth, uint64_t mmap_key)
+			    uint32_t log_depth, uint64_t mmap_key,
+			    uint32_t comp_mask)
 {
+	bool live = comp_mask & WREN_IB_CQ_RESP_LIVENESS;
+	size_t entries = sizeof(struct wren_cqe) << log_depth;
 	void *ring;
 
 	if (log_depth < WREN_QUEUE_LOG_DEPTH_MIN ||
 	    log_depth > WREN_CQ_LOG_DEPTH_LIMIT ||
-	    ring_size < (sizeof(struct wren_cqe) << log_depth)) {
+	    ring_size < entries + (live ? sizeof(uint32_t) : 0)) {
 		verbs_err(&ctx->ibvctx,
 			  "cq %u: kernel gave a ring of %u bytes for 2^%u entries\n",
 			  cqn, ring_size, log_depth);
@@ -94,6 +97,8 @@ static int wren_map_cq_ring(struct wren_context *ctx, struct wren_cq *cq,
 	cq->ring = ring;
 	cq->ring_size = ring_size;
 	cq->log_depth = log_depth;
+	/* A kernel without the word: the poll never learns of a failure. */
+	cq->live = live ? (uint32_t *)((uint8_t *)ring + entries) : NULL;
 	return 0;
 }
 
@@ -108,7 +113,8 @@ static int wren_map_cq(struct wren_context *ctx, struct wren_cq *cq,
 	}
 	cq->cqn = resp->cqn;
 	return wren_map_cq_ring(ctx, cq, resp->cqn, resp->ring_size,
-				resp->log_depth, resp->ring_mmap_key);
+				resp->log_depth, resp->ring_mmap_key,
+				resp->comp_mask);
 }
 
 /*
@@ -243,7 +249,8 @@ int wren_resize_cq(struct ibv_cq *ibvcq, int cqe)
 	old_ring = cq->ring;
 	old_size = cq->ring_size;
 	err = wren_map_cq_ring(ctx, cq, cq->cqn, resp.ring_size,
-			       resp.log_depth, resp.ring_mmap_key);
+			       resp.log_depth, resp.ring_mmap_key,
+			       resp.comp_mask);
 	if (err)
 		goto out;
 	munmap(old_ring, old_size);

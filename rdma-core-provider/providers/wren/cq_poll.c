@@ -141,12 +141,18 @@ static void wren_cq_prune_fences(struct wren_cq *cq)
  * The entry stays valid in the ring until the doorbell returns it, which
  * only the end of the poll does.
  *
- * Return: 0, or ENOENT when the ring holds no more written entries.
+ * Return: 0, ENOENT when the ring holds no more written entries, or EIO
+ * when the device failed or went away: no completion will come, and a
+ * ring replaced with zeros would seem to hold some.
  */
 static int wren_cq_next(struct wren_cq *cq)
 {
 	struct wren_context *ctx = to_wren_context(cq->vcq.cq.context);
 	const struct wren_cqe *cqe;
+
+	/* Read again at every call, as the phase is (wren_cq_entry()). */
+	if (unlikely(cq->live && !*(const volatile uint32_t *)cq->live))
+		return EIO;
 
 	while ((cqe = wren_cq_entry(cq, cq->ci))) {
 		uint32_t qpn = le32toh(cqe->qpn);
@@ -298,13 +304,14 @@ static void wren_cq_fill_wc(const struct wren_cq *cq, struct ibv_wc *wc)
 int wren_poll_cq(struct ibv_cq *ibvcq, int nwc, struct ibv_wc *wc)
 {
 	struct wren_cq *cq = to_wren_cq(ibvcq);
-	int n;
+	int n, err = 0;
 
 	wren_cq_begin_poll(cq);
-	for (n = 0; n < nwc && !wren_cq_next(cq); n++)
+	for (n = 0; n < nwc && !(err = wren_cq_next(cq)); n++)
 		wren_cq_fill_wc(cq, &wc[n]);
 	wren_cq_finish_poll(cq);
-	return n;
+	/* A failed device: what was read first, then the error. */
+	return err == EIO && !n ? -EIO : n;
 }
 
 /* ------------------------------------------------------------------ */
@@ -325,14 +332,16 @@ static int wren_start_poll(struct ibv_cq_ex *ibvcqx,
 			   struct ibv_poll_cq_attr *attr)
 {
 	struct wren_cq *cq = to_wren_cq_ex(ibvcqx);
+	int err;
 
 	if (unlikely(attr->comp_mask))
 		return EINVAL;
 
 	wren_cq_begin_poll(cq);
-	if (wren_cq_next(cq)) {
+	err = wren_cq_next(cq);
+	if (err) {
 		wren_cq_finish_poll(cq);
-		return ENOENT;
+		return err;
 	}
 	wren_cq_ex_publish(cq);
 	return 0;
@@ -341,9 +350,10 @@ static int wren_start_poll(struct ibv_cq_ex *ibvcqx,
 static int wren_next_poll(struct ibv_cq_ex *ibvcqx)
 {
 	struct wren_cq *cq = to_wren_cq_ex(ibvcqx);
+	int err = wren_cq_next(cq);
 
-	if (wren_cq_next(cq))
-		return ENOENT;
+	if (err)
+		return err;
 	wren_cq_ex_publish(cq);
 	return 0;
 }

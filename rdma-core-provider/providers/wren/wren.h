@@ -174,6 +174,8 @@ struct wren_cq_fence {
  * @ci: the consumer index, free running (the doorbell takes it modulo
  *	2^24, the ring modulo its depth)
  * @db: the CQ's doorbell in the context's doorbell page
+ * @live: the ring's liveness word (WREN_IB_CQ_RESP_LIVENESS), or NULL:
+ *	0 once the device failed or the context was disassociated
  * @parent_domain: the parent domain it was created with, or NULL
  * @poll_start: @ci when the current poll began; the doorbell is rung at
  *	its end if @ci moved
@@ -193,6 +195,7 @@ struct wren_cq {
 	uint32_t log_depth;
 	uint32_t ci;
 	uint32_t *db;
+	const uint32_t *live;
 	struct wren_pd *parent_domain;
 	uint32_t poll_start;
 	const struct wren_cqe *cur_cqe;

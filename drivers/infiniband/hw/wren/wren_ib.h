@@ -133,6 +133,10 @@ struct wren_ib_pd {
  * @resize_lock: serialises resize_cq, which ib_core lets a user call on
  *	one CQ from several threads at once, and protects @ring and
  *	@log_depth
+ * @live: a user's CQ: the liveness word after its ring's entries
+ *	(%WREN_IB_CQ_RESP_LIVENESS), which the fatal event clears; read
+ *	under RCU there, so a resize frees the old ring only after a grace
+ *	period
  * @kernel: a kernel CQ, which the driver polls (what follows is its)
  * @lock: serialises the pollers and the arming
  * @db: its doorbell
@@ -144,6 +148,7 @@ struct wren_ib_cq {
 	u32 cqn;
 	u8 log_depth;
 	struct mutex resize_lock;	/* serialises resize_cq */
+	u32 __rcu *live;
 	bool kernel;
 	spinlock_t lock;		/* serialises polling and arming */
 	void __iomem *db;
@@ -429,6 +434,7 @@ int wren_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 void wren_ib_cq_comp(void *priv, u32 cqn);
 void wren_ib_cq_error(void *priv, u32 cqn);
 void wren_ib_kcq_kick(struct wren_ib_dev *dev);
+void wren_ib_cq_fatal(struct wren_ib_dev *dev);
 void wren_ib_kcq_wake_flush(struct ib_cq *ibcq);
 
 /* wren_ib_event.c */

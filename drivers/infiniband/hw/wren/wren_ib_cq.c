@@ -31,6 +31,47 @@ void wren_ib_cq_comp(void *priv, u32 cqn)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 
+/*
+ * A user's ring: its entries, then the liveness word in a line of its own
+ * (WREN_IB_CQ_RESP_LIVENESS), set.
+ */
+static int wren_ib_cq_ring_alloc(struct wren_ib_ucontext *uctx,
+				 struct wren_ib_ring *ring, u8 log_depth,
+				 u32 **live)
+{
+	size_t bytes = sizeof(struct wren_cqe) << log_depth;
+	int err;
+
+	err = wren_ib_ring_alloc(uctx, ring, bytes + SMP_CACHE_BYTES,
+				 DMA_FROM_DEVICE);
+	if (err)
+		return err;
+	*live = ring->entry->cpu_addr + bytes;
+	WRITE_ONCE(**live, WREN_IB_CQ_LIVE);
+	return 0;
+}
+
+/**
+ * wren_ib_cq_fatal() - tell the users of every CQ the device failed
+ * @dev: the device
+ *
+ * Clears each user CQ's liveness word: libwren's poll then fails instead
+ * of waiting for completions that will not come.  Atomic context, under
+ * the RCU read lock.
+ */
+void wren_ib_cq_fatal(struct wren_ib_dev *dev)
+{
+	struct wren_ib_cq *cq;
+	unsigned long cqn;
+	u32 *live;
+
+	xa_for_each(&dev->cqs, cqn, cq) {
+		live = rcu_dereference(cq->live);
+		if (live)
+			WRITE_ONCE(*live, 0);
+	}
+}
+
 /* wren_event_ops.cq_error: a CQ overran. */
 void wren_ib_cq_error(void *priv, u32 cqn)
 {
@@ -139,6 +180,7 @@ static int wren_ib_create_any_cq(struct ib_cq *ibcq,
 	struct wren_cq_params params = {};
 	struct wren_ib_ucontext *uctx;
 	unsigned long depth;
+	u32 *live = NULL;
 	u32 db_offset;
 	int err;
 
@@ -155,9 +197,8 @@ static int wren_ib_create_any_cq(struct ib_cq *ibcq,
 	if (udata) {
 		uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
 						 ibucontext);
-		err = wren_ib_ring_alloc(uctx, &cq->ring,
-					 depth * sizeof(struct wren_cqe),
-					 DMA_FROM_DEVICE);
+		err = wren_ib_cq_ring_alloc(uctx, &cq->ring, cq->log_depth,
+					    &live);
 		params.db_page = uctx->db_page;
 	} else {
 		err = wren_ib_kring_alloc(dev, &cq->ring,
@@ -178,6 +219,7 @@ static int wren_ib_create_any_cq(struct ib_cq *ibcq,
 	}
 	mutex_init(&cq->resize_lock);
 	spin_lock_init(&cq->lock);
+	RCU_INIT_POINTER(cq->live, live);
 	if (!udata) {
 		cq->kernel = true;
 		cq->db = dev->kdb + db_offset;
@@ -191,6 +233,7 @@ static int wren_ib_create_any_cq(struct ib_cq *ibcq,
 	if (!udata)
 		return 0;
 
+	resp.comp_mask = WREN_IB_CQ_RESP_LIVENESS;
 	resp.cqn = cq->cqn;
 	resp.ring_mmap_key = cq->ring.mmap_key;
 	resp.ring_size = cq->ring.size;
@@ -258,7 +301,7 @@ int wren_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	struct wren_ib_ucontext *uctx;
 	struct wren_ib_ring ring;
 	u8 log_depth;
-	u32 moved;
+	u32 moved, *live;
 	int err;
 
 	if (!udata || cq->kernel)
@@ -274,9 +317,7 @@ int wren_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		return err;
 	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
 					 ibucontext);
-	err = wren_ib_ring_alloc(uctx, &ring,
-				 (sizeof(struct wren_cqe) << log_depth),
-				 DMA_FROM_DEVICE);
+	err = wren_ib_cq_ring_alloc(uctx, &ring, log_depth, &live);
 	if (err)
 		return err;
 	mutex_lock(&cq->resize_lock);
@@ -289,12 +330,18 @@ int wren_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		wren_ib_ring_free(dev, &ring);
 		return err;
 	}
-	/* The device writes the new ring only: the old one can go. */
+	/*
+	 * The device writes the new ring only: the old one can go, once the
+	 * fatal event cannot be writing its liveness word.
+	 */
+	rcu_assign_pointer(cq->live, live);
+	synchronize_rcu();
 	wren_ib_ring_free(dev, &cq->ring);
 	cq->ring = ring;
 	cq->log_depth = log_depth;
 	ibcq->cqe = 1 << log_depth;
 	mutex_unlock(&cq->resize_lock);
+	resp.comp_mask = WREN_IB_CQ_RESP_LIVENESS;
 	resp.moved = moved;
 	resp.ring_mmap_key = ring.mmap_key;
 	resp.ring_size = ring.size;

@@ -77,8 +77,9 @@ static void wren_ib_srq_limit(void *priv, u32 srqn)
 /*
  * The device failed.  Its users hear of it first; the core driver then
  * removes the device (ib_core disassociates user contexts and its kernel
- * clients let go), resets it and adds it again.  The kernel's queues
- * flush from now on, and their consumers are woken to poll the flush.
+ * clients let go), resets it and adds it again.  User CQs read as dead
+ * (their liveness word cleared); the kernel's queues flush from now on,
+ * and their consumers are woken to poll the flush.
  */
 static void wren_ib_fatal(void *priv)
 {
@@ -92,6 +93,7 @@ static void wren_ib_fatal(void *priv)
 	WRITE_ONCE(dev->fatal, true);
 	ibdev_err(&dev->ibdev, "device failed: its users get IB_EVENT_DEVICE_FATAL\n");
 	ib_dispatch_event(&ev);
+	wren_ib_cq_fatal(dev);
 	wren_ib_kcq_kick(dev);
 }
 

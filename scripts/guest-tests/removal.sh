@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# removal.sh: the device goes away while programs use it, and comes back.
+# Under load (two wren_rd_stress participants exchanging RD messages, an
+# ibv_ud_pingpong pair waiting for completion events, one polling, and
+# an ibv_rc_pingpong pair, all over the adapter's loopback), first wren_ib.ko is unloaded, then
+# the PCI function is unbound from wren.ko.  Each time the removal
+# finishes at once, whatever the programs do; every program gets an
+# error and exits by itself (none hangs, none is killed); the device
+# comes back (insmod, bind) and a new ping-pong runs on it; the modules
+# unload at the end, and the kernel logs no warning.
+set -u
+. "$WREN_TOP/scripts/guest-tests/lib.sh"
+
+stress=${WREN_BUILD:-$WREN_TOP/build}/rdtest/wren_rd_stress
+
+# wait_until SECONDS COMMAND...: COMMAND succeeds within SECONDS.
+wait_until() {
+	local tries=$(($1 * 10))
+
+	shift
+	while ! "$@"; do
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+# load_up: start the load; its process ids in $procs.
+load_up() {
+	local p
+
+	procs=
+	for i in 0 1; do
+		"$stress" --peers 2 --index $i --hub 127.0.0.1 \
+			--gid-index "$WREN_GID" --messages 10000000 \
+			--timeout 300 >/tmp/rd$i.out 2>&1 &
+		procs="$procs $!"
+	done
+	for pair in ud:18515:-e ud:18516: rc:18517:; do
+		set -- $(echo "$pair" | tr : ' ')
+		timeout 300 ibv_$1_pingpong -d wren_0 -g "$WREN_GID" -p $2 \
+			${3:-} -n 100000000 >/tmp/$1$2-server.out 2>&1 &
+		procs="$procs $!"
+		sleep 1
+		timeout 300 ibv_$1_pingpong -d wren_0 -g "$WREN_GID" -p $2 \
+			${3:-} -n 100000000 127.0.0.1 >/tmp/$1$2-client.out 2>&1 &
+		procs="$procs $!"
+	done
+	sleep 3
+	for p in $procs; do
+		kill -0 "$p" 2>/dev/null || return 1
+	done
+}
+
+# load_ended WHAT: every program of the load exits by itself within
+# 20 s, with an error of its own (not timeout's 124).
+load_ended() {
+	local p rc
+
+	for p in $procs; do
+		check "$1: program $p exits by itself" wait_until 20 gone "$p"
+		wait "$p"
+		rc=$?
+		check "$1: program $p reports an error (rc $rc)" \
+			[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ]
+	done
+	tail -n 2 /tmp/rd0.out /tmp/ud18516-client.out /tmp/rc18517-client.out
+}
+
+# pingpong: what a user who opens the device again runs.
+pingpong() {
+	local out
+
+	timeout 60 ibv_ud_pingpong -d wren_0 -g "$WREN_GID" -n 50 \
+		>/tmp/pp-server.out 2>&1 &
+	out=$(retry 20 timeout 60 ibv_ud_pingpong -d wren_0 -g "$WREN_GID" \
+		-n 50 127.0.0.1 2>&1)
+	wait $!
+	printf '%s\n' "$out" | grep -q '^50 iters in'
+}
+
+dmesg_mark
+pci=$(wren_pci_addr)
+check "modules load" load_wren
+check "wren_rd_stress is built (make -C tools/rdtest)" test -x "$stress"
+
+# --- rmmod wren_ib under load ------------------------------------------------
+check "rmmod: the load runs" load_up
+start=$(date +%s%N)
+check "rmmod wren_ib returns (60 s at most)" timeout 60 rmmod wren_ib
+ms=$((($(date +%s%N) - start) / 1000000))
+echo "# rmmod wren_ib under load took $ms ms"
+check "rmmod: it did not wait for the programs ($ms ms)" [ $ms -lt 20000 ]
+load_ended rmmod
+check "insmod wren_ib again" \
+	insmod "$WREN_KMOD/drivers/infiniband/hw/wren/wren_ib.ko"
+check "wren_0 is back" wait_for /sys/class/infiniband/wren_0
+check "its GID is back" wren_gid_wait
+check "a ping-pong runs on it" pingpong
+
+# --- PCI unbind under load ---------------------------------------------------
+check "unbind: the load runs" load_up
+start=$(date +%s%N)
+check "unbind the function from wren (60 s at most)" \
+	timeout 60 sh -c "echo $pci > /sys/bus/pci/drivers/wren/unbind"
+ms=$((($(date +%s%N) - start) / 1000000))
+echo "# unbind under load took $ms ms"
+check "unbind: it did not wait for the programs ($ms ms)" [ $ms -lt 20000 ]
+load_ended unbind
+check "bind it again" sh -c "echo $pci > /sys/bus/pci/drivers/wren/bind"
+check "wren_0 is back" wait_for /sys/class/infiniband/wren_0
+# A new network interface: its address is set again.
+check "the interface up again, with its GID" wren_ip_up
+check "a ping-pong runs on it" pingpong
+
+check "modules unload" unload_wren
+check "dmesg: no error or warning" dmesg_quiet
+
+finish
