@@ -437,7 +437,9 @@ static void wren_cmds_create_ah(struct kunit *test)
 
 static void wren_cmds_reg_mr(struct kunit *test)
 {
-	static const struct wren_cmds_answer a = { .result = { 0xabcdef12 } };
+	static const struct wren_cmds_answer a = {
+		.result = { 0xabcdef12, 0x5678ef12 },
+	};
 	struct wren_fake *f = wren_cmds_fake(test, &a);
 	struct wren_mr_params p = {
 		.iova = 0x7fff00001000ULL,
@@ -451,10 +453,11 @@ static void wren_cmds_reg_mr(struct kunit *test)
 		.flags = WREN_MR_FLAG_FAST,
 	};
 	const struct wren_cmd_reg_mr *c;
-	u32 key = 0;
+	u32 lkey = 0, rkey = 0;
 
-	KUNIT_ASSERT_EQ(test, wren_cmd_reg_mr(&f->wdev, &p, &key), 0);
-	KUNIT_EXPECT_EQ(test, key, 0xabcdef12);
+	KUNIT_ASSERT_EQ(test, wren_cmd_reg_mr(&f->wdev, &p, &lkey, &rkey), 0);
+	KUNIT_EXPECT_EQ(test, lkey, 0xabcdef12);
+	KUNIT_EXPECT_EQ(test, rkey, 0x5678ef12);
 	c = wren_cmds_body(test, f, WREN_ADMIN_REG_MR);
 	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->iova), p.iova);
 	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->length), p.length);

@@ -104,7 +104,7 @@ static size_t fill_cq(struct weng *e, uint32_t handle, void *buf)
 
 static size_t fill_mr(struct weng *e, uint32_t handle, void *buf)
 {
-	const struct weng_mr *mr = weng_mr_of_key(e, handle);
+	const struct weng_mr *mr = weng_mr_of_lkey(e, handle);
 	struct wren_mr_ctx *x = buf;
 
 	if (!mr)

@@ -870,18 +870,19 @@ int weng_cmd_reg_mr(struct weng *e, const void *body,
 		return reject_field(st, WENG_BODY(struct wren_cmd_reg_mr, flags));
 	if (fast ? fast_mr_fields_ok(e, c, st) : mr_fields_ok(e, c, st))
 		return -1;
-	for (n = 0; n < e->cfg.max_mr && e->mrs[n].in_use; n++)
-		;
-	if (n == e->cfg.max_mr || n > 0xffffff)
+	mr = weng_mr_alloc(e);
+	if (!mr)
 		return reject_status(st, WREN_STATUS_NO_RESOURCES);
-	mr = &e->mrs[n];
+	n = mr - e->mrs;
 	if (fast)
 		weng_mr_fast_init(e, mr, wren_le32(c->pdn),
 				  wren_le64(c->pbl_addr), wren_le32(c->npages));
 	else
 		mr_set(e, mr, c);
-	mr->key_tag = c->key_tag;
-	st->result[0] = n << 8 | c->key_tag;
+	mr->lkey = weng_mr_key(e, n, c->key_tag, 0);
+	mr->rkey = weng_mr_key(e, n, c->key_tag, mr->lkey);
+	st->result[0] = mr->lkey;
+	st->result[1] = mr->rkey;
 	return 0;
 }
 
@@ -894,7 +895,7 @@ int weng_cmd_rereg_mr(struct weng *e, const void *body,
 	if (!WENG_RSVD_OK(st, c, struct wren_cmd_rereg_mr, rsvd0) ||
 	    !WENG_RSVD_OK(st, c, struct wren_cmd_rereg_mr, rsvd))
 		return -1;
-	mr = weng_mr_of_key(e, wren_le32(c->key));
+	mr = weng_mr_of_lkey(e, wren_le32(c->key));
 	if (!mr)
 		return reject_status(st, WREN_STATUS_NOT_FOUND);
 	/* Send entries, not admin commands, register a fast-register one. */
@@ -916,7 +917,7 @@ int weng_cmd_dereg_mr(struct weng *e, const void *body,
 
 	if (!weng_cmd_handle(body, st, &key))
 		return -1;
-	mr = weng_mr_of_key(e, key);
+	mr = weng_mr_of_lkey(e, key);
 	if (!mr)
 		return reject_status(st, WREN_STATUS_NOT_FOUND);
 	e->pd_refs[mr->pdn]--;

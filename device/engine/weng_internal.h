@@ -263,7 +263,8 @@ struct weng_mr {
 	bool valid;		/* accesses are allowed */
 	uint8_t page_shift;
 	uint8_t access;
-	uint8_t key_tag;
+	uint32_t lkey;		/* local accesses and commands name it by */
+	uint32_t rkey;		/* remote accesses name it by */
 	uint32_t pdn;
 	uint32_t npages;
 	uint64_t iova;
@@ -450,6 +451,8 @@ struct weng {
 	uint32_t qp_next;	/* where the search for a free QP starts */
 	struct weng_ah *ahs;
 	struct weng_mr *mrs;
+	uint32_t mr_next;	/* where REG_MR looks for a free region */
+	uint32_t mr_rand;	/* key bits without a host's randomness */
 	struct weng_db_slot **db_slots;	/* per page, allocated on use */
 	struct wren_tp *tp;	/* the wire, if the host has one */
 	struct weng_resp *resps;	/* responder entries (weng_resp.c) */
@@ -639,13 +642,17 @@ enum weng_mr_bad weng_mr_check(const struct weng *e, uint64_t iova,
 				uint8_t page_shift, uint8_t access);
 void weng_mr_fast_init(struct weng *e, struct weng_mr *mr, uint32_t pdn,
 		       uint64_t pbl, uint32_t max_pages);
-struct weng_mr *weng_mr_of_key(struct weng *e, uint32_t key);
+uint32_t weng_mr_key(struct weng *e, uint32_t n, uint8_t tag,
+		     uint32_t other);
+struct weng_mr *weng_mr_alloc(struct weng *e);
+struct weng_mr *weng_mr_of_lkey(struct weng *e, uint32_t lkey);
 struct weng_mr *weng_mr_fast_of_key(struct weng *e, uint32_t pdn,
-				    uint32_t key);
+				    uint32_t key, bool remote);
 uint8_t weng_mr_fast_reg(struct weng *e, uint32_t pdn, uint32_t key,
 			 uint64_t iova, uint64_t len, uint32_t npages,
 			 uint8_t page_shift, uint8_t access);
-int weng_mr_invalidate(struct weng *e, uint32_t pdn, uint32_t key);
+int weng_mr_invalidate(struct weng *e, uint32_t pdn, uint32_t key,
+		       bool remote);
 int weng_mr_walk(struct weng *e, uint32_t pdn, uint32_t key, uint64_t va,
 		 uint64_t len, uint8_t need,
 		 int (*fn)(void *arg, uint64_t addr, uint32_t len), void *arg);

@@ -12,6 +12,13 @@
  * level and no pages until a send entry registers it (weng_mr_fast_reg());
  * until then, and once invalidated again, it refuses every access as a
  * bad key does.
+ *
+ * Keys (wren_if.h, REG_MR): a region has an lkey, for its local accesses
+ * and the commands that name it, and a different rkey, for remote ones.
+ * Each is its number in the low bits of the top 24 and random bits above
+ * them, then the driver's 8-bit tag; regions are taken round-robin, so a
+ * freed number is not given again before every other one was, and its
+ * new keys differ in their random bits from the old ones.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,6 +43,85 @@ void weng_mr_fini(struct weng *e)
 void weng_mr_reset(struct weng *e)
 {
 	memset(e->mrs, 0, e->cfg.max_mr * sizeof(*e->mrs));
+	e->mr_next = 0;
+}
+
+/* Bits of a key's top 24 that hold the region's number. */
+static unsigned int mr_index_bits(const struct weng *e)
+{
+	unsigned int bits = 0;
+
+	while (bits < 24 && e->cfg.max_mr > 1U << bits)
+		bits++;
+	return bits;
+}
+
+/*
+ * Random bits: the host's, mixed with a generator of the engine's own
+ * (xorshift32), which alone serves a host without randomness and keeps
+ * two draws apart even if the host's repeat.
+ */
+static uint32_t mr_random(struct weng *e)
+{
+	if (!e->mr_rand)
+		e->mr_rand = 0x9e3779b9;
+	e->mr_rand ^= e->mr_rand << 13;
+	e->mr_rand ^= e->mr_rand >> 17;
+	e->mr_rand ^= e->mr_rand << 5;
+	return e->mr_rand ^
+	       (e->ops->host.random ? e->ops->host.random(e->opaque) : 0);
+}
+
+/**
+ * weng_mr_key() - a new key of region @n
+ * @e: the engine
+ * @n: the region's number
+ * @tag: the driver's tag, the low 8 bits
+ * @other: the region's other key, which this one must differ from (0:
+ *	none yet)
+ *
+ * Return: (random << index bits | @n) << 8 | @tag, never WREN_LKEY_DMA;
+ * it equals @other only when the number leaves no random bit.
+ */
+uint32_t weng_mr_key(struct weng *e, uint32_t n, uint8_t tag, uint32_t other)
+{
+	unsigned int bits = mr_index_bits(e);
+	uint32_t key;
+
+	for (;;) {
+		uint32_t stem = (mr_random(e) << bits | n) & 0xffffff;
+
+		key = stem << 8 | tag;
+		if (key != WREN_LKEY_DMA && (key != other || bits == 24))
+			return key;
+	}
+}
+
+/* The region a key's number names, if it is in range. */
+static struct weng_mr *mr_of_number(struct weng *e, uint32_t key)
+{
+	uint32_t n = key >> 8 & ((1U << mr_index_bits(e)) - 1);
+
+	return n < e->cfg.max_mr ? &e->mrs[n] : NULL;
+}
+
+/**
+ * weng_mr_alloc() - a free region for REG_MR, round-robin
+ * @e: the engine
+ *
+ * Return: the region, zeroed, or NULL if none is free.
+ */
+struct weng_mr *weng_mr_alloc(struct weng *e)
+{
+	for (uint32_t i = 0; i < e->cfg.max_mr; i++) {
+		uint32_t n = (e->mr_next + i) % e->cfg.max_mr;
+
+		if (!e->mrs[n].in_use) {
+			e->mr_next = (n + 1) % e->cfg.max_mr;
+			return &e->mrs[n];
+		}
+	}
+	return NULL;
 }
 
 /**
@@ -100,29 +186,36 @@ void weng_mr_fast_init(struct weng *e, struct weng_mr *mr, uint32_t pdn,
 }
 
 /*
- * The region a key names (its number << 8 | its tag), valid or not; NULL
- * if there is none or the key is stale: its tag is not the region's.
+ * The region whose lkey (@remote false) or rkey (@remote true) is @key,
+ * valid or not; NULL if there is none: a stale key is none.
  */
-struct weng_mr *weng_mr_of_key(struct weng *e, uint32_t key)
+static struct weng_mr *mr_of_key(struct weng *e, uint32_t key, bool remote)
 {
-	struct weng_mr *mr;
+	struct weng_mr *mr = mr_of_number(e, key);
 
-	if (key >> 8 >= e->cfg.max_mr)
-		return NULL;
-	mr = &e->mrs[key >> 8];
-	if (!mr->in_use || mr->key_tag != (key & 0xff))
+	if (!mr || !mr->in_use || key != (remote ? mr->rkey : mr->lkey))
 		return NULL;
 	return mr;
 }
 
+/* The region whose lkey is @lkey: how commands name a region. */
+struct weng_mr *weng_mr_of_lkey(struct weng *e, uint32_t lkey)
+{
+	return mr_of_key(e, lkey, false);
+}
+
 /*
- * The fast-register region of PD @pdn whose current key is @key, valid or
- * not; NULL if there is none.
+ * The fast-register region of PD @pdn whose current rkey is @key, or,
+ * unless @remote (a SEND_INV that arrived names the rkey), its lkey (a
+ * local invalidation names either); valid or not; NULL if none.
  */
 struct weng_mr *weng_mr_fast_of_key(struct weng *e, uint32_t pdn,
-				    uint32_t key)
+				    uint32_t key, bool remote)
 {
-	struct weng_mr *mr = weng_mr_of_key(e, key);
+	struct weng_mr *mr = mr_of_key(e, key, true);
+
+	if (!mr && !remote)
+		mr = mr_of_key(e, key, false);
 
 	return mr && mr->fast && mr->pdn == pdn ? mr : NULL;
 }
@@ -131,16 +224,17 @@ struct weng_mr *weng_mr_fast_of_key(struct weng *e, uint32_t pdn,
  * weng_mr_fast_reg() - a send entry registers a fast-register region
  * @e: the engine
  * @pdn: the PD of the QP that posted it
- * @key: the region's new key: its number << 8 | its new tag
+ * @key: one of the region's keys with its new tag in the low 8 bits
  * @iova: as REG_MR takes them
  * @len: the same
  * @npages: the same, at most the region's capacity
  * @page_shift: the same
  * @access: the same
  *
- * The region must be an invalid fast-register one of @pdn; its number
- * alone names it, since the tag is the new one.  The page list is the one
- * REG_MR gave it, which the driver has filled in.
+ * The region must be an invalid fast-register one of @pdn; the top 24
+ * bits of @key name it, its lkey's or its rkey's, since the tag is the
+ * new one, which both keys take.  The page list is the one REG_MR gave
+ * it, which the driver has filled in.
  *
  * Return: 0 with the region valid under @key; else the entry's completion
  * status, LOC_PROT_ERR (the region, its PD or its state) or LOC_QP_OP_ERR
@@ -150,19 +244,18 @@ uint8_t weng_mr_fast_reg(struct weng *e, uint32_t pdn, uint32_t key,
 			 uint64_t iova, uint64_t len, uint32_t npages,
 			 uint8_t page_shift, uint8_t access)
 {
-	struct weng_mr *mr;
+	struct weng_mr *mr = mr_of_number(e, key);
 
-	if (key >> 8 >= e->cfg.max_mr)
-		return WREN_CQE_LOC_PROT_ERR;
-	mr = &e->mrs[key >> 8];
-	if (!mr->in_use || !mr->fast || mr->pdn != pdn || mr->valid)
+	if (!mr || !mr->in_use || !mr->fast || mr->pdn != pdn || mr->valid ||
+	    (key >> 8 != mr->lkey >> 8 && key >> 8 != mr->rkey >> 8))
 		return WREN_CQE_LOC_PROT_ERR;
 	if (npages > mr->max_pages ||
 	    weng_mr_check(e, iova, len, mr->pbl_addr, npages, page_shift,
 			  access) != WENG_MR_OK)
 		return WREN_CQE_LOC_QP_OP_ERR;
 	mr->valid = true;
-	mr->key_tag = key & 0xff;
+	mr->lkey = (mr->lkey & ~0xffU) | (key & 0xff);
+	mr->rkey = (mr->rkey & ~0xffU) | (key & 0xff);
 	mr->iova = iova;
 	mr->length = len;
 	mr->npages = npages;
@@ -172,13 +265,15 @@ uint8_t weng_mr_fast_reg(struct weng *e, uint32_t pdn, uint32_t key,
 }
 
 /*
- * Invalidate the fast-register region of PD @pdn whose key is @key
- * (LOCAL_INV, or a SEND_INV that arrived); one invalid already stays so.
- * 0, or -EACCES if @key names no such region.
+ * Invalidate the fast-register region of PD @pdn whose key is @key: a
+ * LOCAL_INV names either key, a SEND_INV that arrived (@remote) its rkey.
+ * One invalid already stays so.  0, or -EACCES if @key names no such
+ * region.
  */
-int weng_mr_invalidate(struct weng *e, uint32_t pdn, uint32_t key)
+int weng_mr_invalidate(struct weng *e, uint32_t pdn, uint32_t key,
+		       bool remote)
 {
-	struct weng_mr *mr = weng_mr_fast_of_key(e, pdn, key);
+	struct weng_mr *mr = weng_mr_fast_of_key(e, pdn, key, remote);
 
 	if (!mr)
 		return -EACCES;
@@ -267,7 +362,9 @@ static int dma_walk(struct weng *e, uint32_t pdn, uint64_t va, uint64_t len,
  *	NULL to check the range and its page list only
  * @arg: passed to @fn
  *
- * @key may be WREN_LKEY_DMA on a kernel PD, for local accesses.
+ * @key is the region's rkey for an access that needs a remote right, its
+ * lkey for any other; it may be WREN_LKEY_DMA on a kernel PD, for local
+ * accesses.
  *
  * Return: 0; -EACCES if the key, PD, rights or bounds refuse the access;
  * -EIO if the page list is unreadable or @fn failed.
@@ -283,7 +380,9 @@ int weng_mr_walk(struct weng *e, uint32_t pdn, uint32_t key,
 		return 0;
 	if (key == WREN_LKEY_DMA)
 		return dma_walk(e, pdn, va, len, need, fn, arg);
-	mr = weng_mr_of_key(e, key);
+	mr = mr_of_key(e, key, need & (WREN_MR_ACCESS_REMOTE_READ |
+				       WREN_MR_ACCESS_REMOTE_WRITE |
+				       WREN_MR_ACCESS_REMOTE_ATOMIC));
 	if (!mr || !mr->valid || mr->pdn != pdn ||
 	    (mr->access & need) != need || va < mr->iova ||
 	    va - mr->iova > mr->length || len > mr->length - (va - mr->iova))

@@ -229,7 +229,7 @@ static bool recv_complete(struct weng *e, struct weng_qp *qp, uint32_t slot,
 	 * deregistered the region, the receive fails rather than lie.
 	 */
 	if (inv && !rw->failed && st == WREN_TP_OK &&
-	    weng_mr_invalidate(e, qp->pdn, rw->imm))
+	    weng_mr_invalidate(e, qp->pdn, rw->imm, true))
 		rw->failed = true;
 	c.qpn = weng_qpn(e, qp);
 	c.wqe_index = wren_le16(weng_rq_entry(e, qp, slot)->req_id);

@@ -324,7 +324,7 @@ static uint8_t sq_local(struct weng *e, const struct weng_qp *qp,
 	uint32_t key = wren_le32(w->rkey);
 
 	if (w->opcode == WREN_WQE_LOCAL_INV)
-		return weng_mr_invalidate(e, qp->pdn, key) ?
+		return weng_mr_invalidate(e, qp->pdn, key, false) ?
 		       WREN_CQE_LOC_PROT_ERR : 0;
 	return weng_mr_fast_reg(e, qp->pdn, key, wren_le64(w->remote_addr),
 				wren_le64(w->fast_reg.length),

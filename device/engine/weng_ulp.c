@@ -56,7 +56,7 @@ static enum wren_tp_status rx_begin_op(struct weng *e, struct weng_qp *qp,
 		 */
 		if (qp->type != WREN_QPT_RC)
 			return WREN_TP_BAD_DEST_QP;
-		if (!weng_mr_fast_of_key(e, qp->pdn, m->imm))
+		if (!weng_mr_fast_of_key(e, qp->pdn, m->imm, true))
 			return WREN_TP_REMOTE_ACCESS;
 		return weng_recv_begin(e, qp, peer, m, cookie);
 	case WREN_WIRE_OP_READ_REQ:

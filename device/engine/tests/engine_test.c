@@ -35,6 +35,7 @@ struct harness {
 	uint16_t aq_tail;	/* driver's producer index */
 	uint16_t acq_head;	/* driver's completion consumer index */
 	uint16_t aeq_head;
+	uint32_t lkey, rkey;	/* of the last REG_MR */
 };
 
 static void h_init(struct harness *h)
@@ -1471,6 +1472,7 @@ static void pbl_set(struct harness *h, uint64_t list, uint32_t i, uint64_t addr)
 }
 
 /* Register @npages pages of 2^@shift bytes listed at @pbl. */
+/* REG_MR: the lkey; the rkey is in h->rkey. */
 static uint32_t reg_mr_pages(struct harness *h, uint32_t pdn, uint64_t iova,
 			     uint64_t len, uint32_t npages, uint8_t shift,
 			     uint64_t pbl, uint8_t access)
@@ -1489,7 +1491,9 @@ static uint32_t reg_mr_pages(struct harness *h, uint32_t pdn, uint64_t iova,
 	mc->access = access;
 	mc->key_tag = 7;
 	CHECK_EQ(run(h, &cmd, &cqe), WREN_STATUS_SUCCESS);
-	return wren_le32(cqe.result[0]);
+	h->lkey = wren_le32(cqe.result[0]);
+	h->rkey = wren_le32(cqe.result[1]);
+	return h->lkey;
 }
 
 static uint32_t reg_mr_ok(struct harness *h, uint32_t pdn, uint64_t iova,
@@ -1497,6 +1501,15 @@ static uint32_t reg_mr_ok(struct harness *h, uint32_t pdn, uint64_t iova,
 			  uint8_t access)
 {
 	return reg_mr_pages(h, pdn, iova, len, npages, 12, pbl, access);
+}
+
+/* The same, for a region peers access: its rkey. */
+static uint32_t reg_rkey_ok(struct harness *h, uint32_t pdn, uint64_t iova,
+			    uint64_t len, uint32_t npages, uint64_t pbl,
+			    uint8_t access)
+{
+	reg_mr_pages(h, pdn, iova, len, npages, 12, pbl, access);
+	return h->rkey;
 }
 
 #define PAGE_A		(FAKE_MEM_BASE + 0x90000)
@@ -1507,6 +1520,58 @@ static uint32_t reg_mr_ok(struct harness *h, uint32_t pdn, uint64_t iova,
 #define PBL_TOP3	(FAKE_MEM_BASE + 0xc4000)
 #define PBL_MID3	(FAKE_MEM_BASE + 0xc5000)
 #define PBL_LEAF3	(FAKE_MEM_BASE + 0xc6000)
+
+/*
+ * Keys: an lkey and a different rkey, each the region's number under
+ * random bits, then the tag; a freed number is not reused at once, and
+ * its new keys are not its old ones; each key serves its own side only.
+ */
+static void test_mr_keys(void)
+{
+	const uint8_t rw = WREN_MR_ACCESS_LOCAL_WRITE |
+			   WREN_MR_ACCESS_REMOTE_READ;
+	uint32_t pdn, lkey[3], rkey[3], first_l, first_r;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct harness h;
+	uint8_t in[8];
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 4, 3);
+	pdn = alloc_pd_ok(&h);
+	pbl_set(&h, PBL, 0, PAGE_A);
+	for (int i = 0; i < 3; i++) {
+		lkey[i] = reg_mr_ok(&h, pdn, 0x1000, 4096, 1, PBL, rw);
+		rkey[i] = h.rkey;
+		CHECK(lkey[i] != rkey[i]);
+		CHECK(lkey[i] != WREN_LKEY_DMA && rkey[i] != WREN_LKEY_DMA);
+		/* 4096 regions: 12 bits of number, 12 random, the tag. */
+		CHECK_EQ(lkey[i] >> 8 & 0xfff, (uint32_t)i);
+		CHECK_EQ(rkey[i] >> 8 & 0xfff, (uint32_t)i);
+		CHECK_EQ(lkey[i] & 0xff, 7);
+	}
+	/* The random parts differ from region to region. */
+	CHECK(lkey[0] >> 20 != lkey[1] >> 20 || lkey[1] >> 20 != lkey[2] >> 20);
+	CHECK_EQ(weng_mr_read(h.e, pdn, lkey[1], 0x1000, in, 4, 0), 0);
+	CHECK_EQ(weng_mr_read(h.e, pdn, rkey[1], 0x1000, in, 4, 0), -EACCES);
+	CHECK_EQ(weng_mr_read(h.e, pdn, rkey[1], 0x1000, in, 4,
+			      WREN_MR_ACCESS_REMOTE_READ), 0);
+	CHECK_EQ(weng_mr_read(h.e, pdn, lkey[1], 0x1000, in, 4,
+			      WREN_MR_ACCESS_REMOTE_READ), -EACCES);
+
+	/* Region 0 freed: the next REG_MR takes number 3, not 0. */
+	first_l = lkey[0];
+	first_r = rkey[0];
+	make_handle(&cmd, WREN_ADMIN_DEREG_MR, 0, first_l);
+	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	lkey[0] = reg_mr_ok(&h, pdn, 0x1000, 4096, 1, PBL, rw);
+	CHECK_EQ(lkey[0] >> 8 & 0xfff, 3);
+	CHECK_EQ(weng_mr_read(h.e, pdn, first_l, 0x1000, in, 4, 0), -EACCES);
+	CHECK_EQ(weng_mr_read(h.e, pdn, first_r, 0x1000, in, 4,
+			      WREN_MR_ACCESS_REMOTE_READ), -EACCES);
+	h_fini(&h);
+}
 
 static void test_mr_access(void)
 {
@@ -1637,7 +1702,10 @@ static void test_mr_rereg(void)
 	rc->key = wren_to_le32(key);
 	CHECK_EQ(run(&h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	CHECK_EQ(weng_mr_read(h.e, pdn, key, 0x1000, in, 4, 0), -EACCES);
+	/* A peer's read names the rkey, which the region kept too. */
 	CHECK_EQ(weng_mr_read(h.e, pdn2, key, 0x1000, in, 4,
+			      WREN_MR_ACCESS_REMOTE_READ), -EACCES);
+	CHECK_EQ(weng_mr_read(h.e, pdn2, h.rkey, 0x1000, in, 4,
 			      WREN_MR_ACCESS_REMOTE_READ), 0);
 	CHECK(!memcmp(in, "bbbb", 4));
 	CHECK_EQ(weng_mr_write(h.e, pdn2, key, 0x1000, in, 4,
@@ -2492,7 +2560,7 @@ static void test_rdma_between_adapters(void)
 			    WREN_MR_ACCESS_REMOTE_WRITE |
 			    WREN_MR_ACCESS_REMOTE_READ;
 	const uint64_t end = DATA_IOVA + 16 * 4096;
-	uint32_t rkey, ro_key, other_pd_key, pdn2;
+	uint32_t rkey, ro_key, ro_lkey, other_pd_key, pdn2;
 	uint8_t *src, *dst, *before = malloc(16 * 4096);
 	struct wren_admin_cmd cmd;
 	struct wren_admin_cqe cqe;
@@ -2501,11 +2569,12 @@ static void test_rdma_between_adapters(void)
 	adapter_up(a, 0, WREN_QPT_RD);
 	adapter_up(b, 1, WREN_QPT_RD);
 	adapter_ah(a, b);
-	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL, rw);
-	ro_key = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+	rkey = reg_rkey_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL, rw);
+	ro_key = reg_rkey_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
 			   WREN_MR_ACCESS_REMOTE_READ);
+	ro_lkey = b->h.lkey;
 	pdn2 = alloc_pd_ok(&b->h);
-	other_pd_key = reg_mr_ok(&b->h, pdn2, DATA_IOVA, 16 * 4096, 16, PBL,
+	other_pd_key = reg_rkey_ok(&b->h, pdn2, DATA_IOVA, 16 * 4096, 16, PBL,
 				 rw);
 	src = fake_env_ptr(&a->h.env, DATA, 16 * 4096);
 	dst = fake_env_ptr(&b->h.env, DATA, 16 * 4096);
@@ -2556,7 +2625,13 @@ static void test_rdma_between_adapters(void)
 			   DATA_IOVA - 1, rkey, &c), WREN_CQE_REM_ACCESS_ERR);
 	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_READ, 0, 10, end - 9, rkey,
 			   &c), WREN_CQE_REM_ACCESS_ERR);
+	/* A region's lkey is no rkey: a peer naming it is refused. */
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_READ, 0, 10, DATA_IOVA,
+			   ro_lkey, &c), WREN_CQE_REM_ACCESS_ERR);
+	/* Commands name the lkey: the rkey is not found. */
 	make_handle(&cmd, WREN_ADMIN_DEREG_MR, 0, ro_key);
+	CHECK_EQ(run(&b->h, &cmd, &cqe), WREN_STATUS_NOT_FOUND);
+	make_handle(&cmd, WREN_ADMIN_DEREG_MR, 0, ro_lkey);
 	CHECK_EQ(run(&b->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_READ, 0, 10, DATA_IOVA,
 			   ro_key, &c), WREN_CQE_REM_ACCESS_ERR);
@@ -2598,7 +2673,7 @@ static void test_read_response_checks(void)
 	adapter_up(a, 0, WREN_QPT_RD);
 	adapter_up(b, 1, WREN_QPT_RD);
 	adapter_ah(a, b);
-	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL, rw);
+	rkey = reg_rkey_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL, rw);
 	/* b answers nothing: a's request is acked, b's data never leaves. */
 	post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, 0, 5000, DATA_IOVA, rkey);
 	for (i = 0; i < 2000 && !poll_cq(a, &c); i++) {
@@ -2673,7 +2748,7 @@ static void test_read_limit(void)
 	adapter_up(a, 0, WREN_QPT_RD);
 	adapter_up(b, 1, WREN_QPT_RD);
 	adapter_ah(a, b);
-	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+	rkey = reg_rkey_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
 			 WREN_MR_ACCESS_LOCAL_WRITE | WREN_MR_ACCESS_REMOTE_READ);
 	for (i = 0; i < 5; i++)
 		post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, i * 100, 100,
@@ -2727,7 +2802,7 @@ static void test_read_reset(void)
 	adapter_up(a, 0, WREN_QPT_RD);
 	adapter_up(b, 1, WREN_QPT_RD);
 	adapter_ah(a, b);
-	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+	rkey = reg_rkey_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
 			 WREN_MR_ACCESS_LOCAL_WRITE | WREN_MR_ACCESS_REMOTE_READ);
 	for (i = 0; i < 2; i++)
 		post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, i * 100, 100,
@@ -3114,9 +3189,9 @@ static void test_rc_between_adapters(void)
 
 	adapter_up(a, 0, WREN_QPT_RC);
 	adapter_up(b, 1, WREN_QPT_RC);
-	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+	rkey = reg_rkey_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
 			 WREN_MR_ACCESS_LOCAL_WRITE | rw);
-	a_rkey = reg_mr_ok(&a->h, a->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+	a_rkey = reg_rkey_ok(&a->h, a->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
 			   WREN_MR_ACCESS_LOCAL_WRITE | rw);
 	/* a's QP lets b read, not write, whatever a's keys allow. */
 	rc_connect(a, b, 0xfffffe, 77, WREN_MR_ACCESS_REMOTE_READ, 1, 7);
@@ -3274,9 +3349,9 @@ static void test_rc_atomics(void)
 
 	adapter_up(a, 0, WREN_QPT_RC);
 	adapter_up(b, 1, WREN_QPT_RC);
-	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+	rkey = reg_rkey_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
 			 WREN_MR_ACCESS_LOCAL_WRITE | all);
-	ro_key = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+	ro_key = reg_rkey_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
 			   WREN_MR_ACCESS_REMOTE_READ);
 	rc_connect(a, b, 10, 20, all, 1, 7);
 	rc_connect(b, a, 20, 10, all, 1, 7);
@@ -3523,7 +3598,7 @@ static void test_rc_largest_message(void)
 	CHECK(poll_cq(a, &c));
 	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
 
-	post_big(a, WREN_WQE_RDMA_READ, akey, &whole, 1, bkey);
+	post_big(a, WREN_WQE_RDMA_READ, akey, &whole, 1, b->h.rkey);
 	pump(a, b);
 	CHECK(poll_cq(a, &c));
 	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
@@ -3770,7 +3845,7 @@ static void test_rc_rnr(void)
 	CHECK_EQ(st.ctx_created, 1);
 
 	/* A WRITE_IMM takes a receive as a SEND does: without one, it waits. */
-	rkey = reg_mr_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+	rkey = reg_rkey_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
 			 WREN_MR_ACCESS_LOCAL_WRITE | WREN_MR_ACCESS_REMOTE_WRITE);
 	post_rdma(a, WREN_WQE_RDMA_WRITE_IMM, 0, 0, 10, DATA_IOVA + 3000, rkey);
 	pump(a, b);
@@ -4485,7 +4560,7 @@ static void test_fast_reg_rc(void)
 	const uint8_t rw = WREN_MR_ACCESS_REMOTE_WRITE |
 			   WREN_MR_ACCESS_REMOTE_READ;
 	const uint8_t lrw = WREN_MR_ACCESS_LOCAL_WRITE | rw;
-	uint32_t key, key2, key3, a_rkey;
+	uint32_t lkey, key, key2, key3, a_rkey;
 	struct wren_admin_cqe acqe;
 	uint8_t *src, *pg0, *pg1, in[8];
 	struct wren_sq_wqe w;
@@ -4493,7 +4568,7 @@ static void test_fast_reg_rc(void)
 
 	adapter_up(a, 0, WREN_QPT_RC);
 	adapter_up(b, 1, WREN_QPT_RC);
-	a_rkey = reg_mr_ok(&a->h, a->pdn, DATA_IOVA, 16 * 4096, 16, PBL, lrw);
+	a_rkey = reg_rkey_ok(&a->h, a->pdn, DATA_IOVA, 16 * 4096, 16, PBL, lrw);
 	rc_connect(a, b, 100, 200, rw, 1, 7);
 	rc_connect(b, a, 200, 100, rw, 1, 7);
 	src = fake_env_ptr(&a->h.env, DATA, 16 * 4096);
@@ -4505,8 +4580,12 @@ static void test_fast_reg_rc(void)
 	pg0 = fake_env_ptr(&b->h.env, PAGE_B, 4096);
 	pg1 = fake_env_ptr(&b->h.env, PAGE_A, 4096);
 	CHECK_EQ(reg_fast(&b->h, b->pdn, 4, 0x11, &acqe), WREN_STATUS_SUCCESS);
-	key = wren_le32(acqe.result[0]);
+	/* Peers get the rkey (key); the local accesses name the lkey. */
+	lkey = wren_le32(acqe.result[0]);
+	key = wren_le32(acqe.result[1]);
 	CHECK_EQ(key & 0xff, 0x11);
+	CHECK_EQ(lkey & 0xff, 0x11);
+	CHECK(lkey != key);
 
 	/* Invalid from the start: a WRITE through it is refused. */
 	post_rdma(a, WREN_WQE_RDMA_WRITE, 0, 0, 16, FAST_IOVA, key);
@@ -4521,7 +4600,11 @@ static void test_fast_reg_rc(void)
 	/* REG_MR: 4 KiB from half into page 0, so over two pages. */
 	key2 = (key & ~0xffU) | 0x12;
 	post_fast_reg(b, key2, FAST_IOVA, 4096, 2, lrw);
-	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key2, FAST_IOVA, in, 8, 0), 0);
+	/* Both keys took the new tag. */
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, (lkey & ~0xffU) | 0x12,
+			      FAST_IOVA, in, 8, 0), 0);
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key2, FAST_IOVA, in, 8,
+			      WREN_MR_ACCESS_REMOTE_READ), 0);
 	pump(a, b);
 	expect_cqe(b, WREN_CQE_OP_REG_MR, WREN_CQE_SUCCESS, 0, &c);
 	CHECK_EQ(c.byte_len, 0);
@@ -4536,11 +4619,11 @@ static void test_fast_reg_rc(void)
 	CHECK(!memcmp(pg1, src + 3048, 2048));
 	CHECK(!memcmp(src + 20000, src + 1000, 4096));
 	/* The old tag's key is refused. */
-	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key, FAST_IOVA, in, 8, 0),
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, lkey, FAST_IOVA, in, 8, 0),
 		 -EACCES);
 	/* Beyond the registered length too. */
-	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key2, FAST_IOVA + 4090, in, 8,
-			      0), -EACCES);
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, (lkey & ~0xffU) | 0x12,
+			      FAST_IOVA + 4090, in, 8, 0), -EACCES);
 
 	/*
 	 * LOCAL_INV behind a WRITE still in flight: the region is invalid
@@ -4548,8 +4631,8 @@ static void test_fast_reg_rc(void)
 	 */
 	post_rdma(b, WREN_WQE_RDMA_WRITE, 0, 0, 64, DATA_IOVA, a_rkey);
 	post_inv(b, WREN_WQE_LOCAL_INV, key2, 0);
-	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key2, FAST_IOVA, in, 8, 0),
-		 -EACCES);
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, (lkey & ~0xffU) | 0x12,
+			      FAST_IOVA, in, 8, 0), -EACCES);
 	CHECK(!poll_cq(b, &c));
 	pump(a, b);
 	expect_cqe(b, WREN_CQE_OP_RDMA_WRITE, WREN_CQE_SUCCESS, 1, &c);
@@ -4573,8 +4656,8 @@ static void test_fast_reg_rc(void)
 	CHECK_EQ(wren_le32(c.inv_key), key3);
 	CHECK_EQ(wren_le32(c.byte_len), 300);
 	CHECK(!memcmp(fake_env_ptr(&b->h.env, DATA + 8000, 300), src, 300));
-	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key3, FAST_IOVA, in, 8, 0),
-		 -EACCES);
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, (lkey & ~0xffU) | 0x13,
+			      FAST_IOVA, in, 8, 0), -EACCES);
 	/* Invalid: a READ through it is refused. */
 	post_rdma(a, WREN_WQE_RDMA_READ, 0, 0, 16, FAST_IOVA, key3);
 	pump(a, b);
@@ -4607,8 +4690,10 @@ static void test_fast_reg_rc(void)
 	CHECK_EQ(wren_le16(c.wqe_index), 2);
 	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_ERR);
 	/* Neither the failed entry nor the flushed one touched the region. */
-	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key2, FAST_IOVA, in, 8, 0), 0);
-	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key3, FAST_IOVA, in, 8, 0),
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key2, FAST_IOVA, in, 8,
+			      WREN_MR_ACCESS_REMOTE_READ), 0);
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key3, FAST_IOVA, in, 8,
+			      WREN_MR_ACCESS_REMOTE_READ),
 		 -EACCES);
 	rc_reconnect(a, b, rw);
 
@@ -4617,7 +4702,8 @@ static void test_fast_reg_rc(void)
 	pump(a, b);
 	expect_cqe(b, WREN_CQE_OP_LOCAL_INV, WREN_CQE_LOC_PROT_ERR, 0, &c);
 	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_ERR);
-	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key2, FAST_IOVA, in, 8, 0), 0);
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key2, FAST_IOVA, in, 8,
+			      WREN_MR_ACCESS_REMOTE_READ), 0);
 	rc_reconnect(a, b, rw);
 
 	/* More pages than the region holds, once invalid: LOC_QP_OP_ERR. */
@@ -4627,7 +4713,8 @@ static void test_fast_reg_rc(void)
 	expect_cqe(b, WREN_CQE_OP_LOCAL_INV, WREN_CQE_SUCCESS, 0, &c);
 	expect_cqe(b, WREN_CQE_OP_REG_MR, WREN_CQE_LOC_QP_OP_ERR, 1, &c);
 	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_ERR);
-	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key3, FAST_IOVA, in, 8, 0),
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key3, FAST_IOVA, in, 8,
+			      WREN_MR_ACCESS_REMOTE_READ),
 		 -EACCES);
 	rc_reconnect(a, b, rw);
 
@@ -4643,7 +4730,8 @@ static void test_fast_reg_rc(void)
 	sq_push(b, &w);
 	pump(a, b);
 	expect_cqe(b, WREN_CQE_OP_REG_MR, WREN_CQE_LOC_QP_OP_ERR, 0, &c);
-	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key3, FAST_IOVA, in, 8, 0),
+	CHECK_EQ(weng_mr_read(b->h.e, b->pdn, key3, FAST_IOVA, in, 8,
+			      WREN_MR_ACCESS_REMOTE_READ),
 		 -EACCES);
 	h_fini(&a->h);
 	h_fini(&b->h);
@@ -5414,6 +5502,7 @@ static const struct tap_test tests[] = {
 	{ "hostile register writes and ring contents", test_hostile_guest },
 	{ "CQ and QP: fields, references, states, doorbells", test_objects },
 	{ "AH and MR: fields, keys, references, reset", test_ah_mr },
+	{ "MR keys: lkey and rkey apart, random bits, no number reused at once", test_mr_keys },
 	{ "MR access: pages, key, PD, rights, bounds, two and three levels", test_mr_access },
 	{ "CQ: phase, arming, solicited, overrun", test_cq_post },
 	{ "RD messages between two adapters, and their errors", test_rd_between_adapters },

@@ -257,7 +257,8 @@ struct wren_qp_query {
  * @npages: pages in the region
  * @page_shift: log2 of the page size
  * @access: WREN_MR_ACCESS_*
- * @key_tag: the low 8 bits of the key
+ * @key_tag: the low 8 bits of both keys (random, and for a fast-register
+ *	region the consumer's to change with each registration)
  * @flags: WREN_MR_FLAG_*
  */
 struct wren_mr_params {
@@ -294,7 +295,7 @@ int wren_cmd_create_ah(struct wren_dev *wdev, u32 pdn, __be32 ipv4,
 		       const u8 *mac, u32 *ahn);
 int wren_cmd_destroy_ah(struct wren_dev *wdev, u32 ahn);
 int wren_cmd_reg_mr(struct wren_dev *wdev, const struct wren_mr_params *p,
-		    u32 *key);
+		    u32 *lkey, u32 *rkey);
 int wren_cmd_rereg_mr(struct wren_dev *wdev, u32 key,
 		      const struct wren_mr_params *p);
 int wren_cmd_dereg_mr(struct wren_dev *wdev, u32 key);

@@ -923,14 +923,21 @@ struct wren_cmd_create_ah {
  * @npages: pages in the region, at most WREN_PBL_MAX_PAGES
  * @page_shift: log2 of the page size, a bit of page_size_cap
  * @access: WREN_MR_ACCESS_*
- * @key_tag: the low 8 bits of the region's key, chosen by the driver so
- *	that a re-used region number gets a new key
+ * @key_tag: the low 8 bits of both of the region's keys, chosen by the
+ *	driver (random; a fast-register region's registrations change it)
  * @flags: WREN_MR_FLAG_*
  * @rsvd: zero
  *
  * @iova, page aligned down, must lie in the first page and the region
- * must end in the last.  result[0] of the completion is the key (the
- * region number << 8 | @key_tag), used as both lkey and rkey.
+ * must end in the last.  result[0] of the completion is the region's
+ * lkey, result[1] its rkey: each is (random << b | the region's number)
+ * << 8 | @key_tag, b the bits the device's max_mr needs, the random bits
+ * drawn anew for each key and never making the two equal (unless b is
+ * 24) nor WREN_LKEY_DMA.  Local accesses (SGEs) and the commands that
+ * name the region (DEREG_MR, REREG_MR, QUERY_CTX) take the lkey; a peer's
+ * access (RDMA WRITE, READ, atomics, SEND_INV) takes the rkey; a
+ * WREN_WQE_REG_MR or WREN_WQE_LOCAL_INV entry either.  Region numbers are
+ * given round-robin: a freed one comes back only after every other.
  *
  * With WREN_MR_FLAG_FAST (WREN_CAP_FAST_REG) the region is a
  * fast-register one, which send queue entries register and invalidate

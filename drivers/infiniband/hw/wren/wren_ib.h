@@ -28,7 +28,6 @@
  * @cqs: the CQs by CQ number, for the event callbacks (read under RCU)
  * @qps: the QPs by QP number, the same way
  * @srqs: the SRQs by SRQ number, the same way
- * @mr_key_tag: the last key tag given to a memory region
  * @kdb_page: the doorbell page of the kernel's CQs and QPs, if the
  *	device offers the kernel verbs (@kdb non-NULL)
  * @kdb: that page, mapped
@@ -44,7 +43,6 @@ struct wren_ib_dev {
 	struct xarray cqs;
 	struct xarray qps;
 	struct xarray srqs;
-	atomic_t mr_key_tag;
 	u32 kdb_page;
 	void __iomem *kdb;
 	bool fatal;

@@ -10,6 +10,7 @@
  * REG_MR work request registers (wren_ib_kqp.c).
  */
 #include <linux/dma-mapping.h>
+#include <linux/random.h>
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/iter.h>
@@ -213,7 +214,6 @@ static int wren_ib_mr_register(struct wren_ib_dev *dev, struct wren_ib_pd *pd,
 			       u64 virt_addr, int access)
 {
 	struct wren_mr_params params = {};
-	u32 key;
 	int err;
 
 	err = wren_ib_mr_pages(dev, mr->umem, virt_addr, &mr->pbl, &params);
@@ -222,8 +222,9 @@ static int wren_ib_mr_register(struct wren_ib_dev *dev, struct wren_ib_pd *pd,
 	params.length = length;
 	params.pdn = pd->pdn;
 	params.access = wren_ib_mr_access(access);
-	params.key_tag = atomic_inc_return(&dev->mr_key_tag);
-	err = wren_cmd_reg_mr(dev->wdev, &params, &key);
+	params.key_tag = get_random_u8();
+	err = wren_cmd_reg_mr(dev->wdev, &params, &mr->ibmr.lkey,
+			      &mr->ibmr.rkey);
 	if (err) {
 		ibdev_err_ratelimited(&dev->ibdev,
 				      "register MR of %llu bytes on PD %u failed: %d\n",
@@ -231,12 +232,12 @@ static int wren_ib_mr_register(struct wren_ib_dev *dev, struct wren_ib_pd *pd,
 		wren_ib_pbl_free(dev, &mr->pbl);
 		return err;
 	}
-	mr->ibmr.lkey = key;
-	mr->ibmr.rkey = key;
 	wren_ib_mr_set(mr, length, virt_addr, access);
-	trace_wren_ib_reg_mr(&pd->ibpd, key, length, params.npages, access);
-	ibdev_dbg(&dev->ibdev, "MR %#x: %llu bytes at %#llx, %u pages of %lu bytes\n",
-		  key, length, virt_addr, params.npages, 1UL << params.page_shift);
+	trace_wren_ib_reg_mr(&pd->ibpd, mr->ibmr.lkey, length, params.npages,
+			     access);
+	ibdev_dbg(&dev->ibdev, "MR %#x (rkey %#x): %llu bytes at %#llx, %u pages of %lu bytes\n",
+		  mr->ibmr.lkey, mr->ibmr.rkey, length, virt_addr,
+		  params.npages, 1UL << params.page_shift);
 	return 0;
 }
 
@@ -298,7 +299,8 @@ static struct ib_mr *wren_ib_mr_new(struct wren_ib_dev *dev,
  *	atomics; optional access flags and %IB_ACCESS_HUGETLB are ignored
  * @udata: carries no request and gets no response
  *
- * The key is both the lkey and the rkey.  Huge pages are described as
+ * The device gives an lkey and a different rkey, each with random bits
+ * (the tag is random too).  Huge pages are described as
  * such when the IOVA allows it.
  *
  * Return: the MR, or ERR_PTR() of -EOPNOTSUPP for another access flag
@@ -558,7 +560,6 @@ struct ib_mr *wren_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 	struct wren_ib_dev *dev = to_wren_ib_dev(ibpd->device);
 	struct wren_mr_params params = {};
 	struct wren_ib_mr *mr;
-	u32 key;
 	int err;
 
 	if (mr_type != IB_MR_TYPE_MEM_REG ||
@@ -587,18 +588,17 @@ struct ib_mr *wren_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 	params.pbl = mr->pbl.l1_dma;
 	params.pdn = to_wren_ib_pd(ibpd)->pdn;
 	params.npages = max_num_sg;
-	params.key_tag = atomic_inc_return(&dev->mr_key_tag);
+	params.key_tag = get_random_u8();
 	params.flags = WREN_MR_FLAG_FAST;
-	err = wren_cmd_reg_mr(dev->wdev, &params, &key);
+	err = wren_cmd_reg_mr(dev->wdev, &params, &mr->ibmr.lkey,
+			      &mr->ibmr.rkey);
 	if (err) {
 		ibdev_err_ratelimited(&dev->ibdev,
 				      "fast-register MR of %u pages on PD %u failed: %d\n",
 				      max_num_sg, params.pdn, err);
 		goto err_free_pbl;
 	}
-	mr->ibmr.lkey = key;
-	mr->ibmr.rkey = key;
-	trace_wren_ib_reg_mr(ibpd, key, 0, 0, 0);
+	trace_wren_ib_reg_mr(ibpd, mr->ibmr.lkey, 0, 0, 0);
 	return &mr->ibmr;
 
 err_free_pbl:

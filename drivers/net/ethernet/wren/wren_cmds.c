@@ -669,7 +669,9 @@ EXPORT_SYMBOL_NS_GPL(wren_cmd_destroy_ah, WREN);
  * wren_cmd_reg_mr() - register a memory region
  * @wdev: the device
  * @p: its addresses, page list, protection domain and access rights
- * @key: its key, used as both lkey and rkey, on success
+ * @lkey: on success, its key for local accesses and for the commands
+ *	that name it
+ * @rkey: on success, its key for peers' accesses, another one
  *
  * The page list has one level of at most %WREN_PBL_PER_PAGE entries, or
  * two: an array of the DMA addresses of 4 KiB pages each holding
@@ -682,7 +684,7 @@ EXPORT_SYMBOL_NS_GPL(wren_cmd_destroy_ah, WREN);
  * device has no MR left, or another negative errno.
  */
 int wren_cmd_reg_mr(struct wren_dev *wdev, const struct wren_mr_params *p,
-		    u32 *key)
+		    u32 *lkey, u32 *rkey)
 {
 	struct wren_cmd_reg_mr cmd = {
 		.iova = cpu_to_le64(p->iova),
@@ -699,8 +701,10 @@ int wren_cmd_reg_mr(struct wren_dev *wdev, const struct wren_mr_params *p,
 	int err;
 
 	err = wren_admin_exec(wdev, WREN_ADMIN_REG_MR, &cmd, sizeof(cmd), &cqe);
-	if (!err)
-		*key = le32_to_cpu(cqe.result[0]);
+	if (!err) {
+		*lkey = le32_to_cpu(cqe.result[0]);
+		*rkey = le32_to_cpu(cqe.result[1]);
+	}
 	return err;
 }
 EXPORT_SYMBOL_NS_GPL(wren_cmd_reg_mr, WREN);
