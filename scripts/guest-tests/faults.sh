@@ -40,18 +40,6 @@ recovers() {
 		sed -n 's/.* recover \([0-9]*\) .*/\1/p'
 }
 
-# wait_until SECONDS COMMAND...: COMMAND succeeds within SECONDS.
-wait_until() {
-	local tries=$(($1 * 10))
-
-	shift
-	while ! "$@"; do
-		tries=$((tries - 1))
-		[ $tries -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
-
 # at_least FILE N: a debugfs counter is N or more.
 at_least() {
 	[ "$(cat "$1")" -ge "$2" ]
@@ -65,25 +53,12 @@ recovered() {
 		[ -e /sys/class/infiniband/wren_0 ]
 }
 
-# pingpong: a UD ping-pong of 50 iterations over the adapter's loopback,
-# both ends here: what a user who reopens the device runs.
-pingpong() {
-	local out
-
-	timeout 60 ibv_ud_pingpong -d wren_0 -g "$WREN_GID" -n 50 \
-		>/tmp/pp-server.out 2>&1 &
-	out=$(retry 20 timeout 60 ibv_ud_pingpong -d wren_0 -g "$WREN_GID" \
-		-n 50 127.0.0.1 2>&1)
-	wait $!
-	printf '%s\n' "$out" | grep -q '^50 iters in'
-}
-
 # after_recovery WHAT REPORTER N: recovery N of REPORTER completes, the
 # device works again for a reopened application; print the time.
 after_recovery() {
 	check "$1: reporter $2 recovers ($3)" wait_until 30 recovered "$2" "$3"
 	check "$1: the GID is back" wren_gid_wait
-	check "$1: a reopened ibv_ud_pingpong works" pingpong
+	check "$1: a reopened ibv_ud_pingpong works" loopback_pingpong
 	echo "# $1: $(dmesg | grep 'recovered: down for' | tail -n 1 |
 		sed 's/.*recovered: //')"
 }
@@ -96,7 +71,7 @@ for r in fatal keep_alive admin; do
 	expect_match "health: reporter $r healthy" '^ +state healthy error 0 ' \
 		"$(devlink health show "pci/$pci" reporter $r 2>&1)"
 done
-check "a first ibv_ud_pingpong works" pingpong
+check "a first ibv_ud_pingpong works" loopback_pingpong
 
 # A refused request says why, and changes nothing.
 out=$(fault bogus 2>&1)
@@ -237,7 +212,7 @@ before=$(cat "$dbg/recoveries")
 check "devlink dev reload" devlink dev reload "pci/$pci"
 check "reload: wren_0 back" wait_for /sys/class/infiniband/wren_0
 check "reload: the GID is back" wren_gid_wait
-check "reload: a reopened ibv_ud_pingpong works" pingpong
+check "reload: a reopened ibv_ud_pingpong works" loopback_pingpong
 check "reload: no recovery counted for it" \
 	[ "$(cat "$dbg/recoveries")" -eq "$before" ]
 if [ -e "/sys/bus/pci/devices/$pci/reset" ]; then
@@ -245,7 +220,7 @@ if [ -e "/sys/bus/pci/devices/$pci/reset" ]; then
 		sh -c "echo 1 > /sys/bus/pci/devices/$pci/reset"
 	check "reset: wren_0 back" wait_for /sys/class/infiniband/wren_0
 	check "reset: the GID is back" wren_gid_wait
-	check "reset: a reopened ibv_ud_pingpong works" pingpong
+	check "reset: a reopened ibv_ud_pingpong works" loopback_pingpong
 else
 	fail "the function offers no reset method"
 fi

@@ -33,6 +33,19 @@ expect_match() {
 	fi
 }
 
+# wait_until SECONDS COMMAND...: COMMAND succeeds within SECONDS (tried
+# every 0.1 s).
+wait_until() {
+	local tries=$(($1 * 10))
+
+	shift
+	while ! "$@"; do
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
 wait_for() {
 	local tries=50
 
@@ -182,6 +195,21 @@ retry() {
 		[ $tries -gt 0 ] || return 1
 		sleep 1
 	done
+}
+
+# loopback_pingpong: an ibv_ud_pingpong of 50 iterations with both ends
+# in this guest, over the adapter's loopback (WREN_GID set by
+# wren_ip_up or wren_gid_wait): what a user who opens the device runs.
+loopback_pingpong() {
+	local out
+
+	timeout 60 ibv_ud_pingpong -d wren_0 -g "$WREN_GID" -n 50 \
+		>/tmp/pingpong-server.out 2>&1 &
+	out=$(retry 20 timeout 60 ibv_ud_pingpong -d wren_0 -g "$WREN_GID" \
+		-n 50 127.0.0.1 2>&1)
+	wait $!
+	printf '%s\n' "$out"
+	printf '%s\n' "$out" | grep -q '^50 iters in'
 }
 
 # serve_or_connect COMMAND...: the client/server programs of the RDMA

@@ -4,8 +4,8 @@
 # removal.sh: the device goes away while programs use it, and comes back.
 # Under load (two wren_rd_stress participants exchanging RD messages, an
 # ibv_ud_pingpong pair waiting for completion events, one polling, and
-# an ibv_rc_pingpong pair, all over the adapter's loopback), first wren_ib.ko is unloaded, then
-# the PCI function is unbound from wren.ko.  Each time the removal
+# an ibv_rc_pingpong pair, all over the adapter's loopback), first
+# wren_ib.ko is unloaded, then the PCI function is unbound from wren.ko.  Each time the removal
 # finishes at once, whatever the programs do; every program gets an
 # error and exits by itself (none hangs, none is killed); the device
 # comes back (insmod, bind) and a new ping-pong runs on it; the modules
@@ -14,18 +14,6 @@ set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
 stress=${WREN_BUILD:-$WREN_TOP/build}/rdtest/wren_rd_stress
-
-# wait_until SECONDS COMMAND...: COMMAND succeeds within SECONDS.
-wait_until() {
-	local tries=$(($1 * 10))
-
-	shift
-	while ! "$@"; do
-		tries=$((tries - 1))
-		[ $tries -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
 
 gone() {
 	! kill -0 "$1" 2>/dev/null
@@ -73,18 +61,6 @@ load_ended() {
 	tail -n 2 /tmp/rd0.out /tmp/ud18516-client.out /tmp/rc18517-client.out
 }
 
-# pingpong: what a user who opens the device again runs.
-pingpong() {
-	local out
-
-	timeout 60 ibv_ud_pingpong -d wren_0 -g "$WREN_GID" -n 50 \
-		>/tmp/pp-server.out 2>&1 &
-	out=$(retry 20 timeout 60 ibv_ud_pingpong -d wren_0 -g "$WREN_GID" \
-		-n 50 127.0.0.1 2>&1)
-	wait $!
-	printf '%s\n' "$out" | grep -q '^50 iters in'
-}
-
 dmesg_mark
 pci=$(wren_pci_addr)
 check "modules load" load_wren
@@ -102,7 +78,7 @@ check "insmod wren_ib again" \
 	insmod "$WREN_KMOD/drivers/infiniband/hw/wren/wren_ib.ko"
 check "wren_0 is back" wait_for /sys/class/infiniband/wren_0
 check "its GID is back" wren_gid_wait
-check "a ping-pong runs on it" pingpong
+check "a ping-pong runs on it" loopback_pingpong
 
 # --- PCI unbind under load ---------------------------------------------------
 check "unbind: the load runs" load_up
@@ -117,7 +93,7 @@ check "bind it again" sh -c "echo $pci > /sys/bus/pci/drivers/wren/bind"
 check "wren_0 is back" wait_for /sys/class/infiniband/wren_0
 # A new network interface: its address is set again.
 check "the interface up again, with its GID" wren_ip_up
-check "a ping-pong runs on it" pingpong
+check "a ping-pong runs on it" loopback_pingpong
 
 check "modules unload" unload_wren
 check "dmesg: no error or warning" dmesg_quiet

@@ -2785,6 +2785,20 @@ static void test_read_limit(void)
 	free(b);
 }
 
+/* A datagram QP of @x from RTS to RESET and up again, its rings empty. */
+static void qp_reset_up(struct adapter *x)
+{
+	CHECK_EQ(modify(&x->h, x->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RESET, 0),
+		 WREN_STATUS_SUCCESS);
+	x->sq_pi = x->rq_pi = 0;
+	CHECK_EQ(modify(&x->h, x->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
+			WREN_QPS_INIT, 0x11111111), WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&x->h, x->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
+		 WREN_STATUS_SUCCESS);
+	CHECK_EQ(modify(&x->h, x->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
+		 WREN_STATUS_SUCCESS);
+}
+
 /*
  * RTS -> RESET with READs outstanding forgets them: the QP brought up
  * again may post as many READs as a new one, and they complete.
@@ -2818,15 +2832,7 @@ static void test_read_reset(void)
 		fake_env_advance(&b->h.env, 1000);
 	}
 	CHECK(!poll_cq(a, &c));
-	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RESET, 0),
-		 WREN_STATUS_SUCCESS);
-	a->sq_pi = a->rq_pi = 0;
-	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
-			WREN_QPS_INIT, 0x11111111), WREN_STATUS_SUCCESS);
-	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
-		 WREN_STATUS_SUCCESS);
-	CHECK_EQ(modify(&a->h, a->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
-		 WREN_STATUS_SUCCESS);
+	qp_reset_up(a);
 	for (i = 0; i < 2; i++)
 		post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, i * 100, 100,
 			  DATA_IOVA + i * 100, rkey);
@@ -2844,15 +2850,7 @@ static void test_read_reset(void)
 	/* Nothing of the first READs came back as a completion. */
 	CHECK(!poll_cq(a, &c));
 	/* A responder reset and brought up again answers as before. */
-	CHECK_EQ(modify(&b->h, b->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RESET, 0),
-		 WREN_STATUS_SUCCESS);
-	b->sq_pi = b->rq_pi = 0;
-	CHECK_EQ(modify(&b->h, b->qpn, WREN_QP_ATTR_STATE | WREN_QP_ATTR_QKEY,
-			WREN_QPS_INIT, 0x11111111), WREN_STATUS_SUCCESS);
-	CHECK_EQ(modify(&b->h, b->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTR, 0),
-		 WREN_STATUS_SUCCESS);
-	CHECK_EQ(modify(&b->h, b->qpn, WREN_QP_ATTR_STATE, WREN_QPS_RTS, 0),
-		 WREN_STATUS_SUCCESS);
+	qp_reset_up(b);
 	post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, 0, 100, DATA_IOVA, rkey);
 	for (i = 0; i < 100 && !poll_cq(a, &c); i++) {
 		pump(a, b);
