@@ -252,7 +252,6 @@ err_stop_watchdog:
 	wren_watchdog_stop(wdev);
 	wren_db_destroy(wdev);
 err_reset:
-	set_bit(WREN_FLAG_DEAD, &wdev->flags);
 	wren_reset(wdev);
 	wren_tc_table_destroy(wdev);
 err_fence:
