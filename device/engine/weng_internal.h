@@ -373,6 +373,7 @@ struct weng_stats {
 	uint64_t aeq_events;
 	uint64_t guest_errors;
 	uint64_t dma_self;	/* DMAs refused: they reached our own BARs */
+	uint64_t self_yields;	/* pulls that stopped at the loopback budget */
 };
 
 /* The Ethernet function's counters, one field per name of their list. */

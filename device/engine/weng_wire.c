@@ -80,14 +80,30 @@ static bool to_self(const struct weng *e, const uint8_t *frame, size_t len)
 	       be32toh(e->cfg.ipv4);
 }
 
+/*
+ * Frames to itself count against the host's transmit budget as frames on
+ * the wire do: a pull hands at most WENG_SELF_PER_PULL of them to the
+ * receive side, then asks the host to pull again later (tx_kick) and
+ * returns nothing for now.  Loopback traffic, which answers itself, would
+ * otherwise keep one pull, and the host's thread, busy for as long as a
+ * user keeps posting.
+ */
+#define WENG_SELF_PER_PULL	8
+
 static size_t tp_pull(struct weng *e, void *frame, size_t cap)
 {
+	unsigned int self = 0;
 	size_t len;
 
 	while ((len = wren_tp_tx_pull(e->tp, frame, cap)) &&
 	       to_self(e, frame, len)) {
 		wren_tp_rx(e->tp, frame, len);
 		weng_read_flush(e);
+		if (++self == WENG_SELF_PER_PULL) {
+			e->stats.self_yields++;
+			e->ops->host.tx_kick(e->opaque);
+			return 0;
+		}
 	}
 	return len;
 }

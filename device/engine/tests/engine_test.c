@@ -2359,6 +2359,56 @@ static void test_loopback(void)
 	free(a);
 }
 
+/*
+ * Loopback traffic counts against the host's transmit budget: one pull
+ * hands at most a few frames to the adapter's own receive side, then
+ * asks to be pulled again, so a user posting to itself cannot keep the
+ * host's thread; pulled on, everything arrives.
+ */
+static void test_loopback_budget(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a));
+	static uint8_t frame[16384];
+	unsigned int kicks, pulls = 0;
+	struct wren_cqe c;
+	int i, sends = 0, recvs = 0;
+
+	adapter_up(a, 0, WREN_QPT_RD);
+	adapter_ah(a, a);
+	for (i = 0; i < 16; i++)
+		post_recv(a, 0, 60000);
+	for (i = 0; i < 16; i++)
+		post_send(a, a->qpn, 0, 60000, a->key, i);
+	kicks = a->h.env.tx_kicks;
+	/* 16 messages of 15 packets each, with their ACKs: no single pull. */
+	CHECK_EQ(weng_tx_pull(a->h.e, frame, sizeof(frame)), 0);
+	CHECK_EQ(a->h.e->stats.self_yields, 1);
+	CHECK(a->h.env.tx_kicks > kicks);
+	while (a->h.env.tx_kicks != kicks && pulls < 10000) {
+		kicks = a->h.env.tx_kicks;
+		CHECK_EQ(weng_tx_pull(a->h.e, frame, sizeof(frame)), 0);
+		pulls++;
+	}
+	CHECK(pulls > 16);
+	for (i = 0; i < 300 && recvs < 16; i++) {
+		while (poll_cq(a, &c)) {
+			CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+			if (c.opcode == WREN_CQE_OP_RECV)
+				recvs++;
+			else
+				sends++;
+		}
+		while (weng_tx_pull(a->h.e, frame, sizeof(frame)) ||
+		       a->h.env.tx_kicks != kicks)
+			kicks = a->h.env.tx_kicks;
+		fake_env_advance(&a->h.env, 100000);
+	}
+	CHECK_EQ(recvs, 16);
+	CHECK_EQ(sends, 16);
+	h_fini(&a->h);
+	free(a);
+}
+
 /* Destroy @a's QP and make a new one in RTS, as a new program would. */
 static void qp_again(struct adapter *a)
 {
@@ -5511,6 +5561,7 @@ static const struct tap_test tests[] = {
 	{ "RTS to RESET with READs outstanding: none left behind", test_read_reset },
 	{ "send completions in send-queue order; GET_STATS", test_send_completion_order },
 	{ "QPs of one adapter talk through its loopback", test_loopback },
+	{ "loopback counts against the transmit budget, and all arrives", test_loopback_budget },
 	{ "QP numbers go round", test_qpn_rotation },
 	{ "new QPs talk after old ones died mid-stream", test_qps_gone_midstream },
 	{ "a reset with messages in flight writes nothing", test_reset_in_flight },

@@ -219,7 +219,9 @@ static void fake_fault(void *opaque, enum weng_flt what, uint64_t a,
 
 static void fake_tx_kick(void *opaque)
 {
-	(void)opaque;
+	struct fake_env *env = opaque;
+
+	env->tx_kicks++;
 }
 
 static uint32_t fake_random(void *opaque)

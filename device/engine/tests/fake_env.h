@@ -59,6 +59,7 @@ struct fake_env {
 	uint64_t big_wrong;	/* ... of them not the pattern's */
 	struct weng *bars;	/* the engine behind the BARs, or NULL */
 	unsigned int mmio;	/* DMA accesses dispatched to the BARs */
+	unsigned int tx_kicks;	/* the engine asked to be pulled */
 };
 
 extern const struct weng_env_ops fake_env_ops;
