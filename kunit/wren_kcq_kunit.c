@@ -204,12 +204,47 @@ static void wren_kcq_clean(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[3].qpn), 7);
 }
 
+/*
+ * A failed device: every work request posted flushes with WR_FLUSH_ERR,
+ * in order, each queue on its own CQ, as many as asked at a time, once.
+ */
+static void wren_kcq_flush(struct kunit *test)
+{
+	struct wren_kcq_fixture *f = wren_kcq_fixture(test);
+	struct ib_cq scq = {}, rcq = {};
+	struct ib_wc wc[8];
+	int i;
+
+	f->qp.ibqp.send_cq = &scq;
+	f->qp.ibqp.recv_cq = &rcq;
+	rcu_read_lock();
+	KUNIT_EXPECT_EQ(test, wren_ib_kcq_flush(&f->dev, &scq, 3, wc), 3);
+	KUNIT_EXPECT_EQ(test, wren_ib_kcq_flush(&f->dev, &scq, 8, wc + 3), 2);
+	for (i = 0; i < 5; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].wr_id, 100 + i);
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_EQ(test, wc[i].opcode, IB_WC_SEND);
+		KUNIT_EXPECT_PTR_EQ(test, wc[i].qp, &f->qp.ibqp);
+	}
+	KUNIT_EXPECT_EQ(test, wren_ib_kcq_flush(&f->dev, &scq, 8, wc), 0);
+	KUNIT_EXPECT_EQ(test, wren_ib_kcq_flush(&f->dev, &rcq, 8, wc), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 200);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 201);
+	KUNIT_EXPECT_EQ(test, wc[1].opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wren_ib_kcq_flush(&f->dev, &rcq, 8, wc), 0);
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, f->qp.ksq.ci, 5);
+	KUNIT_EXPECT_EQ(test, f->qp.krq.ci, 2);
+	wren_kcq_fixture_exit(f);
+}
+
 static struct kunit_case wren_kcq_cases[] = {
 	KUNIT_CASE(wren_kcq_send_retires),
 	KUNIT_CASE(wren_kcq_recv_fields),
 	KUNIT_CASE(wren_kcq_statuses),
 	KUNIT_CASE(wren_kcq_not_ours),
 	KUNIT_CASE(wren_kcq_clean),
+	KUNIT_CASE(wren_kcq_flush),
 	{}
 };
 

@@ -533,6 +533,8 @@ int wren_ib_ucontext_check(const struct wren_ib_alloc_ucontext_req *req);
 int wren_ib_mr_check(struct wren_ib_dev *dev, u64 length, int access);
 bool wren_ib_kcq_fill(struct wren_ib_dev *dev, const struct wren_cqe *cqe,
 		      struct ib_wc *wc);
+int wren_ib_kcq_flush(struct wren_ib_dev *dev, struct ib_cq *ibcq,
+		      int num_entries, struct ib_wc *wc);
 #endif
 
 #endif /* _WREN_IB_H */

@@ -205,52 +205,66 @@ static int wren_ib_kwq_flush(struct wren_ib_qp *qp, struct wren_ib_kwq *wq,
 	return n;
 }
 
+/* @qp's send (@recv false) or receive queue if a kernel one on @ibcq. */
+static struct wren_ib_kwq *wren_ib_kwq_on(struct wren_ib_qp *qp,
+					  struct ib_cq *ibcq, bool recv)
+{
+	if (!qp->kernel)
+		return NULL;
+	if (recv)
+		return qp->ibqp.recv_cq == ibcq && !qp->ibqp.srq ?
+		       &qp->krq : NULL;
+	return qp->ibqp.send_cq == ibcq ? &qp->ksq : NULL;
+}
+
 /*
  * The flush completions of the kernel QPs whose queues complete on @ibcq;
  * under the RCU read lock, like wren_ib_kcq_fill().
  */
-static int wren_ib_kcq_flush(struct wren_ib_dev *dev, struct ib_cq *ibcq,
-			     int num_entries, struct ib_wc *wc)
+VISIBLE_IF_KUNIT int wren_ib_kcq_flush(struct wren_ib_dev *dev,
+				       struct ib_cq *ibcq, int num_entries,
+				       struct ib_wc *wc)
 {
+	struct wren_ib_kwq *wq;
 	struct wren_ib_qp *qp;
 	unsigned long qpn;
 	int n = 0;
 
 	xa_for_each(&dev->qps, qpn, qp) {
+		wq = wren_ib_kwq_on(qp, ibcq, false);
+		if (wq)
+			n += wren_ib_kwq_flush(qp, wq, IB_WC_SEND, wc + n,
+					       num_entries - n);
+		wq = wren_ib_kwq_on(qp, ibcq, true);
+		if (wq)
+			n += wren_ib_kwq_flush(qp, wq, IB_WC_RECV, wc + n,
+					       num_entries - n);
 		if (n == num_entries)
 			break;
-		if (!qp->kernel)
-			continue;
-		if (qp->ibqp.send_cq == ibcq)
-			n += wren_ib_kwq_flush(qp, &qp->ksq, IB_WC_SEND, wc + n,
-					       num_entries - n);
-		if (qp->ibqp.recv_cq == ibcq && !qp->ibqp.srq)
-			n += wren_ib_kwq_flush(qp, &qp->krq, IB_WC_RECV, wc + n,
-					       num_entries - n);
 	}
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(wren_ib_kcq_flush);
 
 /* Whether a kernel QP has work posted that flushes on @ibcq. */
 static bool wren_ib_kcq_flush_pending(struct wren_ib_dev *dev,
 				      struct ib_cq *ibcq)
 {
+	struct wren_ib_kwq *wq;
 	struct wren_ib_qp *qp;
 	unsigned long qpn;
 	bool pending = false;
+	int recv;
 
 	rcu_read_lock();
 	xa_for_each(&dev->qps, qpn, qp) {
-		if (!qp->kernel)
-			continue;
-		/* Only a hint to poll again: the poll reads them in order. */
-		if ((qp->ibqp.send_cq == ibcq &&
-		     READ_ONCE(qp->ksq.pi) != READ_ONCE(qp->ksq.ci)) ||
-		    (qp->ibqp.recv_cq == ibcq && !qp->ibqp.srq &&
-		     READ_ONCE(qp->krq.pi) != READ_ONCE(qp->krq.ci))) {
-			pending = true;
-			break;
+		for (recv = 0; recv < 2 && !pending; recv++) {
+			wq = wren_ib_kwq_on(qp, ibcq, recv);
+			/* A hint to poll again: the poll reads them in order. */
+			pending = wq && READ_ONCE(wq->pi) != READ_ONCE(wq->ci);
 		}
+		if (pending)
+			break;
 	}
 	rcu_read_unlock();
 	return pending;
