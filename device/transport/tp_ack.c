@@ -90,7 +90,12 @@ static void ack_one(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 
 		s->inflight--;
 		s->inflight_bytes -= tp_cc_charge(p->len);
-		if (seq_le(*highest, p->sf_seq))
+		/*
+		 * Which copy of a resent packet arrived is unknown: if it was
+		 * the first, on another sub-flow, the packets sent here before
+		 * this copy may well still be on their way.
+		 */
+		if (!p->resent && seq_le(*highest, p->sf_seq))
 			*highest = p->sf_seq + 1;
 		t->mask |= 1U << p->sf;
 		t->bytes[p->sf] += p->len;

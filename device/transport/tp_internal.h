@@ -165,6 +165,7 @@ struct tp_pkt {
 	uint8_t timeouts;		/* consecutive, of this packet */
 	uint8_t cause;			/* enum wren_tp_retx_cause when LOST */
 	bool req;			/* a GRANT_REQ segment */
+	bool resent;			/* more than one copy has been sent */
 };
 
 /* One path of a context (Documentation/transport.rst, "Multipath"). */

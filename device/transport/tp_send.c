@@ -181,6 +181,7 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 	s->ring[p->sf_seq & (2 * tp->cfg.window - 1)] =
 		psn & (tp->cfg.window - 1);
 	p->state = TP_PKT_INFLIGHT;
+	p->resent = retx;
 	p->sent_ns = now;
 	p->sent_ts = h.ts;
 	s->inflight++;

@@ -703,6 +703,60 @@ static void test_subflow_timer_repath(void)
 	net_free(net);
 }
 
+/*
+ * The target stops reading for a while (a host that is descheduled, a
+ * full queue in front of it) and then takes every frame in the order they
+ * came: the initiator times out and resends on other sub-flows, and then
+ * the originals are acknowledged.  An acknowledgement of a resent packet
+ * cannot say which copy arrived, so it must not count as one of the
+ * newer sub-flow's: packets sent there before the copy and still queued
+ * behind the originals are not lost.
+ */
+struct stall {
+	unsigned int after;	/* DATA frames let through first */
+	uint64_t len;		/* then nothing arrives for so long */
+	uint64_t next;		/* and then one frame a microsecond */
+};
+
+static enum net_verdict stall_target(struct net *net, struct net_filter_ctx *f)
+{
+	struct stall *st = net->filter_arg;
+
+	if (f->type != WREN_WIRE_DATA)
+		return NET_PASS;
+	if (st->after && !--st->after)
+		st->next = net->now + st->len;
+	if (net->now < st->next) {
+		f->extra_delay = st->next - net->now;
+		st->next += 1000;
+	}
+	return NET_PASS;
+}
+
+static void test_stall_no_false_loss(void)
+{
+	static struct stall stall = { .after = 200, .len = 30000 };
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st0, st1;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 21);
+	net->filter = stall_target;
+	net->filter_arg = &stall;
+	CHECK(net_start(net));
+	send_random(net, 400, 20000, false);
+	net_run(net, 100 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st0);
+	net_stats(net, 1, &st1);
+	CHECK(st0.retx_timeout > 0);
+	CHECK_EQ(st0.retx_fast, 0);
+	/* Nothing was lost: every copy sent again arrived twice. */
+	CHECK_EQ(st1.retx_spurious, st0.retx_timeout);
+	net_free(net);
+}
+
 static void test_grants(void)
 {
 	struct wren_tp_config cfg;
@@ -1244,6 +1298,8 @@ static const struct tap_test tests[] = {
 	{ "optimistic adds no round trip, handshake adds one", test_handshake_mode },
 	{ "remote unreachable vs unresponsive", test_unreachable_unresponsive },
 	{ "sub-flow timer on a dead path, path replaced", test_subflow_timer_repath },
+	{ "a stalled target causes no false loss on other sub-flows",
+	  test_stall_no_false_loss },
 	{ "grants pace large messages into one target", test_grants },
 	{ "a lone granted message: whole chunks, no stop and go", test_grant_lone_chunks },
 	{ "trimmed packets are resent on NACK", test_trimmed },
