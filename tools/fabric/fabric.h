@@ -228,6 +228,7 @@ int port_open(struct port *pt, const struct port_cfg *c, struct in_addr a);
 int ports_file_write(const char *file, const struct port *pts, uint32_t n);
 ssize_t port_recv(struct port *pt, uint8_t *buf, size_t cap);
 void port_send(struct port *pt, const uint8_t *f, size_t len);
+uint64_t port_sock_drops(const struct port *pt);
 
 /* pcap.c */
 struct pcap;

@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/sock_diag.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -131,4 +132,19 @@ void port_send(struct port *pt, const uint8_t *f, size_t len)
 	}
 	pt->st.tx_frames++;
 	pt->st.tx_bytes += len;
+}
+
+/*
+ * Datagrams the kernel dropped on the port's socket, its receive buffer
+ * full: they never reached the fabric, so no other counter has them.
+ */
+uint64_t port_sock_drops(const struct port *pt)
+{
+	uint32_t mi[SK_MEMINFO_VARS];
+	socklen_t l = sizeof(mi);
+
+	if (getsockopt(pt->fd, SOL_SOCKET, SO_MEMINFO, mi, &l) ||
+	    l <= SK_MEMINFO_DROPS * sizeof(*mi))
+		return 0;
+	return mi[SK_MEMINFO_DROPS];
 }

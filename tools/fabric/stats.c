@@ -37,8 +37,8 @@ static void port_json(FILE *f, const struct port *pt, bool last)
 		"\"rx_frames\": %llu, \"rx_bytes\": %llu, "
 		"\"tx_frames\": %llu, \"tx_bytes\": %llu, "
 		"\"rx_wren\": %llu, \"flooded\": %llu, \"unrouted\": %llu, "
-		"\"rx_oversize\": %llu, \"tx_errors\": %llu, "
-		"\"tx_no_peer\": %llu, ",
+		"\"rx_oversize\": %llu, \"rx_sock_drops\": %llu, "
+		"\"tx_errors\": %llu, \"tx_no_peer\": %llu, ",
 		pt->id, ntohs(pt->local.sin_port),
 		pt->peer_known ? ntohs(pt->peer.sin_port) : 0,
 		(unsigned long long)s->rx_frames,
@@ -49,6 +49,7 @@ static void port_json(FILE *f, const struct port *pt, bool last)
 		(unsigned long long)s->flooded,
 		(unsigned long long)s->unrouted,
 		(unsigned long long)s->rx_oversize,
+		(unsigned long long)port_sock_drops(pt),
 		(unsigned long long)s->tx_errors,
 		(unsigned long long)s->tx_no_peer);
 	for (t = 1; t < sizeof(wren_type_key) / sizeof(*wren_type_key); t++) {
