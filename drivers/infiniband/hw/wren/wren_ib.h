@@ -63,7 +63,7 @@ struct wren_ib_ucontext {
 /**
  * enum wren_ib_mmap_type - what an mmap entry maps
  * @WREN_IB_MMAP_IO: a doorbell page of the device, mapped uncached
- * @WREN_IB_MMAP_DMA: kernel pages the device reaches by DMA (a ring)
+ * @WREN_IB_MMAP_DMA: coherent DMA memory, which the device reaches (a ring)
  */
 enum wren_ib_mmap_type {
 	WREN_IB_MMAP_IO,
@@ -74,14 +74,15 @@ enum wren_ib_mmap_type {
  * struct wren_ib_mmap_entry - something a user context may mmap
  * @rdma_entry: the ib_core entry (offset and length)
  * @type: what it maps
- * @wdev: %WREN_IB_MMAP_IO: the device of the doorbell page
+ * @wdev: the device of the doorbell page or of the DMA memory
  * @db_page: %WREN_IB_MMAP_IO: the doorbell page, which the entry owns: it
  *	goes back to the device's allocator with the entry, once nothing
  *	maps it any more, so that no other context gets it before
  * @address: %WREN_IB_MMAP_IO: the bus address of the page
- * @cpu_addr: %WREN_IB_MMAP_DMA: the kernel address of the pages, which
- *	the entry owns: they are freed with it, once nothing can map them
- *	any more (every mapping holds a reference on the entry)
+ * @cpu_addr: %WREN_IB_MMAP_DMA: the kernel address of the memory, which
+ *	the entry owns: it is freed with it, once nothing can map it any
+ *	more (every mapping holds a reference on the entry)
+ * @dma: %WREN_IB_MMAP_DMA: the device's address of the memory
  * @size: %WREN_IB_MMAP_DMA: bytes at @cpu_addr, a multiple of PAGE_SIZE
  */
 struct wren_ib_mmap_entry {
@@ -91,16 +92,16 @@ struct wren_ib_mmap_entry {
 	u32 db_page;
 	phys_addr_t address;
 	void *cpu_addr;
+	dma_addr_t dma;
 	size_t size;
 };
 
 /**
  * struct wren_ib_ring - a queue ring in kernel memory
- * @entry: a user's ring: its mmap entry, which owns the pages
+ * @entry: a user's ring: its mmap entry, which owns the memory
  * @buf: a kernel ring: its coherent memory
  * @dma: its DMA address
  * @size: its bytes, a multiple of PAGE_SIZE
- * @dir: a user's ring: the direction of its DMA mapping
  * @mmap_key: a user's ring: the offset the user passes to mmap()
  */
 struct wren_ib_ring {
@@ -108,7 +109,6 @@ struct wren_ib_ring {
 	void *buf;
 	dma_addr_t dma;
 	size_t size;
-	enum dma_data_direction dir;
 	u64 mmap_key;
 };
 
@@ -410,7 +410,7 @@ void wren_ib_disassociate_ucontext(struct ib_ucontext *ibucontext);
 int wren_ib_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
 void wren_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 int wren_ib_ring_alloc(struct wren_ib_ucontext *uctx, struct wren_ib_ring *ring,
-		       size_t bytes, enum dma_data_direction dir);
+		       size_t bytes);
 int wren_ib_kring_alloc(struct wren_ib_dev *dev, struct wren_ib_ring *ring,
 			size_t bytes);
 void wren_ib_ring_free(struct wren_ib_dev *dev, struct wren_ib_ring *ring);

@@ -42,8 +42,7 @@ static int wren_ib_cq_ring_alloc(struct wren_ib_ucontext *uctx,
 	size_t bytes = sizeof(struct wren_cqe) << log_depth;
 	int err;
 
-	err = wren_ib_ring_alloc(uctx, ring, bytes + SMP_CACHE_BYTES,
-				 DMA_FROM_DEVICE);
+	err = wren_ib_ring_alloc(uctx, ring, bytes + SMP_CACHE_BYTES);
 	if (err)
 		return err;
 	*live = ring->entry->cpu_addr + bytes;

@@ -313,13 +313,13 @@ static int wren_ib_qp_user_rings(struct wren_ib_dev *dev, struct wren_ib_qp *qp,
 					 ibucontext);
 	err = wren_ib_ring_alloc(uctx, &qp->sq,
 				 WREN_SQ_WQE_SIZE(params->sq_wqe_shift) <<
-				 params->sq_log_depth, DMA_TO_DEVICE);
+				 params->sq_log_depth);
 	if (err)
 		return err;
 	if (!(params->flags & WREN_QP_FLAG_SRQ)) {
 		err = wren_ib_ring_alloc(uctx, &qp->rq,
 					 WREN_RQ_WQE_SIZE(params->rq_wqe_shift) <<
-					 params->rq_log_depth, DMA_TO_DEVICE);
+					 params->rq_log_depth);
 		if (err) {
 			wren_ib_ring_free(dev, &qp->sq);
 			return err;

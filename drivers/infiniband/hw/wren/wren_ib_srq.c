@@ -95,7 +95,7 @@ int wren_ib_create_srq(struct ib_srq *ibsrq,
 					 ibucontext);
 	err = wren_ib_ring_alloc(uctx, &srq->ring,
 				 WREN_RQ_WQE_SIZE(params.wqe_shift) <<
-				 params.log_depth, DMA_TO_DEVICE);
+				 params.log_depth);
 	if (err)
 		return err;
 	params.base = srq->ring.dma;
@@ -168,8 +168,7 @@ static int wren_ib_srq_grow(struct wren_ib_dev *dev, struct wren_ib_srq *srq,
 	uctx = rdma_udata_to_drv_context(udata, struct wren_ib_ucontext,
 					 ibucontext);
 	err = wren_ib_ring_alloc(uctx, &new,
-				 WREN_RQ_WQE_SIZE(srq->wqe_shift) * depth,
-				 DMA_TO_DEVICE);
+				 WREN_RQ_WQE_SIZE(srq->wqe_shift) * depth);
 	if (err)
 		return err;
 	ring.base = new.dma;

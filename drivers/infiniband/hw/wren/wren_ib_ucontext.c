@@ -3,12 +3,16 @@
  * Wren RDMA driver: user contexts and what they may mmap: their doorbell
  * page, and the rings of their CQs and QPs.
  *
- * A ring is kernel memory (physically contiguous, zeroed, mapped for DMA)
- * that the user maps whole.  Its mmap entry owns the pages and frees them
- * only when the entry goes, and every user mapping holds a reference on
- * the entry (ib_core's, taken by rdma_user_mmap_io()); so the pages stay
- * valid for as long as anybody maps them, past the destruction of the CQ
- * or QP, while the device stops using them at the destruction.  When the
+ * A ring is coherent DMA memory (physically contiguous, zeroed) that the
+ * user maps whole.  Coherent, not streaming: the device and the process
+ * share it for its whole life with no sync between them, and a streaming
+ * mapping that bounces (swiotlb, a DMA mask the pages miss, encrypted
+ * memory) would have the device write into a bounce buffer the process
+ * never sees.  Its mmap entry owns the memory and frees it only when the
+ * entry goes, and every user mapping holds a reference on the entry
+ * (ib_core's, taken by rdma_user_mmap_io()); so the memory stays valid
+ * for as long as anybody maps it, past the destruction of the CQ or QP,
+ * while the device stops using it at the destruction.  When the
  * context is disassociated (the device failed or goes away), ib_core
  * zaps every such mapping, doorbells and rings alike, and the process
  * reads zeros from then on.
@@ -59,22 +63,28 @@ wren_ib_mmap_db_insert(struct wren_ib_ucontext *uctx, struct wren_dev *wdev,
 	return &entry->rdma_entry;
 }
 
+/*
+ * Physically contiguous in the kernel's linear map, whatever the DMA
+ * layer would rather do (an IOMMU may otherwise give pages it remaps into
+ * one virtual range): rdma_user_mmap_io() maps one run of page frames.
+ */
+#define WREN_IB_RING_ATTRS	DMA_ATTR_FORCE_CONTIGUOUS
+
 /**
  * wren_ib_ring_alloc() - allocate a ring the device reaches and the user
  *	maps
  * @uctx: the user context that will map it
  * @ring: filled in on success
  * @bytes: its size, rounded up to whole pages
- * @dir: %DMA_FROM_DEVICE for a ring the device writes (a CQ),
- *	%DMA_TO_DEVICE for one it only reads (a send or receive queue)
  *
- * The memory is physically contiguous, page aligned (so 4 KiB aligned)
- * and zeroed.
+ * The memory is coherent, physically contiguous, page aligned (so 4 KiB
+ * aligned) and zeroed.
  *
- * Return: 0, -ENOMEM, or -EIO if it cannot be mapped for DMA.
+ * Return: 0, -ENOMEM, or -EOPNOTSUPP if the platform's coherent memory is
+ * not in the kernel's linear map (so not mappable as one run of frames).
  */
 int wren_ib_ring_alloc(struct wren_ib_ucontext *uctx, struct wren_ib_ring *ring,
-		       size_t bytes, enum dma_data_direction dir)
+		       size_t bytes)
 {
 	struct wren_ib_dev *dev = to_wren_ib_dev(uctx->ibucontext.device);
 	struct device *dma_dev = wren_dma_dev(dev->wdev);
@@ -85,28 +95,29 @@ int wren_ib_ring_alloc(struct wren_ib_ucontext *uctx, struct wren_ib_ring *ring,
 	if (!entry)
 		return -ENOMEM;
 	entry->type = WREN_IB_MMAP_DMA;
+	entry->wdev = dev->wdev;
 	entry->size = PAGE_ALIGN(bytes);
-	entry->cpu_addr = alloc_pages_exact(entry->size,
-					    GFP_KERNEL | __GFP_ZERO);
+	entry->cpu_addr = dma_alloc_attrs(dma_dev, entry->size, &entry->dma,
+					  GFP_KERNEL, WREN_IB_RING_ATTRS);
 	if (!entry->cpu_addr)
 		goto err_free_entry;
-	ring->dma = dma_map_single(dma_dev, entry->cpu_addr, entry->size, dir);
-	if (dma_mapping_error(dma_dev, ring->dma)) {
-		err = -EIO;
-		goto err_free_pages;
+	if (!virt_addr_valid(entry->cpu_addr)) {
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "coherent memory outside the linear map: user rings unsupported\n");
+		err = -EOPNOTSUPP;
+		goto err_free_mem;
 	}
 	if (!wren_ib_mmap_entry_insert(uctx, entry, entry->size,
 				       &ring->mmap_key))
-		goto err_unmap;
+		goto err_free_mem;
 	ring->entry = entry;
+	ring->dma = entry->dma;
 	ring->size = entry->size;
-	ring->dir = dir;
 	return 0;
 
-err_unmap:
-	dma_unmap_single(dma_dev, ring->dma, entry->size, dir);
-err_free_pages:
-	free_pages_exact(entry->cpu_addr, entry->size);
+err_free_mem:
+	dma_free_attrs(dma_dev, entry->size, entry->cpu_addr, entry->dma,
+		       WREN_IB_RING_ATTRS);
 err_free_entry:
 	kfree(entry);
 	return err;
@@ -136,9 +147,9 @@ int wren_ib_kring_alloc(struct wren_ib_dev *dev, struct wren_ib_ring *ring,
  * @dev: the device
  * @ring: a ring from wren_ib_ring_alloc() or wren_ib_kring_alloc()
  *
- * A user's ring: ends its DMA mapping and its mmap entry; the pages go
- * with the entry, once no mmap() of it is under way, and stay wherever
- * they are mapped until unmapped.  A kernel ring is freed.
+ * A user's ring: ends its mmap entry; the memory goes with the entry,
+ * once no mmap() of it is under way, and stays wherever it is mapped
+ * until unmapped.  A kernel ring is freed.
  */
 void wren_ib_ring_free(struct wren_ib_dev *dev, struct wren_ib_ring *ring)
 {
@@ -151,8 +162,6 @@ void wren_ib_ring_free(struct wren_ib_dev *dev, struct wren_ib_ring *ring)
 	/* A ring never allocated (a QP on an SRQ has no receive ring). */
 	if (!ring->entry)
 		return;
-	dma_unmap_single(wren_dma_dev(dev->wdev), ring->dma, ring->size,
-			 ring->dir);
 	rdma_user_mmap_entry_remove(&ring->entry->rdma_entry);
 	ring->entry = NULL;
 }
@@ -298,7 +307,11 @@ int wren_ib_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 					rdma_entry);
 		break;
 	case WREN_IB_MMAP_DMA:
-		/* Cached, as the kernel maps them: ordinary memory. */
+		/*
+		 * Cached, as the kernel maps coherent memory on a cache
+		 * coherent host; io_remap_pfn_range() keeps it decrypted
+		 * where memory encryption shared it with the device.
+		 */
 		err = rdma_user_mmap_io(ibucontext, vma,
 					PHYS_PFN(virt_to_phys(entry->cpu_addr)),
 					entry->size, vma->vm_page_prot,
@@ -320,8 +333,9 @@ int wren_ib_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
  * wren_ib_mmap_free() - free an entry once nothing can map it any more
  * @rdma_entry: the entry
  *
- * A ring's pages go with it: no mapping of them is left (each holds a
- * reference on the entry until it is unmapped or zapped).
+ * A ring's memory goes with it: no mapping of it is left (each holds a
+ * reference on the entry until it is unmapped or zapped), and the device
+ * stopped using it when its CQ or QP was destroyed.
  */
 void wren_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
@@ -329,7 +343,8 @@ void wren_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 		container_of(rdma_entry, struct wren_ib_mmap_entry, rdma_entry);
 
 	if (entry->type == WREN_IB_MMAP_DMA)
-		free_pages_exact(entry->cpu_addr, entry->size);
+		dma_free_attrs(wren_dma_dev(entry->wdev), entry->size,
+			       entry->cpu_addr, entry->dma, WREN_IB_RING_ATTRS);
 	else
 		wren_db_page_free(entry->wdev, entry->db_page);
 	kfree(entry);
