@@ -5,11 +5,14 @@
 # Under load (two wren_rd_stress participants exchanging RD messages, an
 # ibv_ud_pingpong pair waiting for completion events, one polling, and
 # an ibv_rc_pingpong pair, all over the adapter's loopback), first
-# wren_ib.ko is unloaded, then the PCI function is unbound from wren.ko.  Each time the removal
-# finishes at once, whatever the programs do; every program gets an
-# error and exits by itself (none hangs, none is killed); the device
-# comes back (insmod, bind) and a new ping-pong runs on it; the modules
-# unload at the end, and the kernel logs no warning.
+# wren_ib.ko is unloaded, then the PCI function is unbound from wren.ko,
+# then QEMU takes the adapter out of its slot (device_del, through
+# lib.sh's "fault unplug": the guest's pciehp removes the function).
+# Each time the removal finishes at once, whatever the programs do;
+# every program gets an error and exits by itself (none hangs, none is
+# killed); the device comes back (insmod, bind, device_add) and a new
+# ping-pong runs on it; the modules unload at the end, and the kernel
+# logs no warning.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
@@ -92,6 +95,21 @@ load_ended unbind
 check "bind it again" sh -c "echo $pci > /sys/bus/pci/drivers/wren/bind"
 check "wren_0 is back" wait_for /sys/class/infiniband/wren_0
 # A new network interface: its address is set again.
+check "the interface up again, with its GID" wren_ip_up
+check "a ping-pong runs on it" loopback_pingpong
+
+# --- QEMU device_del under load ----------------------------------------------
+check "device_del: the load runs" load_up
+start=$(date +%s%N)
+check "QEMU takes the adapter out (device_del)" fault unplug
+# pciehp waits out the attention button's 5 s before it removes.
+check "the function is gone (30 s at most)" \
+	wait_until 30 test ! -e "/sys/bus/pci/devices/$pci"
+ms=$((($(date +%s%N) - start) / 1000000))
+echo "# device_del under load took $ms ms"
+load_ended device_del
+check "QEMU puts it back (device_add)" fault replug
+check "wren_0 is back" wait_until 30 test -e /sys/class/infiniband/wren_0
 check "the interface up again, with its GID" wren_ip_up
 check "a ping-pong runs on it" loopback_pingpong
 
