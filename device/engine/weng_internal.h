@@ -205,6 +205,7 @@ struct weng_qp {
 	bool drained;		/* SQD: SQ_DRAINED was posted */
 	uint32_t srqn;		/* WREN_QP_FLAG_SRQ: where receives come from */
 	uint16_t reads_out;	/* RDMA_READs posted and not done */
+	uint32_t resps_held;	/* responder entries of this gen (weng_resp.c) */
 	uint16_t gen;		/* tells stale transport callbacks apart */
 	uint8_t access;		/* WREN_MR_ACCESS_REMOTE_* peers may use */
 	uint16_t counter_set;	/* the set its counts go to (weng_counter.c) */
@@ -459,6 +460,8 @@ struct weng {
 	struct weng_resp *resps;	/* responder entries (weng_resp.c) */
 	uint32_t resp_count;
 	uint32_t resp_free;
+	struct weng_resp_peer *resp_peers;	/* entries held per peer */
+	uint32_t resp_peer_mask;
 	uint32_t resp_head, resp_tail;	/* reads to answer (weng_read.c) */
 	struct weng_alarm rnr_alarm;	/* RC sends waiting out an RNR */
 	struct weng_alarm read_alarm;	/* READs waiting for their response */

@@ -314,6 +314,8 @@ void weng_qp_forget(struct weng *e, struct weng_qp *qp, bool reset)
 	qp->sq_blocked = false;
 	qp->drained = false;
 	qp->reads_out = 0;
+	/* Its entries of the old generation no longer count against it. */
+	qp->resps_held = 0;
 	weng_qp_clear_slots(qp);
 	if (qp->rc)
 		weng_rc_clear(e, qp, reset);

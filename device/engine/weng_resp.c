@@ -6,6 +6,12 @@
  * device-wide pool of max_res_rd_atom, so a peer that asks for more waits
  * (receiver not ready).  Transport callbacks name an entry by (index,
  * generation): an entry reused or reset since makes a late one harmless.
+ *
+ * No requester may hold the pool alone: a greedy, slow or dead one (READs
+ * whose answers it never acknowledges keep their entries until the
+ * transport gives up on them) would make every other peer's WRITE to any
+ * QP wait.  One peer holds at most a quarter of the entries and one QP at
+ * most half; beyond, only that requester is told to wait.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,13 +19,71 @@
 
 #include "weng_internal.h"
 
+#define WENG_RESP_PEER_SHARE	4
+#define WENG_RESP_QP_SHARE	2
+
+/*
+ * The entries one peer holds.  An open-addressing table of twice as many
+ * slots as there are entries (so never full), a slot with none held
+ * being free; a peer's slot goes when its last entry does.
+ */
+struct weng_resp_peer {
+	uint32_t ipv4;
+	uint32_t held;
+};
+
+static uint32_t peer_home(const struct weng *e, uint32_t ipv4)
+{
+	return (ipv4 * 2654435761u) & e->resp_peer_mask;
+}
+
+/* @ipv4's slot, or the free one where it would go. */
+static struct weng_resp_peer *peer_slot(struct weng *e, uint32_t ipv4)
+{
+	uint32_t i = peer_home(e, ipv4);
+
+	while (e->resp_peers[i].held && e->resp_peers[i].ipv4 != ipv4)
+		i = (i + 1) & e->resp_peer_mask;
+	return &e->resp_peers[i];
+}
+
+/* One entry of @ipv4's fewer; a slot freed keeps every probe chain whole. */
+static void peer_put(struct weng *e, uint32_t ipv4)
+{
+	struct weng_resp_peer *t = e->resp_peers;
+	uint32_t mask = e->resp_peer_mask;
+	uint32_t i = peer_slot(e, ipv4) - t, j = i;
+
+	if (!t[i].held || --t[i].held)
+		return;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!t[j].held)
+			return;
+		/* t[j] stays if its home lies after the hole, up to j. */
+		if (((j - peer_home(e, t[j].ipv4)) & mask) < ((j - i) & mask))
+			continue;
+		t[i] = t[j];
+		t[j].held = 0;
+		i = j;
+	}
+}
+
 int weng_resp_init(struct weng *e)
 {
+	uint32_t slots = 1;
+
 	/* One per message the transport can be receiving or sending. */
 	e->resp_count = 4 * e->cfg.max_qp_depth;
+	while (slots < 2 * e->resp_count)
+		slots <<= 1;
 	e->resps = calloc(e->resp_count, sizeof(*e->resps));
-	if (!e->resps)
+	e->resp_peers = calloc(slots, sizeof(*e->resp_peers));
+	if (!e->resps || !e->resp_peers) {
+		weng_resp_fini(e);
 		return -ENOMEM;
+	}
+	e->resp_peer_mask = slots - 1;
 	weng_resp_reset(e);
 	return 0;
 }
@@ -27,12 +91,19 @@ int weng_resp_init(struct weng *e)
 void weng_resp_fini(struct weng *e)
 {
 	free(e->resps);
+	free(e->resp_peers);
 	e->resps = NULL;
+	e->resp_peers = NULL;
 	e->resp_count = 0;
 }
 
 void weng_resp_free(struct weng *e, struct weng_resp *r)
 {
+	struct weng_qp *qp = &e->qps[r->qp];
+
+	if (qp->in_use && qp->gen == r->qp_gen)
+		qp->resps_held--;
+	peer_put(e, r->peer_ipv4);
 	r->in_use = false;
 	r->gen++;
 	r->next = e->resp_free;
@@ -52,15 +123,24 @@ void weng_resp_reset(struct weng *e)
 	}
 }
 
-/* An entry for @m from @peer to @qp, @len bytes; NULL if none is free. */
+/*
+ * An entry for @m from @peer to @qp, @len bytes; NULL if none is free or
+ * the peer or the QP holds its share already.
+ */
 static struct weng_resp *resp_alloc(struct weng *e, struct weng_qp *qp,
 				    const struct wren_tp_peer *peer,
 				    const struct wren_tp_msg *m, uint32_t len)
 {
+	struct weng_resp_peer *held = peer_slot(e, peer->ipv4);
 	struct weng_resp *r;
 
-	if (e->resp_free == WENG_RESP_NONE)
+	if (e->resp_free == WENG_RESP_NONE ||
+	    held->held >= e->resp_count / WENG_RESP_PEER_SHARE ||
+	    qp->resps_held >= e->resp_count / WENG_RESP_QP_SHARE)
 		return NULL;
+	held->ipv4 = peer->ipv4;
+	held->held++;
+	qp->resps_held++;
 	r = &e->resps[e->resp_free];
 	e->resp_free = r->next;
 	r->in_use = true;

@@ -1863,6 +1863,7 @@ struct adapter {
 	uint32_t tc_cache;	/* non-zero: that cache and a context table */
 	uint8_t sq_shift, rq_shift;	/* entries of 128 << and 64 << them */
 	uint16_t max_rd_atom;	/* non-zero: that limit */
+	uint32_t max_qp_depth;	/* non-zero: that limit, and QPs that deep */
 	uint32_t pdn, cqn, key, ah;
 	uint64_t cq_db;
 	uint32_t cq_ci;
@@ -1881,6 +1882,14 @@ static void adapter_qp(struct adapter *a, uint8_t type)
 	struct wren_admin_cqe cqe;
 
 	make_qp(&cmd, a->pdn, a->cqn, 1, type);
+	if (a->max_qp_depth) {
+		uint8_t log = 0;
+
+		while (2u << log <= a->max_qp_depth)
+			log++;
+		((struct wren_cmd_create_qp *)cmd.payload)->sq_log_depth = log;
+		((struct wren_cmd_create_qp *)cmd.payload)->rq_log_depth = log;
+	}
 	((struct wren_cmd_create_qp *)cmd.payload)->sq_wqe_shift = a->sq_shift;
 	((struct wren_cmd_create_qp *)cmd.payload)->rq_wqe_shift = a->rq_shift;
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
@@ -1913,6 +1922,8 @@ static void adapter_up(struct adapter *a, int n, uint8_t type)
 		a->h.cfg.tc_cache = a->tc_cache;
 	if (a->max_rd_atom)
 		a->h.cfg.max_rd_atom = a->max_rd_atom;
+	if (a->max_qp_depth)
+		a->h.cfg.max_qp_depth = a->max_qp_depth;
 	h_start(&a->h);
 	h_enable(&a->h, 4, 3);
 	if (a->tc_cache)
@@ -4894,6 +4905,65 @@ static uint8_t get_set_stats(struct harness *h, uint8_t flags, uint32_t set,
 	return WREN_STATUS_SUCCESS;
 }
 
+/*
+ * A requester that never acknowledges the answers to its READs keeps their
+ * responder entries until the transport gives up on them.  It may take
+ * a quarter of the pool and no more: its other READs are refused (RNR,
+ * for it alone), and another peer's WRITE goes through meanwhile.
+ */
+static void test_resp_peer_share(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct adapter *c = calloc(1, sizeof(*c));
+	static uint8_t frame[16384];
+	uint64_t vb[WREN_STAT_COUNT];
+	struct wren_tp_stats st;
+	struct wren_cqe cqe;
+	uint32_t rkey;
+	size_t len;
+	int i;
+
+	a->max_rd_atom = 31;
+	b->max_qp_depth = 8;		/* 32 entries: 8 a peer */
+	adapter_up(a, 0, WREN_QPT_RD);
+	adapter_up(b, 1, WREN_QPT_RD);
+	adapter_up(c, 2, WREN_QPT_RD);
+	adapter_ah(a, b);
+	adapter_ah(c, b);
+	rkey = reg_rkey_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+			   WREN_MR_ACCESS_LOCAL_WRITE | WREN_MR_ACCESS_REMOTE_READ |
+			   WREN_MR_ACCESS_REMOTE_WRITE);
+	for (i = 0; i < 31; i++)
+		post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, i * 100, 100,
+			  DATA_IOVA + i * 100, rkey);
+	/* b's answers never reach a. */
+	for (i = 0; i < 300; i++) {
+		while ((len = weng_tx_pull(a->h.e, frame, sizeof(frame))))
+			weng_rx_frame(b->h.e, frame, len);
+		while ((len = weng_tx_pull(b->h.e, frame, sizeof(frame))))
+			if (wren_wire_type(frame, len) != WREN_WIRE_DATA)
+				weng_rx_frame(a->h.e, frame, len);
+		fake_env_advance(&a->h.env, 1000);
+		fake_env_advance(&b->h.env, 1000);
+	}
+	wren_tp_get_stats(b->h.e->tp, &st);
+	CHECK_EQ(st.rx_msgs, 8);
+	CHECK_EQ(get_set_stats(&b->h, 0, 0, vb, NULL), WREN_STATUS_SUCCESS);
+	CHECK(vb[WREN_STAT_rnr_refusals] > 0);
+	/* a's 8 are still held; c writes all the same. */
+	post_rdma(c, WREN_WQE_RDMA_WRITE, b->qpn, 0, 100, DATA_IOVA + 8192,
+		  rkey);
+	pump(c, b);
+	CHECK(poll_cq(c, &cqe));
+	CHECK_EQ(cqe.status, WREN_CQE_SUCCESS);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	h_fini(&c->h);
+	free(a);
+	free(b);
+	free(c);
+}
+
 /* QUERY_CTX: the status; the context at BUF_BASE, its size in @size. */
 static uint8_t query_ctx(struct harness *h, uint8_t type, uint32_t handle,
 			 uint32_t len, uint32_t *size, uint32_t *ext)
@@ -5558,6 +5628,8 @@ static const struct tap_test tests[] = {
 	{ "RDMA WRITE, WRITE_IMM, READ; every protection check", test_rdma_between_adapters },
 	{ "READ responses: forged ones refused, a silent responder times out", test_read_response_checks },
 	{ "READs beyond max_rd_atom wait their turn", test_read_limit },
+	{ "a peer holds at most a quarter of the responder entries",
+	  test_resp_peer_share },
 	{ "RTS to RESET with READs outstanding: none left behind", test_read_reset },
 	{ "send completions in send-queue order; GET_STATS", test_send_completion_order },
 	{ "QPs of one adapter talk through its loopback", test_loopback },
