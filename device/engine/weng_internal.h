@@ -152,6 +152,14 @@ struct weng_srq {
  */
 #define WENG_RC_WINDOW		64
 
+/*
+ * Messages of one send queue in the transport at once, whatever its type:
+ * a QP's long post list neither takes the transport's message slots from
+ * the other QPs nor fills the window of messages a transport context
+ * serves (TP_MSN_WINDOW, 256) ahead of theirs.  No more than RC's window.
+ */
+#define WENG_SQ_WINDOW		WENG_RC_WINDOW
+
 enum weng_rc_kind {
 	WENG_RC_SEND = 1,	/* complete the receive in rq_shadow[index] */
 	WENG_RC_RESP = 2,	/* finish the responder entry resps[index] */
@@ -468,6 +476,7 @@ struct weng {
 	uint64_t read_timeout_ns;	/* without a response byte */
 	uint64_t tc_base;	/* the context table (SET_TC_TABLE), or 0 */
 	bool sq_waiting;	/* a send queue waits for the transport */
+	uint32_t sq_turn;	/* the QP weng_sq_resume() tries first */
 	uint32_t eth_qpn;	/* the WREN_QPT_RAW_ETH QP, or 0 */
 	uint32_t gsi_slot;	/* 1 + the WREN_QP_FLAG_GSI QP's slot, or 0 */
 	bool eth_turn;		/* the Ethernet function goes first */

@@ -85,6 +85,7 @@ void weng_qp_reset(struct weng *e)
 	e->qp_next = 0;
 	e->gsi_slot = 0;
 	e->sq_waiting = false;
+	e->sq_turn = 0;
 }
 
 /*

@@ -358,8 +358,7 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 
 		if (qp->state != WREN_QPS_RTS || !e->tp)
 			return;
-		if (qp->rc && (uint16_t)(qp->sq_fetch - qp->sq_ci) >=
-			      WENG_RC_WINDOW) {
+		if ((uint16_t)(qp->sq_fetch - qp->sq_ci) >= WENG_SQ_WINDOW) {
 			/* Resumed as the oldest in flight retire. */
 			qp->sq_blocked = true;
 			e->sq_waiting = true;
@@ -414,17 +413,27 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 }
 
 /*
- * Send queues held back (the transport was full, or too many reads)
- * try again.  Not from inside a transport callback other than tx_done.
+ * Send queues held back (the transport was full, a full window, or too
+ * many reads) try again, in turn: the one after the last resumed goes
+ * first, so that no QP's place in the table puts it behind the others
+ * each time the transport has room for only some of them.  Not from
+ * inside a transport callback other than tx_done.
  */
 void weng_sq_resume(struct weng *e)
 {
+	uint32_t n = e->cfg.max_qp, first = e->sq_turn;
+
 	if (!e->sq_waiting)
 		return;
 	e->sq_waiting = false;
-	for (uint32_t i = 0; i < e->cfg.max_qp; i++)
-		if (e->qps[i].in_use && e->qps[i].sq_blocked)
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = (first + k) % n;
+
+		if (e->qps[i].in_use && e->qps[i].sq_blocked) {
 			weng_sq_kick(e, &e->qps[i]);
+			e->sq_turn = (i + 1) % n;
+		}
+	}
 }
 
 /* The transport builds a packet: @len payload bytes of a send, from @off. */

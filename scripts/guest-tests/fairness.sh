@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# fairness.sh: a well-behaved QP keeps its latency while a greedy one
+# runs.  Two guests (scripts/vm --guests 2 --lan): guest 1 measures the
+# round trip of 64-byte RD sends to guest 0 with ib_send_lat, first
+# alone, then while another QP of the same adapter sends 1 MiB messages
+# to guest 0 with ib_send_bw as fast as it may (128 posted at once,
+# sleeping on completion events so that it takes the adapter, not the
+# guest's one CPU).  Both QPs send to the same adapter, so over one
+# transport context.  Guest 1 prints
+# "fairness: alone L0 usec, beside a greedy writer L1 usec, ratio R,
+# writer B MiB/s"; passes when both measurements report and the ratio
+# is at most MAX (the first argument).
+set -u
+. "$WREN_TOP/scripts/guest-tests/lib.sh"
+
+max=${1:?usage: fairness.sh MAX_RATIO}
+
+check "modules load" load_wren
+check "LAN up" lan_up
+
+# t_typical of an ib_send_lat run on PORT, or nothing; its result line
+# on stderr.
+latency() {
+	serve_or_connect timeout 300 ib_send_lat -d wren_0 -x "$WREN_GID" \
+		-c RD -s 64 -n 2000 -p "$1" -F >"/tmp/lat$1.out" 2>&1
+	grep -A1 '#bytes' "/tmp/lat$1.out" >&2
+	awk '$1 == 64 && NF >= 5 { v = $5 } END { print v }' "/tmp/lat$1.out"
+}
+
+l0=$(latency 18515)
+check "latency alone reported" test -n "$l0"
+if [ "${WREN_GUEST_INDEX:-0}" -eq 0 ]; then
+	timeout 300 ib_send_bw -d wren_0 -x "$WREN_GID" -c RD -s 1048576 \
+		-t 128 -e -n 1000 -p 18516 -F >/tmp/greedy.out 2>&1 &
+else
+	retry 60 timeout 300 ib_send_bw -d wren_0 -x "$WREN_GID" -c RD \
+		-s 1048576 -t 128 -e -n 1000 -p 18516 -F 10.0.0.1 \
+		>/tmp/greedy.out 2>&1 &
+	# The writer at full speed first.
+	sleep 5
+fi
+greedy=$!
+l1=$(latency 18517)
+check "latency beside the writer reported" test -n "$l1"
+wait $greedy
+check "the greedy writer ran" test $? -eq 0
+cat /tmp/greedy.out
+if [ "${WREN_GUEST_INDEX:-0}" -ne 0 ]; then
+	bw=$(awk '$1 == 1048576 && NF >= 5 { v = $4 } END { print v }' /tmp/greedy.out)
+	ratio=$(awk -v a="$l0" -v b="$l1" 'BEGIN { printf "%.2f", b / a }')
+	echo "fairness: alone $l0 usec, beside a greedy writer $l1 usec, ratio $ratio, writer ${bw:-?} MiB/s"
+	check "latency beside the writer at most $max x alone ($ratio)" \
+		awk -v r="$ratio" -v m="$max" 'BEGIN { exit !(r <= m) }'
+fi
+check "modules unload" unload_wren
+finish
