@@ -2078,6 +2078,23 @@ static void pump(struct adapter *a, struct adapter *b)
 	}
 }
 
+/* As pump(), @rounds steps of 1 us, but none of @b's DATA frames reaches @a. */
+static void pump_hold_data(struct adapter *a, struct adapter *b, int rounds)
+{
+	static uint8_t frame[16384];
+	size_t len;
+
+	while (rounds--) {
+		while ((len = weng_tx_pull(a->h.e, frame, sizeof(frame))))
+			weng_rx_frame(b->h.e, frame, len);
+		while ((len = weng_tx_pull(b->h.e, frame, sizeof(frame))))
+			if (wren_wire_type(frame, len) != WREN_WIRE_DATA)
+				weng_rx_frame(a->h.e, frame, len);
+		fake_env_advance(&a->h.env, 1000);
+		fake_env_advance(&b->h.env, 1000);
+	}
+}
+
 /* The next completion of @a's CQ, if any; consumes it. */
 static bool poll_cq(struct adapter *a, struct wren_cqe *out)
 {
@@ -2798,11 +2815,9 @@ static void test_read_response_checks(void)
 static void test_read_limit(void)
 {
 	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
-	static uint8_t frame[16384];
 	struct wren_tp_stats st;
 	struct wren_cqe c;
 	uint32_t rkey;
-	size_t len;
 	int i, ok = 0;
 
 	a->max_rd_atom = 2;
@@ -2815,15 +2830,7 @@ static void test_read_limit(void)
 		post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, i * 100, 100,
 			  DATA_IOVA + i * 100, rkey);
 	/* b's answers are held back: only two requests may leave a. */
-	for (i = 0; i < 300; i++) {
-		while ((len = weng_tx_pull(a->h.e, frame, sizeof(frame))))
-			weng_rx_frame(b->h.e, frame, len);
-		while ((len = weng_tx_pull(b->h.e, frame, sizeof(frame))))
-			if (wren_wire_type(frame, len) != WREN_WIRE_DATA)
-				weng_rx_frame(a->h.e, frame, len);
-		fake_env_advance(&a->h.env, 1000);
-		fake_env_advance(&b->h.env, 1000);
-	}
+	pump_hold_data(a, b, 300);
 	wren_tp_get_stats(b->h.e->tp, &st);
 	CHECK_EQ(st.rx_msgs, 2);
 	CHECK(!poll_cq(a, &c));
@@ -2867,10 +2874,8 @@ static void qp_reset_up(struct adapter *x)
 static void test_read_reset(void)
 {
 	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
-	static uint8_t frame[16384];
 	struct wren_cqe c;
 	uint32_t rkey;
-	size_t len;
 	int i, ok = 0;
 
 	a->max_rd_atom = 2;
@@ -2883,15 +2888,7 @@ static void test_read_reset(void)
 		post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, i * 100, 100,
 			  DATA_IOVA + i * 100, rkey);
 	/* Requests delivered, responses lost: both READs outstanding. */
-	for (i = 0; i < 50; i++) {
-		while ((len = weng_tx_pull(a->h.e, frame, sizeof(frame))))
-			weng_rx_frame(b->h.e, frame, len);
-		while ((len = weng_tx_pull(b->h.e, frame, sizeof(frame))))
-			if (wren_wire_type(frame, len) != WREN_WIRE_DATA)
-				weng_rx_frame(a->h.e, frame, len);
-		fake_env_advance(&a->h.env, 1000);
-		fake_env_advance(&b->h.env, 1000);
-	}
+	pump_hold_data(a, b, 50);
 	CHECK(!poll_cq(a, &c));
 	qp_reset_up(a);
 	for (i = 0; i < 2; i++)
@@ -4915,12 +4912,10 @@ static void test_resp_peer_share(void)
 {
 	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
 	struct adapter *c = calloc(1, sizeof(*c));
-	static uint8_t frame[16384];
 	uint64_t vb[WREN_STAT_COUNT];
 	struct wren_tp_stats st;
 	struct wren_cqe cqe;
 	uint32_t rkey;
-	size_t len;
 	int i;
 
 	a->max_rd_atom = 31;
@@ -4937,15 +4932,7 @@ static void test_resp_peer_share(void)
 		post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, i * 100, 100,
 			  DATA_IOVA + i * 100, rkey);
 	/* b's answers never reach a. */
-	for (i = 0; i < 300; i++) {
-		while ((len = weng_tx_pull(a->h.e, frame, sizeof(frame))))
-			weng_rx_frame(b->h.e, frame, len);
-		while ((len = weng_tx_pull(b->h.e, frame, sizeof(frame))))
-			if (wren_wire_type(frame, len) != WREN_WIRE_DATA)
-				weng_rx_frame(a->h.e, frame, len);
-		fake_env_advance(&a->h.env, 1000);
-		fake_env_advance(&b->h.env, 1000);
-	}
+	pump_hold_data(a, b, 300);
 	wren_tp_get_stats(b->h.e->tp, &st);
 	CHECK_EQ(st.rx_msgs, 8);
 	CHECK_EQ(get_set_stats(&b->h, 0, 0, vb, NULL), WREN_STATUS_SUCCESS);
