@@ -21,12 +21,6 @@ set -u
 # The network interface would allocate a PD too: leave it down.
 WREN_NO_IP=1
 
-# admin_errors: the error count of the reporter "admin".
-admin_errors() {
-	devlink health show "pci/$pci" reporter admin |
-		sed -n 's/.* error \([0-9]*\) .*/\1/p'
-}
-
 dmesg_mark
 pci=$(wren_pci_addr)
 check "ib_uverbs loads" modprobe ib_uverbs
@@ -42,7 +36,7 @@ check "wren_ib.ko loads" insmod "$WREN_KMOD/drivers/infiniband/hw/wren/wren_ib.k
 check "wren_0 registers" wait_for /sys/class/infiniband/wren_0
 # The reporter reports from a work item, a moment after the log line.
 check "devlink health: two admin errors" \
-	wait_until 5 eval '[ "$(admin_errors)" = 2 ]'
+	wait_until 5 eval '[ "$(health_count "$pci" admin error)" = 2 ]'
 show=$(devlink health show "pci/$pci" reporter admin 2>&1)
 printf '%s\n' "$show"
 expect_match "devlink health: reporter admin in error, not recovered, with a dump" \

@@ -29,17 +29,6 @@
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
-# errors REPORTER / recovers REPORTER: its error or recovery count.
-errors() {
-	devlink health show "pci/$pci" reporter "$1" |
-		sed -n 's/.* error \([0-9]*\) .*/\1/p'
-}
-
-recovers() {
-	devlink health show "pci/$pci" reporter "$1" |
-		sed -n 's/.* recover \([0-9]*\) .*/\1/p'
-}
-
 # at_least FILE N: a debugfs counter is N or more.
 at_least() {
 	[ "$(cat "$1")" -ge "$2" ]
@@ -48,7 +37,7 @@ at_least() {
 # recovered REPORTER N: the reporter has recovered N times, is healthy,
 # and wren_0 is back with its interface up and its GID.
 recovered() {
-	[ "$(recovers "$1")" = "$2" ] &&
+	[ "$(health_count "$pci" "$1" recover)" = "$2" ] &&
 		devlink health show "pci/$pci" reporter "$1" | grep -q 'state healthy' &&
 		[ -e /sys/class/infiniband/wren_0 ]
 }
@@ -88,7 +77,7 @@ expect_match "fault: fatal=0 is refused too" \
 check "fault keep-alive-stop applied" fault keep-alive-stop
 start=$(date +%s)
 check "health: keep_alive reports the loss" \
-	wait_until 15 eval '[ "$(errors keep_alive)" = 1 ]'
+	wait_until 15 eval '[ "$(health_count "$pci" keep_alive error)" = 1 ]'
 elapsed=$(($(date +%s) - start))
 # Three silent periods of 1000 ms, then the watchdog's next run.
 check "... within a few seconds (took $elapsed s)" [ "$elapsed" -le 8 ]

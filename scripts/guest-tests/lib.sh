@@ -46,15 +46,17 @@ wait_until() {
 	done
 }
 
-wait_for() {
-	local tries=50
+# health_count PCI REPORTER error|recover: how many errors the devlink
+# health reporter REPORTER of the function PCI reported, or how many times
+# it recovered.
+health_count() {
+	devlink health show "pci/$1" reporter "$2" |
+		sed -n "s/.* $3 \([0-9]*\) .*/\1/p"
+}
 
-	while [ $tries -gt 0 ]; do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-		tries=$((tries - 1))
-	done
-	return 1
+# wait_for PATH: PATH exists within 5 s.
+wait_for() {
+	wait_until 5 test -e "$1"
 }
 
 # load_wren [WREN.KO PARAMETER...]: the modules, then the adapter's
