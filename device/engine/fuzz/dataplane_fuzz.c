@@ -440,8 +440,12 @@ static void op_send(struct fz *f, bool raw)
 	w.remote_addr = wren_to_le64(IOVA + 0x100000 + word() * 4);
 	w.rkey = wren_to_le32(key_of(f, byte()));
 	if (w.flags & WREN_WQE_F_INLINE) {
+		/* A length up to beyond the entry; the bytes that fit. */
+		uint32_t len = n % 96 < sizeof(w.inline_data) ?
+			       n % 96 : sizeof(w.inline_data);
+
 		w.inline_len = wren_to_le32(n % 96);
-		take(w.inline_data, n % 96 < left ? n % 96 : left);
+		take(w.inline_data, len < left ? len : left);
 	} else if (w.opcode == WREN_WQE_ATOMIC_CMP_SWP ||
 		   w.opcode == WREN_WQE_ATOMIC_FETCH_ADD) {
 		w.num_sge = 1;
