@@ -17,7 +17,8 @@ BUILD := $(WREN_TOP)/build
 	check demo clean help netsim netsim-test fabric fabric-test bench \
 	dissector-test \
 	bench-sim bench-sim-smoke bench-guests fuzz rdtest rdtest-test \
-	kunit kunit-mutants layers install uninstall dkms-install dkms-uninstall
+	kunit kunit-mutants layers install uninstall dkms-install dkms-uninstall \
+	uverbs-fuzz soak
 
 all: modules
 
@@ -31,7 +32,9 @@ help:
 	@echo "make layers           no circle of calls through 3+ files of device/"
 	@echo "make kunit            the drivers' KUnit suites (UML kernel, cached)"
 	@echo "make kunit-mutants    show each suite fails on its deliberate bugs"
-	@echo "make fuzz             libFuzzer on the engine (FUZZ_SECONDS=300 each)"
+	@echo "make fuzz             libFuzzer on the engine and transport (FUZZ_SECONDS=300 each)"
+	@echo "make uverbs-fuzz      build the guests' uverbs fuzzer"
+	@echo "make soak             long fuzzing: libFuzzer, then uverbs in a guest"
 	@echo "make netsim           build the network simulator"
 	@echo "make fabric           build the switch with impairments between guests"
 	@echo "make fabric-test      the fabric's self-test on loopback"
@@ -90,6 +93,20 @@ kunit-mutants: setup
 fuzz:
 	@$(MAKE) --no-print-directory -C device/transport fuzz
 	@$(MAKE) --no-print-directory -C device/engine fuzz
+
+# wren_uverbs_fuzz (tools/uverbs-fuzz/README.rst): random and malformed
+# verbs commands from an unprivileged user, which the guest test
+# scripts/guest-tests/uverbs-fuzz.sh runs.
+uverbs-fuzz:
+	@$(MAKE) --no-print-directory -C tools/uverbs-fuzz
+
+# Long fuzzing (make check runs 20 s of each libFuzzer target and 60 s of
+# the uverbs fuzzer): SOAK_SECONDS=N (3600) per libFuzzer target, then
+# as long of the uverbs fuzzer in a guest (scripts/soak).
+SOAK_SECONDS ?= 3600
+
+soak: setup modules uverbs-fuzz
+	@scripts/soak $(SOAK_SECONDS)
 
 check:
 	@scripts/check
@@ -167,3 +184,4 @@ clean:
 	$(MAKE) -C tools/netsim clean
 	$(MAKE) -C tools/fabric clean
 	$(MAKE) -C tools/wireshark clean
+	$(MAKE) -C tools/uverbs-fuzz clean

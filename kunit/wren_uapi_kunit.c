@@ -450,6 +450,7 @@ static void wren_uapi_modify_qp(struct kunit *test)
 		.path_mtu = IB_MTU_4096,
 		.max_dest_rd_atomic = 64,
 		.max_rd_atomic = 16,
+		.dest_qp_num = WREN_QPN_FIRST,
 	};
 	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr,
 						      IB_QP_STATE | IB_QP_PKEY_INDEX |
@@ -466,6 +467,23 @@ static void wren_uapi_modify_qp(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr, rtr,
 						      IB_QPS_INIT, IB_QPS_RTR), 0);
+	/*
+	 * A peer QP number the device would reject: a special QP's, or
+	 * beyond 24 bits (found by the uverbs fuzzer: the rejected command
+	 * was logged as a driver bug).
+	 */
+	attr.dest_qp_num = WREN_QPN_GSI;
+	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr, rtr,
+						      IB_QPS_INIT, IB_QPS_RTR),
+			-EINVAL);
+	attr.dest_qp_num = 1U << 24;
+	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr, rtr,
+						      IB_QPS_INIT, IB_QPS_RTR),
+			-EINVAL);
+	attr.dest_qp_num = (1U << 24) - 1;
+	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr, rtr,
+						      IB_QPS_INIT, IB_QPS_RTR), 0);
+	attr.dest_qp_num = WREN_QPN_FIRST;
 	KUNIT_EXPECT_EQ(test, wren_ib_modify_qp_check(dev, &qp, &attr,
 						      rtr | IB_QP_ALT_PATH,
 						      IB_QPS_INIT, IB_QPS_RTR),

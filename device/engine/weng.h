@@ -39,6 +39,7 @@ struct weng_config {
 	uint32_t max_msg_size;
 	uint32_t time_scale;		/* transport timers x this (>= 1) */
 	uint32_t tc_cache;		/* transport contexts held at once */
+	uint32_t tc_rx_cache;		/* ... receiving; 0: the transport's */
 	uint16_t max_rd_atom;		/* READs in flight per QP; more wait */
 	uint32_t max_srq;		/* shared receive queues */
 	/* Counter sets, the default one included: 1 to WENG_MAX_COUNTER_SETS. */

@@ -25,6 +25,8 @@ int weng_wire_start(struct weng *e)
 	tc.mtu = e->cfg.mtu;
 	tc.max_msgs = 4 * e->cfg.max_qp_depth;
 	tc.max_ctx = e->cfg.tc_cache;
+	if (e->cfg.tc_rx_cache)
+		tc.max_rx_ctx = e->cfg.tc_rx_cache;
 	/*
 	 * The defaults suit a data centre; an emulated host (QEMU under TCG)
 	 * answers a thousand times slower and needs every time stretched.

@@ -1084,6 +1084,42 @@ static void test_event_queues(void)
 	h_fini(&h);
 }
 
+/*
+ * The fuzzers' guard window (fake_env.guard_lo/hi) counts every DMA that
+ * touches it, from the first byte to the last, and no other.
+ */
+static void test_fake_guard(void)
+{
+	struct harness h;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+
+	h_init(&h);
+	h_start(&h);
+	h_enable(&h, 3, 3);
+	h.env.guard_lo = BUF_BASE + 256;
+	h.env.guard_hi = BUF_BASE + 512;
+	/* GET_ATTR's 256 bytes just below the window, then 1 into it. */
+	make_get_attr(&cmd, 1, BUF_BASE, 256);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	CHECK_EQ(h.env.guard_hits, 0);
+	make_get_attr(&cmd, 2, BUF_BASE + 1, 256);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	CHECK_EQ(h.env.guard_hits, 1);
+	/* From its last byte on, and from just past it. */
+	make_get_attr(&cmd, 3, BUF_BASE + 511, 64);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	CHECK_EQ(h.env.guard_hits, 2);
+	make_get_attr(&cmd, 4, BUF_BASE + 512, 256);
+	CHECK(exec(&h, &cmd, &cqe));
+	CHECK_EQ(cqe.status, WREN_STATUS_SUCCESS);
+	CHECK_EQ(h.env.guard_hits, 2);
+	h_fini(&h);
+}
+
 static void test_register_access(void)
 {
 	struct harness h;
@@ -5603,6 +5639,7 @@ static const struct tap_test tests[] = {
 	{ "fault switch drops one opcode", test_fault_drop },
 	{ "event queues: create, arm, post, destroy", test_event_queues },
 	{ "register access rules", test_register_access },
+	{ "the fuzzers' guard window counts DMA into it", test_fake_guard },
 	{ "unreachable host memory is fatal", test_dma_fatal },
 	{ "hostile register writes and ring contents", test_hostile_guest },
 	{ "CQ and QP: fields, references, states, doorbells", test_objects },

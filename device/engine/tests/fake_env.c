@@ -108,10 +108,20 @@ static bool bar_access(struct fake_env *env, uint64_t addr, void *buf,
 	return true;
 }
 
+/* Count an access to [addr, addr + len) that touches the guard window. */
+static void guard_check(struct fake_env *env, uint64_t addr, size_t len)
+{
+	if (len && addr < env->guard_hi &&
+	    (addr >= env->guard_lo || env->guard_lo - addr < len))
+		env->guard_hits++;
+}
+
 static int fake_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
 	struct fake_env *env = opaque;
 	void *p = fake_env_ptr(env, addr, len);
+
+	guard_check(env, addr, len);
 
 	if (bar_access(env, addr, buf, len, false))
 		return 0;
@@ -133,6 +143,7 @@ static int fake_dma_write(void *opaque, uint64_t addr, const void *buf,
 	struct fake_env *env = opaque;
 	void *p = fake_env_ptr(env, addr, len);
 
+	guard_check(env, addr, len);
 	if (bar_access(env, addr, (void *)buf, len, true))
 		return 0;
 	if (in_big(addr, len)) {

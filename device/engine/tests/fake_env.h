@@ -60,6 +60,13 @@ struct fake_env {
 	struct weng *bars;	/* the engine behind the BARs, or NULL */
 	unsigned int mmio;	/* DMA accesses dispatched to the BARs */
 	unsigned int tx_kicks;	/* the engine asked to be pulled */
+	/*
+	 * Guest memory no command or entry ever named (set by a test; empty
+	 * by default): every DMA that touches it is counted, a device
+	 * reaching where the guest never pointed it.
+	 */
+	uint64_t guard_lo, guard_hi;
+	unsigned int guard_hits;
 };
 
 extern const struct weng_env_ops fake_env_ops;

@@ -501,6 +501,18 @@ VISIBLE_IF_KUNIT int wren_ib_modify_qp_check(struct wren_ib_dev *dev,
 			  attr->port_num);
 		return -EINVAL;
 	}
+	/*
+	 * The device takes a peer QP number of 24 bits, as the verbs have
+	 * them, and none of the special QPs: refused here, a user's value
+	 * never reaches it as a command it rejects.
+	 */
+	if (attr_mask & IB_QP_DEST_QPN &&
+	    (attr->dest_qp_num < WREN_QPN_FIRST ||
+	     attr->dest_qp_num > GENMASK(23, 0))) {
+		ibdev_dbg(&dev->ibdev, "modify_qp %u: destination QP %u\n",
+			  qpn, attr->dest_qp_num);
+		return -EINVAL;
+	}
 	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC &&
 	    attr->max_rd_atomic > dev->caps->max_rd_atom) {
 		ibdev_dbg(&dev->ibdev, "modify_qp %u: %u reads, at most %u\n",

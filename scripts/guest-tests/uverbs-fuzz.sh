@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# uverbs-fuzz.sh [SECONDS] [SEED]: hostile verbs commands from an
+# unprivileged user.  The uverbs device is made 0666, as rdma-core's udev
+# rules make it, and two wren_uverbs_fuzz programs (tools/uverbs-fuzz)
+# run at once as nobody for SECONDS (60) each, from SEED and SEED+1 (a
+# random seed if none; both are printed): random and malformed commands
+# of the real command set, on the write() and the ioctl() paths, mapped
+# rings and doorbells written with garbage, files closed with objects
+# open.  Then:
+#
+#  - both ran as nobody, to the end (no hang), and each issued commands
+#    that worked (PDs, CQs, QPs made: the fuzzer got past the front door)
+#    and commands the kernel refused;
+#  - no object of theirs is left on the device (rdma res);
+#  - the device still works: a ping-pong over the adapter's loopback;
+#  - the modules unload, and the kernel logged no error or warning.
+set -u
+. "$WREN_TOP/scripts/guest-tests/lib.sh"
+
+secs=${1:-60}
+seed=${2:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+fuzz=${WREN_BUILD:-$WREN_TOP/build}/uverbs-fuzz/wren_uverbs_fuzz
+
+check "wren_uverbs_fuzz is built (make uverbs-fuzz)" test -x "$fuzz"
+check "modules load" load_wren
+dmesg_mark
+
+# res_count: the device's objects by type, one line "pd N cq N ..." (the
+# kernel's own, such as the GSI QP, included: compared before and after).
+res_count() {
+	local t line=
+
+	for t in pd cq qp mr cm_id ctx srq; do
+		line="$line $t $(rdma res show "$t" 2>/dev/null |
+			grep -c 'wren_0')"
+	done
+	echo "$line"
+}
+
+dev=$(ls /dev/infiniband/uverbs* 2>/dev/null | head -n 1)
+check "a uverbs device for wren_0" test -c "${dev:-/nonexistent}"
+chmod 0666 "$dev"
+before=$(res_count)
+echo "# objects before: $before"
+
+echo "# $secs s each, seeds $seed and $((seed + 1)), on $dev"
+for i in 0 1; do
+	timeout $((secs + 120)) setpriv --reuid=nobody --regid=nogroup \
+		--clear-groups --inh-caps=-all -- \
+		"$fuzz" --device "$dev" --seconds "$secs" \
+		--seed $((seed + i)) >/tmp/uverbs-fuzz$i.out 2>&1 &
+	eval pid$i=$!
+done
+for i in 0 1; do
+	eval wait \$pid$i
+	rc=$?
+	cat /tmp/uverbs-fuzz$i.out
+	out=$(cat /tmp/uverbs-fuzz$i.out)
+	check "fuzzer $i ran to the end (rc $rc)" [ $rc -eq 0 ]
+	expect_match "fuzzer $i ran as nobody" "uid 65534$" "$out"
+	expect_match "fuzzer $i reported its commands" \
+		"^uverbs-fuzz: seed [0-9]+: [1-9][0-9]* commands" "$out"
+	for op in alloc_pd create_cq create_qp reg_mr modify_qp; do
+		expect_match "fuzzer $i: some $op worked" \
+			"^  $op +[0-9]+ calls +[1-9][0-9]* ok" "$out"
+	done
+	expect_match "fuzzer $i: some commands were refused" \
+		"^errno: [A-Z]" "$out"
+done
+
+# The objects of a closed file go with it, whatever state they were in.
+objects_back() {
+	[ "$(res_count)" = "$before" ]
+}
+check "no object left behind (rdma res)" wait_until 10 objects_back
+echo "# objects after: $(res_count)"
+
+check "the device still works: a ping-pong over loopback" loopback_pingpong
+check "modules unload" unload_wren
+# As dmesg_quiet, but for what a TCG guest says of its timers when the
+# host is loaded (long fuzzing beside other work): nothing of Wren's.
+dmesg_quiet_but_timing() {
+	local out
+
+	out=$(dmesg_problems | tail -n +$((${dmesg_seen:-0} + 1)) |
+		grep -v -e '^\[ *[0-9.]*\] hrtimer: interrupt took ' \
+			-e '^\[ *[0-9.]*\] clocksource: Long readout interval')
+	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
+}
+check "dmesg: no error or warning" dmesg_quiet_but_timing
+
+finish
