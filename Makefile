@@ -18,7 +18,7 @@ BUILD := $(WREN_TOP)/build
 	dissector-test \
 	bench-sim bench-sim-smoke bench-guests fuzz rdtest rdtest-test \
 	kunit kunit-mutants layers install uninstall dkms-install dkms-uninstall \
-	uverbs-fuzz soak
+	uverbs-fuzz soak debug-kernel debug-selftest
 
 all: modules
 
@@ -32,6 +32,8 @@ help:
 	@echo "make layers           no circle of calls through 3+ files of device/"
 	@echo "make kunit            the drivers' KUnit suites (UML kernel, cached)"
 	@echo "make kunit-mutants    show each suite fails on its deliberate bugs"
+	@echo "make debug-kernel     the KASAN/lockdep/kmemleak guest kernel (cached), modules"
+	@echo "make debug-selftest   show each of its checkers failing a guest's run"
 	@echo "make fuzz             libFuzzer on the engine and transport (FUZZ_SECONDS=300 each)"
 	@echo "make uverbs-fuzz      build the guests' uverbs fuzzer"
 	@echo "make soak             long fuzzing: libFuzzer, then uverbs in a guest"
@@ -87,6 +89,17 @@ kunit: setup
 
 kunit-mutants: setup
 	@scripts/kunit --mutants $(if $(MUTANTS),'$(MUTANTS)')
+
+# The debug guest kernel (KASAN, lockdep, DEBUG_OBJECTS, kmemleak,
+# DEBUG_ATOMIC_SLEEP), built once and cached, and the modules for it;
+# scripts/vm --kernel debug boots it (Documentation/debugging.rst).
+debug-kernel: setup
+	@scripts/build-debug-kernel >/dev/null
+	@. "$(BUILD)/debug-kernel.env" && \
+		scripts/build-modules "$$WREN_DEBUG_KDIR" $(KBUILD_FLAGS)
+
+debug-selftest: debug-kernel
+	@scripts/check-debug-kernel
 
 # libFuzzer on the transport's receive path and on the admin and doorbell
 # interface; FUZZ_SECONDS=N (300) per target.
