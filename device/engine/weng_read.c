@@ -247,11 +247,18 @@ static void answer_queue(struct weng *e, struct weng_resp *r)
 	e->resp_tail = i;
 }
 
-/* Answer the reads whose requests are complete, as far as there is room. */
+/*
+ * Answer the reads whose requests are complete, in order, as far as there
+ * is room; an answer whose peer holds its share of the transport waits
+ * (and so do the later ones to that peer) while those to others go on.
+ */
 static void answers_send(struct weng *e)
 {
-	while (e->resp_head != WENG_RESP_NONE && e->tp) {
-		struct weng_resp *r = &e->resps[e->resp_head];
+	uint32_t *link = &e->resp_head, kept = WENG_RESP_NONE;
+
+	while (*link != WENG_RESP_NONE && e->tp) {
+		uint32_t i = *link;
+		struct weng_resp *r = &e->resps[i];
 		const struct weng_qp *qp = weng_resp_qp(e, r);
 		struct wren_tp_dest d = { .ipv4 = r->peer_ipv4 };
 		struct wren_tp_msg m = {
@@ -266,7 +273,7 @@ static void answers_send(struct weng *e)
 
 		if (!qp) {
 			/* The QP went away: the requester's timer will tell. */
-			e->resp_head = r->next;
+			*link = r->next;
 			weng_resp_free(e, r);
 			continue;
 		}
@@ -274,14 +281,19 @@ static void answers_send(struct weng *e)
 		rc = wren_tp_send(e->tp, &d, &m, weng_resp_cookie(e, r));
 		if (rc == -ENOBUFS)
 			return;		/* again from the next tx_done */
-		e->resp_head = r->next;
+		if (rc == -EAGAIN) {
+			kept = i;
+			link = &r->next;
+			continue;
+		}
+		*link = r->next;
 		r->next = WENG_RESP_NONE;
 		/* Refused outright: no tx_done will come to free it. */
 		if (rc)
 			weng_resp_free(e, r);
 	}
-	if (e->resp_head == WENG_RESP_NONE)
-		e->resp_tail = WENG_RESP_NONE;
+	/* Walked to the end: the last answer kept is the tail. */
+	e->resp_tail = kept;
 }
 
 /*

@@ -393,8 +393,11 @@ void weng_sq_kick(struct weng *e, struct weng_qp *qp)
 		if (qp->rc)
 			rc_place(qp, slot, false);
 		rc = sq_post(e, qp, slot);
-		if (rc == -ENOBUFS) {
-			/* Full: resumed when the transport finishes one. */
+		if (rc == -ENOBUFS || rc == -EAGAIN) {
+			/*
+			 * Full, or full for this QP's peer: resumed when the
+			 * transport finishes a message.
+			 */
 			qp->sq_blocked = true;
 			e->sq_waiting = true;
 			return;
@@ -538,7 +541,7 @@ static void rnr_resend(struct weng *e, struct weng_qp *qp, uint64_t now,
 			continue;
 		}
 		rc = sq_post(e, qp, k & mask);
-		if (rc == -ENOBUFS) {
+		if (rc == -ENOBUFS || rc == -EAGAIN) {
 			/* The transport is full: soon again. */
 			*next = weng_min64(*next, now + 10000);
 			return;

@@ -22,9 +22,19 @@ static struct tp_ctx *ctx_of_reply(struct wren_tp *tp,
 		TP_DROP(tp, stale);
 		return NULL;
 	}
+	return c;
+}
+
+/*
+ * The target is alive: it answered with something that fits @c.  An
+ * answer that contradicts the context (an ACK beyond what was sent) does
+ * not count, or a target whose state went wrong, answering every resent
+ * packet with such an ACK, would be retried for ever (tp_sf_timeout()).
+ */
+static void ctx_answered(struct wren_tp *tp, struct tp_ctx *c)
+{
 	c->answered = true;
 	c->answered_ns = tp_now(tp);
-	return c;
 }
 
 /*
@@ -133,6 +143,7 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		TP_DROP(tp, invalid);
 		return;
 	}
+	ctx_answered(tp, c);
 	for (uint32_t psn = c->bsn; psn != p->bsn; psn++)
 		ack_one(tp, c, psn, &t);
 	for (uint32_t i = 0; i < p->ack.words * 64u; i++) {
@@ -217,6 +228,7 @@ void tp_on_nack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	}
 	if (!c->win || !seq_le(c->bsn, p->psn) || !seq_lt(p->psn, c->nsn))
 		return;
+	ctx_answered(tp, c);
 	pkt = &c->win[p->psn & (tp->cfg.window - 1)];
 	if (p->nack.reason == WREN_WIRE_NACK_TRIMMED) {
 		if (pkt->state == TP_PKT_INFLIGHT && pkt->sent_ts == p->ts) {
@@ -250,6 +262,7 @@ void tp_on_connect_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 
 	if (!c || c->state != TP_CTX_CONNECTING)
 		return;
+	ctx_answered(tp, c);
 	c->state = TP_CTX_ESTABLISHED;
 	c->session = p->src_ctx;
 	c->need_connect = false;
@@ -268,8 +281,11 @@ void tp_on_grant(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	for (struct tp_msg *m = c->msgs; m; m = m->next) {
 		if (m->msn != p->grant.msn)
 			continue;
-		if (m->needs_grant && seq_lt(m->granted, p->grant.granted))
+		ctx_answered(tp, c);
+		if (m->needs_grant && seq_lt(m->granted, p->grant.granted)) {
 			m->granted = min_u64(p->grant.granted, m->m.len);
+			c->grant_probes = 0;
+		}
 		break;
 	}
 	tp_tx_update_ready(tp, c);

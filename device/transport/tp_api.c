@@ -42,6 +42,7 @@ void wren_tp_config_defaults(struct wren_tp_config *cfg)
 	cfg->max_ctx = 1024;
 	cfg->max_rx_ctx = 1024;
 	cfg->max_msgs = 4096;
+	cfg->peer_share = 64;
 	cfg->init_rto_ns = 200000;
 	cfg->min_rto_ns = 50000;
 	cfg->max_rto_ns = 20000000;
@@ -72,6 +73,7 @@ static bool config_valid(const struct wren_tp_config *c)
 	       c->max_ctx >= 1 && c->max_ctx < (1U << 24) &&
 	       c->max_rx_ctx >= 1 && c->max_rx_ctx < (1U << 24) &&
 	       c->max_msgs >= 1 && c->max_msgs < (1U << 24) &&
+	       c->peer_share >= 1 && c->peer_share <= 256 &&
 	       c->min_rto_ns && c->min_rto_ns <= c->max_rto_ns &&
 	       c->init_rto_ns && c->max_retries && c->dupthresh &&
 	       c->ack_every && c->cc_min_cwnd &&
@@ -383,8 +385,8 @@ struct wren_tp *wren_tp_create(const struct wren_tp_config *cfg,
 	tp->rx_msg_pool = calloc(cfg->max_msgs, sizeof(*tp->rx_msg_pool));
 	tp->timer = env->timer_new(env_opaque, host_timer_expired, tp);
 	if (!tp->ctl || !tp->ud || !tp->heap || !tp->msg_pool ||
-	    !tp->rx_msg_pool || !tp->timer || tp_ctx_init_table(tp) ||
-	    tp_rx_init_table(tp)) {
+	    !tp->rx_msg_pool || !tp->timer || tp_peer_init(tp) ||
+	    tp_ctx_init_table(tp) || tp_rx_init_table(tp)) {
 		wren_tp_destroy(tp);
 		return NULL;
 	}
@@ -417,5 +419,7 @@ void wren_tp_destroy(struct wren_tp *tp)
 	free(tp->heap);
 	free(tp->msg_pool);
 	free(tp->rx_msg_pool);
+	/* Last: destroying contexts gives back what peers held. */
+	tp_peer_free_table(tp);
 	free(tp);
 }

@@ -18,6 +18,7 @@
 
 static void msg_free(struct wren_tp *tp, struct tp_msg *m)
 {
+	tp_peer_put(tp, m->dst.ipv4, TP_POOL_TX_MSGS);
 	m->next = tp->msg_free;
 	tp->msg_free = m;
 }
@@ -149,6 +150,8 @@ void tp_ctx_begin(struct wren_tp *tp, struct tp_ctx *c)
 	c->need_connect = c->mode == WREN_TP_MODE_HANDSHAKE;
 	c->connect_tries = 0;
 	c->connect_deadline = 0;
+	c->grant_deadline = 0;
+	c->grant_probes = 0;
 	c->bsn = c->nsn = tp->env->random(tp->env_opaque);
 	c->next_msn = 0;
 }
@@ -326,6 +329,8 @@ int wren_tp_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
 	m = tp->msg_free;
 	if (!m)
 		return -ENOBUFS;
+	if (!tp_peer_take(tp, dst->ipv4, TP_POOL_TX_MSGS))
+		return -EAGAIN;
 	tp->msg_free = m->next;
 	memset(m, 0, sizeof(*m));
 	m->cookie = cookie;
@@ -374,6 +379,25 @@ void tp_ctx_timer(struct wren_tp *tp, struct tp_ctx *c)
 				ctx_fail(tp, c);
 				return;
 			}
+		}
+	}
+	if (c->grant_deadline && c->grant_deadline <= now) {
+		struct tp_msg *m = tp_grant_stalled(tp, c);
+
+		c->grant_deadline = 0;
+		if (m && ++c->grant_probes > tp->cfg.max_retries) {
+			ctx_fail(tp, c);
+			return;
+		}
+		if (m) {
+			/*
+			 * Ask again: a GRANT_REQ of the message's own, which
+			 * the target answers with its latest grant, or (if it
+			 * forgot the context) with a NACK that starts a new
+			 * incarnation.
+			 */
+			m->req_sent = false;
+			tp->stats.grant_probes++;
 		}
 	}
 	if (tp_linked(&c->idle) && c->idle_since + tp->cfg.idle_ns <= now) {

@@ -52,6 +52,7 @@ void tp_grant_received(struct wren_tp *tp, struct tp_rx_msg *rm,
 {
 	tp->granted_out -= bytes;
 	rm->progress_ns = tp_now(tp);
+	rm->regrants = 0;
 	if (!tp_list_empty(&tp->grants))
 		tp_kick(tp);
 }
@@ -150,7 +151,14 @@ size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f)
 	return grant_build(tp, rm, f);
 }
 
-/* Re-grant messages of @rx whose granted bytes stopped arriving. */
+/*
+ * Re-grant messages of @rx whose granted bytes stopped arriving: after
+ * cfg.min_rto_ns, then twice as long each time (up to cfg.max_rto_ns),
+ * and after cfg.max_retries grants that brought nothing the message is
+ * given up, as an initiator gives up a target: an initiator that hears
+ * grants and sends nothing (gone, or its packets dropped here as
+ * contradicting the message's first one) must not be granted for ever.
+ */
 void tp_grant_check(struct wren_tp *tp, struct tp_rx *rx)
 {
 	uint64_t now = tp_now(tp);
@@ -161,12 +169,22 @@ void tp_grant_check(struct wren_tp *tp, struct tp_rx *rx)
 		return;
 	for (uint32_t i = 0; i < TP_MSN_WINDOW; i++) {
 		struct tp_rx_msg *rm = rx->slot[i];
+		uint32_t shift;
 
 		if (!rm || !rm->grant_mode || rm->received == rm->granted)
 			continue;
-		pending = true;
-		if (now - rm->progress_ns < tp->cfg.min_rto_ns)
+		shift = min_u64(rm->regrants, TP_MAX_BACKOFF);
+		if (now - rm->progress_ns <
+		    min_u64(tp->cfg.min_rto_ns << shift, tp->cfg.max_rto_ns)) {
+			pending = true;
 			continue;
+		}
+		if (rm->regrants >= tp->cfg.max_retries) {
+			tp_rx_msg_give_up(tp, rm, WREN_TP_REMOTE_UNRESPONSIVE);
+			continue;
+		}
+		pending = true;
+		rm->regrants++;
 		rm->regrant = true;
 		if (tp_linked(&rm->grant))
 			tp_list_del(&rm->grant);

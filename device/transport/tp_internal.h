@@ -218,6 +218,12 @@ struct tp_ctx {
 	uint64_t idle_since;
 	uint64_t connect_deadline;
 	uint32_t connect_tries;
+	/*
+	 * A message waits for grants with nothing in flight: unless one
+	 * comes by this deadline, it asks again (tp_ctx_timer()).
+	 */
+	uint64_t grant_deadline;	/* 0: not armed */
+	uint32_t grant_probes;		/* GRANT_REQs resent since a grant */
 
 	/* Window: BSN oldest unacked, NSN next to assign. */
 	uint32_t bsn, nsn;
@@ -251,6 +257,7 @@ struct tp_rx_msg {
 	uint32_t received;		/* payload bytes placed */
 	uint32_t granted;
 	uint64_t progress_ns;		/* last grant sent or data placed */
+	uint32_t regrants;		/* grants resent since data came */
 	bool grant_mode;		/* its bytes come only as granted */
 	bool regrant;			/* send the current grant again */
 	bool complete;			/* ordered, waiting for its turn */
@@ -299,6 +306,24 @@ struct tp_rx {
 	uint8_t *msn_status;		/* enum wren_wire_status, 0 = ok */
 	uint32_t *msn_tag;		/* msn of the status slot */
 	uint32_t inprogress;
+};
+
+/* ------------------------------------------------------------------ */
+/* Peers' shares of the pools (tp_peer.c)                               */
+/* ------------------------------------------------------------------ */
+
+/* The pools a peer's share limits. */
+enum tp_pool {
+	TP_POOL_TX_MSGS,		/* our messages to it, posted */
+	TP_POOL_RX_CTX,			/* receive contexts of its contexts */
+	TP_POOL_RX_MSGS,		/* its messages being received */
+	TP_POOL_COUNT,
+};
+
+/* What one peer holds; an entry with nothing held is free. */
+struct tp_peer {
+	uint32_t ipv4;
+	uint32_t held[TP_POOL_COUNT];
 };
 
 /* ------------------------------------------------------------------ */
@@ -408,6 +433,10 @@ struct wren_tp {
 	struct tp_msg *waiting, *waiting_tail;	/* for a context */
 	struct tp_rx_msg *rx_msg_pool, *rx_msg_free;
 
+	struct tp_peer *peers;		/* open addressing, by address */
+	uint32_t peers_mask;
+	uint32_t peer_max[TP_POOL_COUNT];	/* a peer's share of each */
+
 	struct tp_link grants;		/* messages waiting for grants */
 	uint32_t granted_out;		/* granted and not received */
 
@@ -464,6 +493,12 @@ void tp_count_error(struct wren_tp *tp, uint32_t qpn, enum wren_tp_status st);
 void tp_count_retx(struct wren_tp *tp, uint32_t qpn,
 		   enum wren_tp_retx_cause cause, uint32_t n);
 
+/* tp_peer.c: what each peer holds of the shared pools. */
+int tp_peer_init(struct wren_tp *tp);
+void tp_peer_free_table(struct wren_tp *tp);
+bool tp_peer_take(struct wren_tp *tp, uint32_t ipv4, enum tp_pool pool);
+void tp_peer_put(struct wren_tp *tp, uint32_t ipv4, enum tp_pool pool);
+
 /* tp_wire.c: frames in and out. */
 int tp_parse(const uint8_t *f, size_t len, struct tp_rx_pkt *p);
 size_t tp_data_ext_len(uint8_t opcode);
@@ -511,6 +546,8 @@ int tp_ctx_activate(struct wren_tp *tp, struct tp_ctx *c);
 void tp_ctx_deactivate(struct wren_tp *tp, struct tp_ctx *c);
 uint64_t tp_sf_rto(const struct wren_tp *tp, const struct tp_ctx *c,
 		   const struct tp_subflow *s, unsigned int backoff);
+struct tp_msg *tp_grant_stalled(const struct wren_tp *tp,
+				const struct tp_ctx *c);
 void tp_ctx_timer_update(struct wren_tp *tp, struct tp_ctx *c);
 void tp_sf_pop_settled(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi);
 uint32_t tp_pick_subflow(struct wren_tp *tp, struct tp_ctx *c,
@@ -556,6 +593,8 @@ void tp_rx_timer(struct wren_tp *tp, struct tp_rx *rx);
 void tp_rx_timer_update(struct wren_tp *tp, struct tp_rx *rx);
 void tp_rx_destroy(struct wren_tp *tp);
 size_t tp_rx_state_bytes(const struct wren_tp *tp);
+void tp_rx_msg_give_up(struct wren_tp *tp, struct tp_rx_msg *rm,
+		       enum wren_tp_status st);
 
 /* tp_grant.c: the target's grant scheduler. */
 void tp_grant_add(struct wren_tp *tp, struct tp_rx_msg *rm);

@@ -100,9 +100,36 @@ uint64_t tp_sf_rto(const struct wren_tp *tp, const struct tp_ctx *c,
 	return min_u64(rto, tp->cfg.max_rto_ns);
 }
 
+/*
+ * The message of @c that waits for grants while nothing of @c is in
+ * flight, or NULL: with no packet out, no retransmission timer runs, and
+ * if the grants stopped for good (lost, or the target forgot the context)
+ * only asking again (tp_ctx_timer()) finds out.
+ */
+struct tp_msg *tp_grant_stalled(const struct wren_tp *tp,
+				const struct tp_ctx *c)
+{
+	if (!tp->cfg.grant_threshold || !c->win || c->bsn != c->nsn ||
+	    c->state == TP_CTX_CONNECTING)
+		return NULL;
+	for (struct tp_msg *m = c->msgs; m; m = m->next)
+		if (m->needs_grant && m->req_sent &&
+		    m->next_off == m->granted && m->granted < m->m.len)
+			return m;
+	return NULL;
+}
+
 void tp_ctx_timer_update(struct wren_tp *tp, struct tp_ctx *c)
 {
 	uint64_t d = UINT64_MAX;
+
+	if (!tp_grant_stalled(tp, c))
+		c->grant_deadline = 0;
+	else if (!c->grant_deadline && c->sf)
+		c->grant_deadline = tp_now(tp) + tp_sf_rto(tp, c, &c->sf[0],
+							   c->grant_probes);
+	if (c->grant_deadline)
+		d = min_u64(d, c->grant_deadline);
 
 	if (c->sf)
 		for (uint32_t i = 0; i < tp->cfg.subflows; i++)

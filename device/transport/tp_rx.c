@@ -78,6 +78,7 @@ static int rx_activate(struct wren_tp *tp, struct tp_rx *rx)
 
 static void rx_msg_free(struct wren_tp *tp, struct tp_rx_msg *rm)
 {
+	tp_peer_put(tp, rm->rx->ipv4, TP_POOL_RX_MSGS);
 	tp_grant_remove(tp, rm);
 	rm->rx->slot[rm->msn % TP_MSN_WINDOW] = NULL;
 	rm->rx->inprogress--;
@@ -147,6 +148,7 @@ static void rx_free(struct wren_tp *tp, struct tp_rx *rx)
 	tp_timer_set(tp, &rx->timer, 0);
 	rx_deactivate(tp, rx, WREN_TP_REMOTE_UNRESPONSIVE);
 	rx->state = TP_RX_FREE;
+	tp_peer_put(tp, rx->ipv4, TP_POOL_RX_CTX);
 	rx->hnext = tp->rx_free;
 	tp->rx_free = rx->id;
 	tp->rx_used--;
@@ -267,6 +269,10 @@ static struct tp_rx *rx_for(struct wren_tp *tp, const struct tp_rx_pkt *p,
 	}
 	if (tp->rx_free == TP_NONE) {
 		TP_DROP(tp, no_resources);
+		return NULL;
+	}
+	if (!tp_peer_take(tp, p->src_ip, TP_POOL_RX_CTX)) {
+		TP_DROP(tp, share);
 		return NULL;
 	}
 	rx = &tp->rx[tp->rx_free];
@@ -500,6 +506,24 @@ static void rx_refuse(struct wren_tp *tp, struct tp_rx *rx,
 	rx_advance_msn(tp, rx);
 }
 
+/*
+ * Give @rm up with @st: the upper layer is told, and its later packets
+ * are answered with a NACK that fails it at its initiator.
+ */
+void tp_rx_msg_give_up(struct wren_tp *tp, struct tp_rx_msg *rm,
+		       enum wren_tp_status st)
+{
+	struct tp_rx *rx = rm->rx;
+	uint64_t cookie = rm->cookie;
+	uint32_t qpn = rm->m.dst_qpn, msn = rm->msn;
+
+	rx_msg_free(tp, rm);
+	msn_set(rx, msn, WREN_WIRE_ST_REMOTE_OP);
+	tp_count_error(tp, qpn, st);
+	tp->ulp->rx_done(tp->ulp_opaque, cookie, st);
+	rx_advance_msn(tp, rx);
+}
+
 static uint8_t wire_status(enum wren_tp_status st)
 {
 	switch (st) {
@@ -569,17 +593,31 @@ static struct tp_rx_msg *rx_msg_of(struct wren_tp *tp, struct tp_rx *rx,
 	if (rm) {
 		if (same_msg(&rm->m, &p->data.m))
 			return rm;
+		/*
+		 * Two headers for one message: one of them was altered on
+		 * the way, which one is unknown, and keeping the first would
+		 * drop every packet of the other for good.  The message is
+		 * given up, here and (by the NACK) at its initiator.
+		 */
 		TP_DROP(tp, invalid);
+		tp_rx_msg_give_up(tp, rm, WREN_TP_REMOTE_OP_ERROR);
+		nack(tp, p, session_of(rx), WREN_WIRE_NACK_STATUS,
+		     WREN_WIRE_ST_REMOTE_OP);
 		return NULL;
 	}
 	if (!tp->rx_msg_free) {
 		TP_DROP(tp, no_resources);
 		return NULL;
 	}
+	if (!tp_peer_take(tp, rx->ipv4, TP_POOL_RX_MSGS)) {
+		TP_DROP(tp, share);
+		return NULL;
+	}
 	memcpy(peer.mac, rx->mac, sizeof(peer.mac));
 	rm = tp->rx_msg_free;
 	st = tp->ulp->rx_begin(tp->ulp_opaque, &peer, &p->data.m, &cookie);
 	if (st != WREN_TP_OK) {
+		tp_peer_put(tp, rx->ipv4, TP_POOL_RX_MSGS);
 		tp_count_error(tp, p->data.m.dst_qpn, st);
 		rx_refuse(tp, rx, p, wire_status(st));
 		return NULL;
@@ -708,6 +746,16 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		if (!rm->grant_mode) {
 			rm->grant_mode = true;
 			tp_grant_add(tp, rm);
+		} else if (rm->granted) {
+			/*
+			 * Asked again (tp_ctx_timer()): the grants were lost.
+			 * The latest is said again, at once.
+			 */
+			rm->regrant = true;
+			if (tp_linked(&rm->grant))
+				tp_list_del(&rm->grant);
+			tp_list_add(&tp->grants, &rm->grant);
+			tp_kick(tp);
 		}
 	} else if (rm->grant_mode &&
 		   p->data.offset + p->data.len > rm->granted) {

@@ -16,7 +16,7 @@
 /* Has @m a segment to send now? */
 static bool msg_sendable(const struct tp_msg *m)
 {
-	if (!m->started)
+	if (!m->started || (m->needs_grant && !m->req_sent))
 		return true;
 	return m->next_off < (m->needs_grant ? m->granted : m->m.len);
 }

@@ -174,7 +174,11 @@ struct wren_tp_ulp_ops {
  * @repath: replace the entropy of a sub-flow that loses or slows down
  * @max_ctx: transport contexts (initiator side) at most
  * @max_rx_ctx: target-side contexts at most
- * @max_msgs: messages posted and not yet done, at most
+ * @max_msgs: messages posted and not yet done, at most; as many may be
+ *	in progress as target
+ * @peer_share: the share of each pool (messages posted, receive contexts,
+ *	messages in progress as target) one peer may hold, in 1/256ths,
+ *	1 to 256 (256: no limit)
  * @init_rto_ns: retransmit timeout before the first RTT sample
  * @min_rto_ns: retransmit timeout floor
  * @max_rto_ns: retransmit timeout ceiling (backoff stops there)
@@ -216,6 +220,7 @@ struct wren_tp_config {
 	uint32_t max_ctx;
 	uint32_t max_rx_ctx;
 	uint32_t max_msgs;
+	uint32_t peer_share;
 	uint64_t init_rto_ns;
 	uint64_t min_rto_ns;
 	uint64_t max_rto_ns;
@@ -288,8 +293,11 @@ void wren_tp_destroy(struct wren_tp *tp);
  * @msg: the message
  * @cookie: handed back in tx_read and tx_done
  *
- * Return: 0 (tx_done will follow), -EINVAL for a bad @dst or @msg, or
- * -ENOBUFS when max_msgs messages are already in flight.
+ * Return: 0 (tx_done will follow), -EINVAL for a bad @dst or @msg,
+ * -ENOBUFS when max_msgs messages are already in flight, or -EAGAIN when
+ * peer_share of them go to @dst's address (messages to others may still
+ * be posted).  Either way, one of the messages in flight finishing
+ * (tx_done) makes room.
  */
 int wren_tp_send(struct wren_tp *tp, const struct wren_tp_dest *dst,
 		 const struct wren_tp_msg *msg, uint64_t cookie);

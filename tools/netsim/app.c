@@ -268,7 +268,7 @@ static bool post_len(struct app *a, struct flow *f, uint32_t len)
 		r->live = false;
 		r->next_free = a->tx_free;
 		a->tx_free = id;
-		if (ret == -ENOBUFS) {
+		if (ret == -ENOBUFS || ret == -EAGAIN) {
 			f->blocked = true;
 			return false;
 		}

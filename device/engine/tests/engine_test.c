@@ -4987,6 +4987,53 @@ static void test_resp_peer_share(void)
 	free(c);
 }
 
+/*
+ * READ answers wait for room in the transport in order, but one whose
+ * requester holds its share of the transport's message slots (here: b's
+ * sends to a and its answers to a's READs, none acknowledged) must not
+ * hold back the answer to another requester's READ.
+ */
+static void test_read_answer_share(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct adapter *c = calloc(1, sizeof(*c));
+	struct wren_tp_stats st;
+	struct wren_cqe cqe;
+	uint32_t rkey;
+	int i;
+
+	b->max_qp_depth = 8;		/* 32 message slots: 8 a peer */
+	adapter_up(a, 0, WREN_QPT_RD);
+	adapter_up(b, 1, WREN_QPT_RD);
+	adapter_up(c, 2, WREN_QPT_RD);
+	adapter_ah(a, b);
+	adapter_ah(b, a);
+	adapter_ah(c, b);
+	rkey = reg_rkey_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+			   WREN_MR_ACCESS_LOCAL_WRITE | WREN_MR_ACCESS_REMOTE_READ);
+	/* Two of a's share go to b's sends, six to answers: two wait. */
+	for (i = 0; i < 2; i++)
+		post_send(b, a->qpn, i * 100, 100, b->key, 0);
+	for (i = 0; i < 8; i++)
+		post_rdma(a, WREN_WQE_RDMA_READ, b->qpn, i * 100, 100,
+			  DATA_IOVA + i * 100, rkey);
+	/* Nothing of b's reaches a. */
+	pump_hold_data(a, b, 300);
+	wren_tp_get_stats(b->h.e->tp, &st);
+	CHECK_EQ(st.rx_msgs, 8);
+	CHECK_EQ(st.tx_data_pkts - st.retx_timeout - st.retx_fast, 8);
+	post_rdma(c, WREN_WQE_RDMA_READ, b->qpn, 0, 100, DATA_IOVA, rkey);
+	pump(c, b);
+	CHECK(poll_cq(c, &cqe));
+	CHECK_EQ(cqe.status, WREN_CQE_SUCCESS);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	h_fini(&c->h);
+	free(a);
+	free(b);
+	free(c);
+}
+
 /* QUERY_CTX: the status; the context at BUF_BASE, its size in @size. */
 static uint8_t query_ctx(struct harness *h, uint8_t type, uint32_t handle,
 			 uint32_t len, uint32_t *size, uint32_t *ext)
@@ -5652,6 +5699,8 @@ static const struct tap_test tests[] = {
 	{ "RDMA WRITE, WRITE_IMM, READ; every protection check", test_rdma_between_adapters },
 	{ "READ responses: forged ones refused, a silent responder times out", test_read_response_checks },
 	{ "READs beyond max_rd_atom wait their turn", test_read_limit },
+	{ "a READ answer to a peer at its share lets others' answers by",
+	  test_read_answer_share },
 	{ "a peer holds at most a quarter of the responder entries",
 	  test_resp_peer_share },
 	{ "RTS to RESET with READs outstanding: none left behind", test_read_reset },

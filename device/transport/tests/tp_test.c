@@ -1193,6 +1193,7 @@ static void test_max_msgs(void)
 
 	cfg_default(&cfg);
 	cfg.max_msgs = 4;
+	cfg.peer_share = 256;
 	net = net_new(2, &cfg, 16);
 	CHECK(net_start(net));
 	for (int i = 0; i < 4; i++)
@@ -1201,6 +1202,250 @@ static void test_max_msgs(void)
 	net_run(net, 1 * MS);
 	CHECK_EQ(net_msgs_ok(net), 4);
 	CHECK(net_send(net, 0, 1, 100, false, 0, 0) >= 0);
+	net_free(net);
+}
+
+/*
+ * Grants that stop with nothing in flight: the initiator asks again.
+ * Here the target restarts while the initiator waits for its next grant,
+ * so no timer runs on either side; the GRANT_REQ sent again meets no
+ * context, the NACK starts a new incarnation, and the message arrives.
+ */
+static enum net_verdict drop_grants(struct net *net, struct net_filter_ctx *f)
+{
+	return f->type == WREN_WIRE_GRANT && *(bool *)net->filter_arg ?
+	       NET_DROP : NET_PASS;
+}
+
+static void test_grant_probe(void)
+{
+	static bool dropping = true;
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	int a;
+
+	cfg_default(&cfg);
+	cfg.grant_threshold = 16384;
+	cfg.grant_window = 8192;
+	cfg.grant_chunk = 8192;
+	net = net_new(2, &cfg, 31);
+	net->filter = drop_grants;
+	net->filter_arg = &dropping;
+	CHECK(net_start(net));
+	a = net_send(net, 0, 1, 100000, false, 0, 0);
+	net_run(net, 1 * MS / 10);
+	CHECK(net_restart(net, 1));
+	dropping = false;
+	net_run(net, 100 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	CHECK_EQ(net->msgs[a].delivered, 1);
+	net_stats(net, 0, &st);
+	CHECK(st.grant_probes >= 1);
+	CHECK_EQ(st.ctx_reestablished, 1);
+	net_free(net);
+}
+
+/*
+ * A target whose grants bring nothing (the initiator went away) grants
+ * again less and less often, then gives the message up: a bounded number
+ * of GRANTs, not one every min_rto_ns for as long as the context lives.
+ */
+static void test_grant_give_up(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+
+	cfg_default(&cfg);
+	cfg.grant_threshold = 16384;
+	cfg.grant_window = 8192;
+	cfg.grant_chunk = 8192;
+	net = net_new(2, &cfg, 32);
+	CHECK(net_start(net));
+	net_send(net, 0, 1, 100000, false, 0, 0);
+	/* Until the target has granted, and the initiator has not sent. */
+	while (!net->node[1].tp->stats.tx_grants)
+		net_run(net, 1000);
+	CHECK(net_restart(net, 0));
+	net_run(net, 60 * MS);
+	net_stats(net, 1, &st);
+	CHECK_EQ(net->node[1].rx_aborted, 1);
+	CHECK_EQ(st.msg_err_unresponsive, 1);
+	CHECK(st.tx_grants <= 1 + cfg.max_retries);
+	CHECK_EQ(net->node[1].tp->granted_out, 0);
+	net_free(net);
+}
+
+/*
+ * A packet whose header contradicts its message's first packet (one of
+ * them altered on the way): the message is given up at both ends, at
+ * once, and the context goes on.  Here the altered copy of the first
+ * packet arrives first; the true packets must not be dropped until the
+ * initiator gives the target up.
+ */
+struct alter {
+	bool holding;		/* drop the initiator's DATA for now */
+	uint8_t copy[NET_MAX_FRAME];
+	uint32_t len;
+};
+
+static enum net_verdict alter_first(struct net *net, struct net_filter_ctx *f)
+{
+	struct alter *al = net->filter_arg;
+
+	if (f->type != WREN_WIRE_DATA || f->from != 0 || !al->holding)
+		return NET_PASS;
+	if (!al->len) {
+		memcpy(al->copy, f->frame, f->len);
+		al->len = f->len;
+		al->copy[tp_ext(al->copy) - al->copy +
+			 offsetof(struct wren_wire_data, qkey)] ^= 0x5a;
+	}
+	return NET_DROP;
+}
+
+static void test_contradicting_header(void)
+{
+	static struct alter al = { .holding = true };
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st0, st1;
+	int a, b;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 33);
+	net->filter = alter_first;
+	net->filter_arg = &al;
+	CHECK(net_start(net));
+	a = net_send(net, 0, 1, 8000, false, 0, 0);
+	net_run(net, 1000);
+	CHECK(al.len > 0);
+	net_inject(net, 1, al.copy, al.len);
+	al.holding = false;
+	net_run(net, 5 * MS);
+	CHECK_EQ(net->msgs[a].done_status, WREN_TP_REMOTE_OP_ERROR);
+	CHECK_EQ(net->node[1].rx_aborted, 1);
+	b = net_send(net, 0, 1, 8000, false, 0, 0);
+	net_run(net, 5 * MS);
+	CHECK_EQ(net->msgs[b].delivered, 1);
+	net_stats(net, 0, &st0);
+	net_stats(net, 1, &st1);
+	CHECK_EQ(st0.ctx_failed, 0);
+	CHECK(st1.rx_drop_invalid >= 1);
+	net_free(net);
+}
+
+/* ------------------------------------------------------------------ */
+/* Shares                                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Messages posted: a peer gets peer_share / 256 of max_msgs (a quarter
+ * of 8 here), -EAGAIN beyond, while other peers still get theirs.
+ */
+static void test_share_tx(void)
+{
+	const struct wren_tp_msg m = {
+		.len = 100, .opcode = WREN_WIRE_OP_SEND, .dst_qpn = 1,
+		.src_qpn = 2, .qkey = 0x11111111,
+	};
+	struct wren_tp_config cfg;
+	struct net *net;
+
+	cfg_default(&cfg);
+	cfg.max_msgs = 8;
+	net = net_new(3, &cfg, 34);
+	CHECK(net_start(net));
+	CHECK(net_send_msg(net, 0, 1, &m) >= 0);
+	CHECK(net_send_msg(net, 0, 1, &m) >= 0);
+	CHECK_EQ(net_send_msg(net, 0, 1, &m), -EAGAIN);
+	CHECK(net_send_msg(net, 0, 2, &m) >= 0);
+	CHECK(net_send_msg(net, 0, 2, &m) >= 0);
+	net_run(net, 1 * MS);
+	CHECK_EQ(net_msgs_ok(net), 4);
+	/* Given back when done. */
+	CHECK(net_send_msg(net, 0, 1, &m) >= 0);
+	CHECK(net_send_msg(net, 0, 1, &m) >= 0);
+	net_run(net, 1 * MS);
+	CHECK_EQ(net_msgs_ok(net), 6);
+	net_free(net);
+}
+
+/*
+ * Receive contexts: a peer opens at most its share (one of four here),
+ * however many contexts it makes up; another peer still opens one.
+ */
+static void test_share_rx_ctx(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	int a, b, c;
+
+	cfg_default(&cfg);
+	cfg.max_rx_ctx = 4;
+	net = net_new(3, &cfg, 35);
+	CHECK(net_start(net));
+	a = net_send(net, 1, 0, 100, false, 1, 0);
+	b = net_send(net, 1, 0, 100, false, 2, 0);
+	c = net_send(net, 2, 0, 100, false, 1, 0);
+	net_run(net, 1 * MS);
+	CHECK_EQ(net->msgs[a].delivered + net->msgs[b].delivered, 1);
+	CHECK_EQ(net->msgs[c].delivered, 1);
+	net_stats(net, 0, &st);
+	CHECK(st.rx_drop_share >= 1);
+	net_free(net);
+}
+
+/*
+ * Receive slots: a peer whose messages do not finish (their last packets
+ * lost, here) holds at most its share of them (two of eight); the others'
+ * messages arrive meanwhile, and its own once the loss ends.
+ */
+static enum net_verdict hold_last(struct net *net, struct net_filter_ctx *f)
+{
+	return f->type == WREN_WIRE_DATA && f->from == 1 &&
+	       f->flags & WREN_WIRE_F_ACK_REQ && *(bool *)net->filter_arg ?
+	       NET_DROP : NET_PASS;
+}
+
+static void test_share_rx_slots(void)
+{
+	static bool holding = true;
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	int a[4], b[4];
+
+	cfg_default(&cfg);
+	cfg.max_msgs = 8;
+	net = net_new(3, &cfg, 36);
+	/* The target's pool is small, not the senders'. */
+	net->node[1].cfg.max_msgs = net->node[2].cfg.max_msgs = 64;
+	net->filter = hold_last;
+	net->filter_arg = &holding;
+	CHECK(net_start(net));
+	for (int i = 0; i < 2; i++) {
+		a[i] = net_send(net, 1, 0, 3000, false, 0, 0);
+		b[i] = net_send(net, 2, 0, 3000, false, 0, 0);
+	}
+	net_run(net, 1 * MS / 10);
+	/* Node 1's two hold their slots; two more of its are turned away. */
+	for (int i = 2; i < 4; i++)
+		a[i] = net_send(net, 1, 0, 3000, false, 0, 0);
+	for (int i = 2; i < 4; i++)
+		b[i] = net_send(net, 2, 0, 3000, false, 0, 0);
+	net_run(net, 1 * MS);
+	for (int i = 0; i < 4; i++) {
+		CHECK_EQ(net->msgs[a[i]].delivered, 0);
+		CHECK_EQ(net->msgs[b[i]].delivered, 1);
+	}
+	net_stats(net, 0, &st);
+	CHECK(st.rx_drop_share >= 1);
+	holding = false;
+	net_run(net, 100 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
 	net_free(net);
 }
 
@@ -1301,6 +1546,12 @@ static const struct tap_test tests[] = {
 	{ "a stalled target causes no false loss on other sub-flows",
 	  test_stall_no_false_loss },
 	{ "grants pace large messages into one target", test_grants },
+	{ "grants that stop with nothing in flight are asked for again", test_grant_probe },
+	{ "grants that bring nothing back off, then the message is given up", test_grant_give_up },
+	{ "a header contradicting its message gives it up at both ends", test_contradicting_header },
+	{ "a peer posts at most its share of message slots", test_share_tx },
+	{ "a peer opens at most its share of receive contexts", test_share_rx_ctx },
+	{ "a peer holds at most its share of receive slots", test_share_rx_slots },
 	{ "a lone granted message: whole chunks, no stop and go", test_grant_lone_chunks },
 	{ "trimmed packets are resent on NACK", test_trimmed },
 	{ "prio_short: IP precedence by urgency, short messages first", test_priorities },

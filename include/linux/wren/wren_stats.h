@@ -89,6 +89,8 @@ WREN_STAT_QP(msg_err_too_long)	/* failed: longer than the target's buffer */
 WREN_STAT_QP(msg_err_remote_access)	/* failed: the access was refused */
 WREN_STAT_QP(msg_err_local)	/* failed: its data could not be read here */
 WREN_STAT_QP(msg_err_flushed)	/* failed: flushed by a reset or a close */
+WREN_STAT(rx_drop_share)	/* dropped: its peer holds its share already */
+WREN_STAT(grant_probes)	/* GRANT_REQs sent again: the grants stopped */
 #ifdef WREN_STAT_QP_DEFAULT
 #undef WREN_STAT_QP
 #undef WREN_STAT_QP_DEFAULT
