@@ -1286,6 +1286,7 @@ static void test_grant_give_up(void)
  */
 struct alter {
 	bool holding;		/* drop the initiator's DATA for now */
+	size_t at;		/* the byte of the first DATA to change */
 	uint8_t copy[NET_MAX_FRAME];
 	uint32_t len;
 };
@@ -1299,15 +1300,18 @@ static enum net_verdict alter_first(struct net *net, struct net_filter_ctx *f)
 	if (!al->len) {
 		memcpy(al->copy, f->frame, f->len);
 		al->len = f->len;
-		al->copy[tp_ext(al->copy) - al->copy +
-			 offsetof(struct wren_wire_data, qkey)] ^= 0x5a;
+		al->copy[al->at] ^= 0x5a;
 	}
 	return NET_DROP;
 }
 
 static void test_contradicting_header(void)
 {
-	static struct alter al = { .holding = true };
+	static struct alter al = {
+		.holding = true,
+		.at = WREN_WIRE_HDR + sizeof(struct wren_wire_hdr) +
+		      offsetof(struct wren_wire_data, qkey),
+	};
 	struct wren_tp_config cfg;
 	struct net *net;
 	struct wren_tp_stats st0, st1;
@@ -1333,6 +1337,45 @@ static void test_contradicting_header(void)
 	net_stats(net, 1, &st1);
 	CHECK_EQ(st0.ctx_failed, 0);
 	CHECK(st1.rx_drop_invalid >= 1);
+	net_free(net);
+}
+
+/*
+ * A target whose state went wrong (its context opened by a packet whose
+ * base was altered) answers every packet resent to it with an ACK beyond
+ * anything sent.  Such answers do not make it alive: the initiator gives
+ * it up after max_retries timeouts, as it would a silent one, and a new
+ * incarnation works.
+ */
+static void test_contradicting_acks(void)
+{
+	static struct alter al = {
+		.holding = true,
+		.at = WREN_WIRE_HDR + offsetof(struct wren_wire_hdr, bsn),
+	};
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	int a, b;
+
+	cfg_default(&cfg);
+	net = net_new(2, &cfg, 37);
+	net->filter = alter_first;
+	net->filter_arg = &al;
+	CHECK(net_start(net));
+	a = net_send(net, 0, 1, 100, false, 0, 0);
+	net_run(net, 1000);
+	CHECK(al.len > 0);
+	net_inject(net, 1, al.copy, al.len);
+	al.holding = false;
+	net_run(net, 2000 * MS);
+	CHECK_EQ(net->msgs[a].done_status, WREN_TP_REMOTE_UNREACHABLE);
+	net_stats(net, 0, &st);
+	CHECK(st.rx_drop_invalid >= cfg.max_retries);
+	CHECK_EQ(st.ctx_failed, 1);
+	b = net_send(net, 0, 1, 100, false, 0, 0);
+	net_run(net, 10 * MS);
+	CHECK_EQ(net->msgs[b].delivered, 1);
 	net_free(net);
 }
 
@@ -1549,6 +1592,7 @@ static const struct tap_test tests[] = {
 	{ "grants that stop with nothing in flight are asked for again", test_grant_probe },
 	{ "grants that bring nothing back off, then the message is given up", test_grant_give_up },
 	{ "a header contradicting its message gives it up at both ends", test_contradicting_header },
+	{ "a target answering with ACKs beyond what was sent is given up", test_contradicting_acks },
 	{ "a peer posts at most its share of message slots", test_share_tx },
 	{ "a peer opens at most its share of receive contexts", test_share_rx_ctx },
 	{ "a peer holds at most its share of receive slots", test_share_rx_slots },
