@@ -524,6 +524,21 @@ void tp_rx_msg_give_up(struct wren_tp *tp, struct tp_rx_msg *rm,
 	rx_advance_msn(tp, rx);
 }
 
+/*
+ * @p contradicts its message @rm: dropped, and the message given up here
+ * and (by the NACK) at its initiator, which would otherwise send what
+ * this side cannot take until it gave the whole context up.
+ */
+static void rx_msg_contradicted(struct wren_tp *tp, struct tp_rx *rx,
+				struct tp_rx_msg *rm,
+				const struct tp_rx_pkt *p)
+{
+	TP_DROP(tp, invalid);
+	tp_rx_msg_give_up(tp, rm, WREN_TP_REMOTE_OP_ERROR);
+	nack(tp, p, session_of(rx), WREN_WIRE_NACK_STATUS,
+	     WREN_WIRE_ST_REMOTE_OP);
+}
+
 static uint8_t wire_status(enum wren_tp_status st)
 {
 	switch (st) {
@@ -596,13 +611,9 @@ static struct tp_rx_msg *rx_msg_of(struct wren_tp *tp, struct tp_rx *rx,
 		/*
 		 * Two headers for one message: one of them was altered on
 		 * the way, which one is unknown, and keeping the first would
-		 * drop every packet of the other for good.  The message is
-		 * given up, here and (by the NACK) at its initiator.
+		 * drop every packet of the other for good.
 		 */
-		TP_DROP(tp, invalid);
-		tp_rx_msg_give_up(tp, rm, WREN_TP_REMOTE_OP_ERROR);
-		nack(tp, p, session_of(rx), WREN_WIRE_NACK_STATUS,
-		     WREN_WIRE_ST_REMOTE_OP);
+		rx_msg_contradicted(tp, rx, rm, p);
 		return NULL;
 	}
 	if (!tp->rx_msg_free) {
@@ -759,7 +770,12 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		}
 	} else if (rm->grant_mode &&
 		   p->data.offset + p->data.len > rm->granted) {
-		TP_DROP(tp, invalid);
+		/*
+		 * Bytes never granted: the initiator heard a grant this side
+		 * did not give (altered on the way), and would send them
+		 * again and again.
+		 */
+		rx_msg_contradicted(tp, rx, rm, p);
 		return;
 	} else if (p->data.len &&
 		   tp->ulp->rx_write(tp->ulp_opaque, rm->cookie, p->data.offset,

@@ -1379,6 +1379,62 @@ static void test_contradicting_acks(void)
 	net_free(net);
 }
 
+/*
+ * An initiator that heard a grant the target never gave (its offset
+ * altered on the way) sends bytes the target cannot take once a packet
+ * before them is lost: the message is given up at both ends, not resent
+ * until the context is given up.
+ */
+struct beyond {
+	struct alter al;
+	unsigned int data_left;	/* DATA packets before the one lost */
+};
+
+static enum net_verdict alter_grant(struct net *net, struct net_filter_ctx *f)
+{
+	struct beyond *b = net->filter_arg;
+
+	if (f->type == WREN_WIRE_DATA && b->al.len && b->data_left &&
+	    !--b->data_left)
+		return NET_DROP;
+	if (f->type != WREN_WIRE_GRANT || b->al.len)
+		return NET_PASS;
+	memcpy(b->al.copy, f->frame, f->len);
+	b->al.len = f->len;
+	b->al.copy[b->al.at] ^= 0x01;
+	return NET_DROP;
+}
+
+static void test_beyond_grant(void)
+{
+	static struct beyond b = {
+		/* The third byte of the offset granted: 64 KiB more. */
+		.al.at = WREN_WIRE_HDR + sizeof(struct wren_wire_hdr) +
+			 offsetof(struct wren_wire_grant, granted) + 1,
+		.data_left = 4,
+	};
+	struct wren_tp_config cfg;
+	struct net *net;
+	int a;
+
+	cfg_default(&cfg);
+	cfg.grant_threshold = 16384;
+	cfg.grant_window = 8192;
+	cfg.grant_chunk = 8192;
+	net = net_new(2, &cfg, 38);
+	net->filter = alter_grant;
+	net->filter_arg = &b;
+	CHECK(net_start(net));
+	a = net_send(net, 0, 1, 100000, false, 0, 0);
+	while (!b.al.len)
+		net_run(net, 1000);
+	net_inject(net, 0, b.al.copy, b.al.len);
+	net_run(net, 10 * MS);
+	CHECK_EQ(net->msgs[a].done_status, WREN_TP_REMOTE_OP_ERROR);
+	CHECK_EQ(net->node[1].rx_aborted, 1);
+	net_free(net);
+}
+
 /* ------------------------------------------------------------------ */
 /* Shares                                                               */
 /* ------------------------------------------------------------------ */
@@ -1593,6 +1649,7 @@ static const struct tap_test tests[] = {
 	{ "grants that bring nothing back off, then the message is given up", test_grant_give_up },
 	{ "a header contradicting its message gives it up at both ends", test_contradicting_header },
 	{ "a target answering with ACKs beyond what was sent is given up", test_contradicting_acks },
+	{ "bytes sent beyond the grant give the message up at both ends", test_beyond_grant },
 	{ "a peer posts at most its share of message slots", test_share_tx },
 	{ "a peer opens at most its share of receive contexts", test_share_rx_ctx },
 	{ "a peer holds at most its share of receive slots", test_share_rx_slots },
