@@ -1,17 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# fairness.sh: a well-behaved QP keeps its latency while a greedy one
-# runs.  Two guests (scripts/vm --guests 2 --lan): guest 1 measures the
-# round trip of 64-byte RD sends to guest 0 with ib_send_lat, first
-# alone, then while another QP of the same adapter sends 1 MiB messages
-# to guest 0 with ib_send_bw as fast as it may (128 posted at once,
-# sleeping on completion events so that it takes the adapter, not the
-# guest's one CPU).  Both QPs send to the same adapter, so over one
-# transport context.  Guest 1 prints
+# fairness.sh: a well-behaved QP keeps its latency and its throughput
+# while a greedy one runs.  Two guests (scripts/vm --guests 2 --lan):
+# guest 1 measures, first alone, then while another QP of the same
+# adapter sends 1 MiB messages to guest 0 with ib_send_bw as fast as it
+# may (128 posted at once, sleeping on completion events so that it takes
+# the adapter, not the guest's one CPU):
+#  - the round trip of 64-byte RD sends (ib_send_lat, t_typical);
+#  - the throughput of a QP that keeps one 64 KiB RD send in flight
+#    (ib_send_bw -t 1), which its round trip, not the link, bounds.
+# All QPs send to the same adapter, so over one transport context.
+# Guest 1 prints
 # "fairness: alone L0 usec, beside a greedy writer L1 usec, ratio R,
-# writer B MiB/s"; passes when both measurements report and the ratio
-# is at most MAX (the first argument).
+# writer B MiB/s" and
+# "fairness: one in flight alone T0 MiB/s, beside a greedy writer T1 MiB/s,
+# ratio Q"; passes when every measurement reports, R is at most MAX (the
+# first argument) and Q at least 1 / MAX.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
@@ -29,8 +34,18 @@ latency() {
 	awk '$1 == 64 && NF >= 5 { v = $5 } END { print v }' "/tmp/lat$1.out"
 }
 
+# BW average of a one-in-flight ib_send_bw run on PORT, or nothing.
+modest() {
+	serve_or_connect timeout 300 ib_send_bw -d wren_0 -x "$WREN_GID" \
+		-c RD -s 65536 -t 1 -n 300 -p "$1" -F >"/tmp/bw$1.out" 2>&1
+	grep -A1 '#bytes' "/tmp/bw$1.out" >&2
+	awk '$1 == 65536 && NF >= 5 { v = $4 } END { print v }' "/tmp/bw$1.out"
+}
+
 l0=$(latency 18515)
 check "latency alone reported" test -n "$l0"
+t0=$(modest 18518)
+check "throughput alone reported" test -n "$t0"
 if [ "${WREN_GUEST_INDEX:-0}" -eq 0 ]; then
 	timeout 300 ib_send_bw -d wren_0 -x "$WREN_GID" -c RD -s 1048576 \
 		-t 128 -e -n 1000 -p 18516 -F >/tmp/greedy.out 2>&1 &
@@ -44,6 +59,8 @@ fi
 greedy=$!
 l1=$(latency 18517)
 check "latency beside the writer reported" test -n "$l1"
+t1=$(modest 18519)
+check "throughput beside the writer reported" test -n "$t1"
 wait $greedy
 check "the greedy writer ran" test $? -eq 0
 cat /tmp/greedy.out
@@ -53,6 +70,10 @@ if [ "${WREN_GUEST_INDEX:-0}" -ne 0 ]; then
 	echo "fairness: alone $l0 usec, beside a greedy writer $l1 usec, ratio $ratio, writer ${bw:-?} MiB/s"
 	check "latency beside the writer at most $max x alone ($ratio)" \
 		awk -v r="$ratio" -v m="$max" 'BEGIN { exit !(r <= m) }'
+	q=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b / a }')
+	echo "fairness: one in flight alone $t0 MiB/s, beside a greedy writer $t1 MiB/s, ratio $q"
+	check "throughput beside the writer at least 1/$max of alone ($q)" \
+		awk -v q="$q" -v m="$max" 'BEGIN { exit !(q * m >= 1) }'
 fi
 check "modules unload" unload_wren
 finish
