@@ -22,6 +22,27 @@ gone() {
 	! kill -0 "$1" 2>/dev/null
 }
 
+# stuck PID: what PID and its children are doing, for the log (files of
+# /proc that take no lock of the process's memory, and the blocked
+# tasks' stacks from SysRq-w), then they are killed.
+stuck() {
+	local t
+
+	for t in $1 $(cat /proc/$1/task/*/children 2>/dev/null); do
+		echo "# stuck $t: $(cat /proc/$t/comm 2>/dev/null)"
+		timeout 5 grep -E '^(State|SigPnd|ShdPnd)' /proc/$t/status |
+			sed 's/^/#   /'
+		timeout 5 cat /proc/$t/stack | sed 's/^/#   /'
+		kill -9 "$t" 2>/dev/null
+	done
+	echo w >/proc/sysrq-trigger
+}
+
+# listening PORT: a TCP server listens on PORT.
+listening() {
+	ss -ltnH "sport = :$1" | grep -q .
+}
+
 # load_up: start the load; its process ids in $procs.
 load_up() {
 	local p
@@ -38,24 +59,27 @@ load_up() {
 		timeout 300 ibv_$1_pingpong -d wren_0 -g "$WREN_GID" -p $2 \
 			${3:-} -n 100000000 >/tmp/$1$2-server.out 2>&1 &
 		procs="$procs $!"
-		sleep 1
+		# Once the server listens (slow to start on the debug kernel).
+		wait_until 30 listening $2
 		timeout 300 ibv_$1_pingpong -d wren_0 -g "$WREN_GID" -p $2 \
 			${3:-} -n 100000000 127.0.0.1 >/tmp/$1$2-client.out 2>&1 &
 		procs="$procs $!"
 	done
-	sleep 3
+	sleep 5
 	for p in $procs; do
 		kill -0 "$p" 2>/dev/null || return 1
 	done
 }
 
 # load_ended WHAT: every program of the load exits by itself within
-# 20 s, with an error of its own (not timeout's 124).
+# 60 s (the debug kernel is slow to tear a process's objects down), with
+# an error of its own (not timeout's 124).
 load_ended() {
 	local p rc
 
 	for p in $procs; do
-		check "$1: program $p exits by itself" wait_until 20 gone "$p"
+		check "$1: program $p exits by itself" wait_until 60 gone "$p" ||
+			stuck "$p"
 		wait "$p"
 		rc=$?
 		check "$1: program $p reports an error (rc $rc)" \

@@ -525,9 +525,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/*
 	 * Then a clean network, until every message is done: timers
-	 * (retransmissions, idle closes) included, up to a bound.
+	 * (retransmissions, give-ups, idle closes) included.  A context
+	 * gives a silent target up after max_retries timeouts of at most
+	 * max_rto_ns, so 2 s of simulated time is ample; the rounds bound
+	 * the work of an input that livelocks.
 	 */
-	settle(2000);
+	for (uint64_t end = now + 2000000000ULL, r = 0;
+	     pending() && now < end && r < 200000; r++)
+		settle(1);
 	/*
 	 * Whatever the network did, lost, duplicated, reordered or altered,
 	 * every message ends (done or failed).
