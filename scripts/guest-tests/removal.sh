@@ -7,7 +7,8 @@
 # an ibv_rc_pingpong pair, all over the adapter's loopback), first
 # wren_ib.ko is unloaded, then the PCI function is unbound from wren.ko,
 # then QEMU takes the adapter out of its slot (device_del, through
-# lib.sh's "fault unplug": the guest's pciehp removes the function).
+# lib.sh's "fault unplug": the guest's ACPI hotplug, acpiphp, removes
+# the function).
 # Each time the removal finishes at once, whatever the programs do;
 # every program gets an error and exits by itself (none hangs, none is
 # killed); the device comes back (insmod, bind, device_add) and a new
@@ -94,12 +95,15 @@ check "modules load" load_wren
 check "wren_rd_stress is built (make -C tools/rdtest)" test -x "$stress"
 
 # --- rmmod wren_ib under load ------------------------------------------------
+# The programs would run for 300 s: a removal that waited for them would
+# take that long.  The debug kernel on a loaded host took 45 s to tear
+# their objects down, the distribution's kernel 3 s.
 check "rmmod: the load runs" load_up
 start=$(date +%s%N)
-check "rmmod wren_ib returns (60 s at most)" timeout 60 rmmod wren_ib
+check "rmmod wren_ib returns (120 s at most)" timeout 120 rmmod wren_ib
 ms=$((($(date +%s%N) - start) / 1000000))
 echo "# rmmod wren_ib under load took $ms ms"
-check "rmmod: it did not wait for the programs ($ms ms)" [ $ms -lt 20000 ]
+check "rmmod: it did not wait for the programs ($ms ms)" [ $ms -lt 90000 ]
 load_ended rmmod
 check "insmod wren_ib again" \
 	insmod "$WREN_KMOD/drivers/infiniband/hw/wren/wren_ib.ko"
@@ -110,11 +114,11 @@ check "a ping-pong runs on it" loopback_pingpong
 # --- PCI unbind under load ---------------------------------------------------
 check "unbind: the load runs" load_up
 start=$(date +%s%N)
-check "unbind the function from wren (60 s at most)" \
-	timeout 60 sh -c "echo $pci > /sys/bus/pci/drivers/wren/unbind"
+check "unbind the function from wren (120 s at most)" \
+	timeout 120 sh -c "echo $pci > /sys/bus/pci/drivers/wren/unbind"
 ms=$((($(date +%s%N) - start) / 1000000))
 echo "# unbind under load took $ms ms"
-check "unbind: it did not wait for the programs ($ms ms)" [ $ms -lt 20000 ]
+check "unbind: it did not wait for the programs ($ms ms)" [ $ms -lt 90000 ]
 load_ended unbind
 check "bind it again" sh -c "echo $pci > /sys/bus/pci/drivers/wren/bind"
 check "wren_0 is back" wait_for /sys/class/infiniband/wren_0
@@ -126,7 +130,7 @@ check "a ping-pong runs on it" loopback_pingpong
 check "device_del: the load runs" load_up
 start=$(date +%s%N)
 check "QEMU takes the adapter out (device_del)" fault unplug
-# pciehp takes seconds to release the slot (1.6 to 2.6 s so far).
+# acpiphp takes seconds to release the slot (1.6 to 3.5 s so far).
 check "the function is gone (30 s at most)" \
 	wait_until 30 test ! -e "/sys/bus/pci/devices/$pci"
 ms=$((($(date +%s%N) - start) / 1000000))
