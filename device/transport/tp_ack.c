@@ -120,6 +120,35 @@ static void ack_one(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 	}
 }
 
+/* Start over in a new incarnation: the target lost our context. */
+static void ctx_reestablish(struct wren_tp *tp, struct tp_ctx *c)
+{
+	for (uint32_t psn = c->bsn; psn != c->nsn; psn++) {
+		struct tp_pkt *p = &c->win[psn & (tp->cfg.window - 1)];
+
+		if (p->state == TP_PKT_INFLIGHT || p->state == TP_PKT_LOST)
+			tp_count_retx(tp,
+				      p->msg ? p->msg->m.src_qpn : UINT32_MAX,
+				      WREN_TP_RETX_RECONNECT, 1);
+		p->state = TP_PKT_FREE;
+		p->msg = NULL;
+	}
+	tp_ctx_deactivate(tp, c);
+	tp_ctx_begin(tp, c);
+	for (struct tp_msg *m = c->msgs; m; m = m->next) {
+		m->msn = c->next_msn++;
+		m->next_off = 0;
+		m->granted = 0;
+		m->unacked = 0;
+		m->req_sent = false;
+		m->started = false;
+	}
+	tp->stats.ctx_reestablished++;
+	tp_ctx_timer_update(tp, c);
+	tp_tx_update_ready(tp, c);
+	tp_ctx_idle_check(tp, c);
+}
+
 void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 {
 	struct tp_ctx *c = ctx_of_reply(tp, p);
@@ -140,7 +169,13 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	if (!c->win || seq_lt(p->bsn, c->bsn))
 		return;
 	if (seq_lt(c->nsn, p->bsn)) {
+		/*
+		 * It acknowledges what was never sent: the target's state
+		 * contradicts ours (an altered packet opened its context) and
+		 * will go on doing so.  Start over, as when it forgot us.
+		 */
 		TP_DROP(tp, invalid);
+		ctx_reestablish(tp, c);
 		return;
 	}
 	ctx_answered(tp, c);
@@ -185,34 +220,6 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 	tp_ctx_idle_check(tp, c);
 }
 
-/* Start over in a new incarnation: the target lost our context. */
-static void ctx_reestablish(struct wren_tp *tp, struct tp_ctx *c)
-{
-	for (uint32_t psn = c->bsn; psn != c->nsn; psn++) {
-		struct tp_pkt *p = &c->win[psn & (tp->cfg.window - 1)];
-
-		if (p->state == TP_PKT_INFLIGHT || p->state == TP_PKT_LOST)
-			tp_count_retx(tp,
-				      p->msg ? p->msg->m.src_qpn : UINT32_MAX,
-				      WREN_TP_RETX_RECONNECT, 1);
-		p->state = TP_PKT_FREE;
-		p->msg = NULL;
-	}
-	tp_ctx_deactivate(tp, c);
-	tp_ctx_begin(tp, c);
-	for (struct tp_msg *m = c->msgs; m; m = m->next) {
-		m->msn = c->next_msn++;
-		m->next_off = 0;
-		m->granted = 0;
-		m->unacked = 0;
-		m->req_sent = false;
-		m->started = false;
-	}
-	tp->stats.ctx_reestablished++;
-	tp_ctx_timer_update(tp, c);
-	tp_tx_update_ready(tp, c);
-	tp_ctx_idle_check(tp, c);
-}
 
 void tp_on_nack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 {
