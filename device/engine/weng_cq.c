@@ -55,11 +55,32 @@ void weng_cq_doorbell(struct weng *e, uint64_t offset, struct weng_cq *cq,
 }
 
 /*
+ * The completions the send queues of @cq still owe it: the entries their
+ * doorbells posted and that have not completed yet (unsignaled ones too,
+ * which complete into it if they fail).
+ */
+static uint32_t cq_sends_owed(const struct weng *e, const struct weng_cq *cq)
+{
+	uint32_t cqn = cq - e->cqs, n = 0;
+
+	for (uint32_t i = 0; i < e->cfg.max_qp; i++) {
+		const struct weng_qp *qp = &e->qps[i];
+
+		if (qp->in_use && qp->send_cq == cqn)
+			n += (uint16_t)(qp->sq_pi - qp->sq_ci);
+	}
+	return n;
+}
+
+/*
  * Move @cq to the ring of 2^@log_depth entries at @base: the completions
  * the driver has not consumed go to its first slots, in order, with its
- * first lap's phase.  0 and their number in @moved; -ENOSPC if they do
- * not fit; -EIO if the new ring cannot be written or the old one read,
- * and the CQ keeps its old ring.
+ * first lap's phase.  0 and their number in @moved; -ENOSPC if the ring
+ * cannot hold them and the sends still owed to the CQ (a ring that
+ * would overflow at once: a program that posted sends and shrinks the CQ
+ * before they complete, which a slow device makes likely); -EIO if the
+ * new ring cannot be written or the old one read, and the CQ keeps its
+ * old ring.
  */
 int weng_cq_resize(struct weng *e, struct weng_cq *cq, uint64_t base,
 		   uint8_t log_depth, uint32_t *moved)
@@ -71,7 +92,7 @@ int weng_cq_resize(struct weng *e, struct weng_cq *cq, uint64_t base,
 	};
 	uint32_t n = (old->tail - old->head) & old->index_mask;
 
-	if (n > weng_depth(log_depth))
+	if (n + cq_sends_owed(e, cq) > weng_depth(log_depth))
 		return -ENOSPC;
 	for (uint32_t i = 0; i < n; i++) {
 		struct wren_cqe cqe;

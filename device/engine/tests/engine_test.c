@@ -5034,6 +5034,49 @@ static void test_read_answer_share(void)
 	free(c);
 }
 
+/*
+ * A CQ is not shrunk below what its send queues still owe it: sends
+ * posted and not completed would overflow the new ring at once (rdma-core's
+ * test_resize_cq shrinks a CQ right after posting, and on a slow device
+ * its completions were lost).  Once they are in and consumed, it is.
+ */
+static void test_cq_resize_owed(void)
+{
+	struct adapter *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct wren_cmd_resize_cq *rc;
+	struct wren_admin_cmd cmd;
+	struct wren_admin_cqe cqe;
+	struct wren_cqe c;
+	uint32_t rkey;
+
+	adapter_up(a, 0, WREN_QPT_RD);
+	adapter_up(b, 1, WREN_QPT_RD);
+	adapter_ah(a, b);
+	rkey = reg_rkey_ok(&b->h, b->pdn, DATA_IOVA, 16 * 4096, 16, PBL,
+			   WREN_MR_ACCESS_LOCAL_WRITE |
+			   WREN_MR_ACCESS_REMOTE_WRITE);
+	for (int i = 0; i < 5; i++)
+		post_rdma(a, WREN_WQE_RDMA_WRITE, b->qpn, i * 100, 100,
+			  DATA_IOVA + i * 100, rkey);
+	make_cmd(&cmd, WREN_ADMIN_RESIZE_CQ, 0);
+	rc = (void *)cmd.payload;
+	rc->base_addr = wren_to_le64(BUF_BASE + 0x8000);
+	rc->cqn = wren_to_le32(a->cqn);
+	rc->log_depth = 2;	/* 4 entries, for 5 owed */
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_BAD_STATE);
+	pump(a, b);
+	for (int i = 0; i < 5; i++) {
+		CHECK(poll_cq(a, &c));
+		CHECK_EQ(c.status, WREN_CQE_SUCCESS);
+	}
+	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
+	CHECK_EQ(wren_le32(cqe.result[0]), 0);
+	h_fini(&a->h);
+	h_fini(&b->h);
+	free(a);
+	free(b);
+}
+
 /* QUERY_CTX: the status; the context at BUF_BASE, its size in @size. */
 static uint8_t query_ctx(struct harness *h, uint8_t type, uint32_t handle,
 			 uint32_t len, uint32_t *size, uint32_t *ext)
@@ -5714,6 +5757,7 @@ static const struct tap_test tests[] = {
 	{ "contexts spill to the host's table and come back", test_tc_table_spill },
 	{ "DMA to the device's own BARs is refused, never dispatched", test_dma_self },
 	{ "RESIZE_CQ: waiting completions move, in order", test_cq_resize },
+	{ "RESIZE_CQ: not below the sends the CQ is owed", test_cq_resize_owed },
 	{ "larger queue entries: more SGEs, more inline bytes, their limits",
 	  test_large_entries },
 	{ "REREG_MR: new PD, rights and pages under the same key",
