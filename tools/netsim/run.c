@@ -74,7 +74,8 @@ int run_one(const char *name, const struct cfg *c,
 	n->cfg = c;
 	rng_seed(&n->rng, c->seed, 0);
 	n->xp = c->xport == XP_GBN ? &xport_gbn :
-		c->xport == XP_NDP ? &xport_ndp : &xport_wren;
+		c->xport == XP_NDP ? &xport_ndp :
+		c->xport == XP_UET ? &xport_uet : &xport_wren;
 	max = n->xp->frame_max(n);
 	if (!max)
 		goto out_sim;
