@@ -325,6 +325,7 @@ static const struct key keys[] = {
 	{ "sw.trim", K_BOOL, C(sw_trim), "0", NULL },
 	{ "sw.hdr_buffer", K_U32, C(sw_hdr_buffer), "64K", NULL },
 	{ "sw.prio_ctrl", K_BOOL, C(sw_prio_ctrl), "0", NULL },
+	{ "sw.ecn_downlink", K_BOOL, C(sw_ecn_downlink), "1", NULL },
 	{ "sw.prio_data", K_BOOL, C(sw_prio_data), "0", NULL },
 	{ "sw.kmin", K_U32, C(sw_kmin), "0", NULL },
 	{ "sw.kmax", K_U32, C(sw_kmax), "0", NULL },

@@ -124,6 +124,7 @@ struct cfg {
 	uint32_t sw_hdr_buffer;		/* priority queue, bytes */
 	bool sw_prio_ctrl;		/* control packets ahead of data */
 	bool sw_prio_data;		/* data queued by IP precedence */
+	bool sw_ecn_downlink;		/* ports into hosts mark too */
 	/* RED-style ECN (DCQCN's CP) when sw_kmax: mark with probability
 	 * rising from 0 at kmin to pmax at kmax, always above. */
 	uint32_t sw_kmin, sw_kmax;

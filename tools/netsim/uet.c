@@ -125,7 +125,7 @@ struct uet_rx {
 
 /* A control frame waiting for the wire, all its fields. */
 struct uet_ctl {
-	uint8_t type, flags;
+	uint8_t type, flags, last_hop;
 	uint16_t sport, ce;
 	uint32_t dst_ip, src_ctx, dst_ctx, psn, bsn, ts, recvd, echo;
 	uint64_t bitmap;
@@ -350,13 +350,19 @@ static void nscc_ack(struct uet *u, struct uet_tx *t, bool ce, double delay,
 	nscc_bound(t);
 }
 
-/* A trimmed packet: the queue is full somewhere on its path. */
-static void nscc_nack(struct uet *u, struct uet_tx *t, double bytes)
+/*
+ * A trimmed packet: the queue is full somewhere on its path.  One
+ * trimmed on the way into its host does not cut the window when RCCC
+ * runs: the receiver's credits pace that link.
+ */
+static void nscc_nack(struct uet *u, struct uet_tx *t, double bytes,
+		      bool last_hop)
 {
 	t->ignored += bytes;
 	nscc_delay(t, t->base_rtt + t->rtt, true);
 	t->trigger_qa = true;
-	if (nscc_quick_adapt(u, t, true, true, 0))
+	if (nscc_quick_adapt(u, t, true, true, 0) ||
+	    (last_hop && u->c->rccc))
 		return;
 	t->cwnd -= bytes;
 	nscc_bound(t);
@@ -478,12 +484,16 @@ static void tx_rto(struct sim_ev *ev)
 		u->st.retx_timeout++;
 		any = true;
 	}
-	if (any) {
+	if (any)
 		tx_stop_speculating(t);
+	if (t->rhead != t->rtail)
 		tx_rts(u, t);
-	}
 	if (left)
 		tx_rto_arm(u, t, oldest);
+	else if (t->rhead != t->rtail && !tx_can_send(u, t))
+		/* Resends wait for credit: ask again if none comes. */
+		sim_at(&u->net->sim, &t->rto,
+		       (now_ns(u) + t->rto_ns) * PS_PER_NS);
 	tx_make_ready(u, t);
 }
 
@@ -572,8 +582,12 @@ static size_t tx_data(struct uet *u, struct uet_tx *t, uint8_t *f)
 	t->inflight += (uint32_t)flen;
 	if (u->c->rccc)
 		t->credit -= (double)flen;
-	/* The last of what there is to send asks for an ACK at once. */
-	if (t->nxt == t->end && t->rhead == t->rtail)
+	/*
+	 * The last packet the PDC may send for now (nothing left, or the
+	 * window or the credit spent) asks for an ACK at once: the next
+	 * one may be far off when many senders share the receiver.
+	 */
+	if (!tx_can_send(u, t))
 		flags |= WREN_WIRE_F_ACK_REQ;
 	peer_hdr(wh, WREN_WIRE_DATA, flags, t->id, 0, psn);
 	wh->bsn = htonl(tx_pull_target(u, t));
@@ -671,7 +685,7 @@ static void rx_nack(struct uet *u, struct uet_tx *t,
 	t->inflight -= t->len[i];
 	ev_penalise(u, t, (uint16_t)ntohl(ack->hold_ns), UET_PEN_NACK);
 	if (u->c->nscc)
-		nscc_nack(u, t, t->len[i]);
+		nscc_nack(u, t, t->len[i], wh->rsvd0);
 	tx_stop_speculating(t);
 	tx_make_ready(u, t);
 }
@@ -824,8 +838,14 @@ static void rx_data(struct uet *u, const uint8_t *f, size_t len)
 				.ce = ce, .dst_ip = r->src_ip,
 				.dst_ctx = r->src_ctx, .psn = psn,
 				.ts = ntohl(wh->ts), .recvd = r->recvd,
+				.last_hop = wh->rsvd0,
 			});
 			u->st.tx_nacks++;
+			/*
+			 * Its resend needs credit that no later packet
+			 * will ask for: grant a full packet more.
+			 */
+			r->pt += UET_HDRS + u->mtu;
 			pull_queue(u, r);
 		} else {
 			rx_send_ack(u, r, f, sack_base(r, psn), false);
@@ -936,6 +956,7 @@ static size_t ctl_frame(struct uet *u, uint8_t *f)
 	wh->bsn = htonl(c.bsn);
 	wh->ts = htonl(c.ts);
 	wh->epoch = htonl(c.recvd);
+	wh->rsvd0 = c.last_hop;
 	memset(ack, 0, sizeof(*ack));
 	/* The EV of the packet answered, echoed for the sender's choice. */
 	ack->hold_ns = htonl(c.sport);
