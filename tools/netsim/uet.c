@@ -388,8 +388,18 @@ static bool tx_can_send(const struct uet *u, const struct uet_tx *t)
 	return !u->c->rccc || t->credit > 0;
 }
 
+static void tx_rto(struct sim_ev *ev);
+
 static void tx_make_ready(struct uet *u, struct uet_tx *t)
 {
+	/*
+	 * Work, no credit and nothing out to draw PULLs: the timeout asks
+	 * the receiver again (an RTS) should its credit not come.
+	 */
+	if (tx_has_work(t) && u->c->rccc && t->credit <= 0 &&
+	    !sim_queued(&t->rto))
+		sim_at(&u->net->sim, &t->rto, u->net->sim.now +
+		       t->rto_ns * PS_PER_NS);
 	if (t->ready || !tx_can_send(u, t))
 		return;
 	t->ready = true;
@@ -439,13 +449,16 @@ static void tx_stop_speculating(struct uet_tx *t)
 		t->credit = 0;
 }
 
-/* No credit and nothing to show for it: tell the receiver what we want. */
-static void tx_rts(struct uet *u, struct uet_tx *t)
+/*
+ * No credit and nothing to show for it: tell the receiver what we want,
+ * at most once a base RTT unless @now_anyway.
+ */
+static void tx_rts(struct uet *u, struct uet_tx *t, bool now_anyway)
 {
 	uint64_t now = now_ns(u);
 
 	if (!u->c->rccc || t->credit > 0 ||
-	    now - t->last_rts < (uint64_t)t->base_rtt)
+	    (!now_anyway && now - t->last_rts < (uint64_t)t->base_rtt))
 		return;
 	t->last_rts = now;
 	ctl_push(u, &(struct uet_ctl){
@@ -486,14 +499,10 @@ static void tx_rto(struct sim_ev *ev)
 	}
 	if (any)
 		tx_stop_speculating(t);
-	if (t->rhead != t->rtail)
-		tx_rts(u, t);
+	if (tx_has_work(t))
+		tx_rts(u, t, false);
 	if (left)
 		tx_rto_arm(u, t, oldest);
-	else if (t->rhead != t->rtail && !tx_can_send(u, t))
-		/* Resends wait for credit: ask again if none comes. */
-		sim_at(&u->net->sim, &t->rto,
-		       (now_ns(u) + t->rto_ns) * PS_PER_NS);
 	tx_make_ready(u, t);
 }
 
@@ -546,6 +555,8 @@ static int uet_send(void *tp, const struct wren_tp_dest *dst,
 		t->speculating = true;
 	}
 	t->end += peer_msg_add(&t->q, msg, cookie, t->end, u->mtu);
+	/* Nothing in flight may ask for this message's credit. */
+	tx_rts(u, t, true);
 	tx_make_ready(u, t);
 	return 0;
 }
