@@ -110,18 +110,8 @@ static uint64_t now_ps(const struct ndp *d)
 static void ctl_push(struct ndp *d, uint8_t type, uint32_t dst_ip,
 		     uint32_t src_ctx, uint32_t dst_ctx, uint32_t psn)
 {
-	if (d->ctail - d->chead == d->ccap) {
-		uint32_t ncap = d->ccap ? 2 * d->ccap : 64;
-		struct ndp_ctl *n = peer_zalloc(ncap * sizeof(*n));
-
-		for (uint32_t i = 0; i < d->ccap; i++)
-			n[i] = d->ctl[(d->chead + i) % d->ccap];
-		free(d->ctl);
-		d->ctl = n;
-		d->ctail -= d->chead;
-		d->chead = 0;
-		d->ccap = ncap;
-	}
+	d->ctl = peer_ring_room(d->ctl, &d->chead, &d->ctail, &d->ccap,
+				sizeof(*d->ctl));
 	d->ctl[d->ctail++ % d->ccap] = (struct ndp_ctl){
 		.type = type, .dst_ip = dst_ip, .src_ctx = src_ctx,
 		.dst_ctx = dst_ctx, .psn = psn,
@@ -208,14 +198,7 @@ static struct ndp_tx *tx_lookup(struct ndp *d, uint32_t ip)
 	t->rto.fn = tx_rto;
 	t->hnext = d->txh[b];
 	d->txh[b] = t;
-	if (d->ntx == d->txcap) {
-		d->txcap = d->txcap ? 2 * d->txcap : 16;
-		d->txv = realloc(d->txv, d->txcap * sizeof(*d->txv));
-		if (!d->txv) {
-			perror("netsim: ndp");
-			exit(2);
-		}
-	}
+	d->txv = peer_vec_room(d->txv, d->ntx, &d->txcap, sizeof(*d->txv));
 	d->txv[d->ntx++] = t;
 	return t;
 }

@@ -21,6 +21,38 @@ void *peer_zalloc(size_t n)
 	return p;
 }
 
+void *peer_ring_room(void *ring, uint32_t *head, uint32_t *tail,
+		     uint32_t *cap, size_t size)
+{
+	uint32_t ncap = *cap ? 2 * *cap : 64;
+	uint8_t *n;
+
+	if (*tail - *head != *cap)
+		return ring;
+	n = peer_zalloc(ncap * size);
+	for (uint32_t i = 0; i < *cap; i++)
+		memcpy(n + i * size,
+		       (uint8_t *)ring + (*head + i) % *cap * size, size);
+	free(ring);
+	*tail -= *head;
+	*head = 0;
+	*cap = ncap;
+	return n;
+}
+
+void *peer_vec_room(void *v, uint32_t n, uint32_t *cap, size_t size)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? 2 * *cap : 16;
+	v = realloc(v, *cap * size);
+	if (!v) {
+		perror("netsim: peer");
+		exit(2);
+	}
+	return v;
+}
+
 uint32_t peer_msg_add(struct peer_msgq *q, const struct wren_tp_msg *msg,
 		      uint64_t cookie, uint32_t first_psn, uint32_t mtu)
 {

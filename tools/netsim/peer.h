@@ -37,6 +37,15 @@ struct peer_rmsg {
 };
 
 void *peer_zalloc(size_t n);
+/*
+ * Room for one more in the ring @ring of *@cap elements of @size bytes
+ * holding [*@head, *@tail): when full, a ring twice the size with the
+ * same elements in order.  Returns the ring to use.
+ */
+void *peer_ring_room(void *ring, uint32_t *head, uint32_t *tail,
+		     uint32_t *cap, size_t size);
+/* Room for element @n of the array @v of *@cap elements of @size bytes. */
+void *peer_vec_room(void *v, uint32_t n, uint32_t *cap, size_t size);
 
 /* Queue @msg at PSN @first_psn in packets of @mtu; its packet count. */
 uint32_t peer_msg_add(struct peer_msgq *q, const struct wren_tp_msg *msg,

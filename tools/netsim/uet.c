@@ -157,18 +157,8 @@ static uint64_t now_ns(const struct uet *u)
 
 static void ctl_push(struct uet *u, const struct uet_ctl *c)
 {
-	if (u->ctail - u->chead == u->ccap) {
-		uint32_t ncap = u->ccap ? 2 * u->ccap : 64;
-		struct uet_ctl *n = peer_zalloc(ncap * sizeof(*n));
-
-		for (uint32_t i = 0; i < u->ccap; i++)
-			n[i] = u->ctl[(u->chead + i) % u->ccap];
-		free(u->ctl);
-		u->ctl = n;
-		u->ctail -= u->chead;
-		u->chead = 0;
-		u->ccap = ncap;
-	}
+	u->ctl = peer_ring_room(u->ctl, &u->chead, &u->ctail, &u->ccap,
+				sizeof(*u->ctl));
 	u->ctl[u->ctail++ % u->ccap] = *c;
 	host_kick(u->host);
 }
@@ -525,14 +515,7 @@ static struct uet_tx *tx_lookup(struct uet *u, uint32_t ip)
 	nscc_init(u, t);
 	t->hnext = u->txh[b];
 	u->txh[b] = t;
-	if (u->ntx == u->txcap) {
-		u->txcap = u->txcap ? 2 * u->txcap : 16;
-		u->txv = realloc(u->txv, u->txcap * sizeof(*u->txv));
-		if (!u->txv) {
-			perror("netsim: uet");
-			exit(2);
-		}
-	}
+	u->txv = peer_vec_room(u->txv, u->ntx, &u->txcap, sizeof(*u->txv));
 	u->txv[u->ntx++] = t;
 	return t;
 }
