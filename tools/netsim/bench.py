@@ -50,7 +50,7 @@ SCENARIOS = ["s1_p2p", "s2_loss", "s3_skew", "s4_failure", "s5_incast",
 # S10: open-loop WebSearch at three loads; FCT slowdown per size bucket.
 S10_LOADS = ("30", "50", "80")
 S10_BUCKETS = ("lt_100KB", "100KB_1MB", "1MB_10MB", "ge_10MB", "all")
-S10_PEERS = ("irn", "roce", "ndp")
+S10_PEERS = ("irn", "roce", "ndp", "uet")
 
 # S9's transports, each with control packets behind data (the switch
 # default) and ahead of it (sw.prio_ctrl): "run" is the permutation,
@@ -63,7 +63,8 @@ S9 = [("wren", "wren", "single"), ("wren, prio", "wren_prio", "single_prio"),
       ("irn dcqcn", "irn", "single_irn"),
       ("irn dcqcn, prio", "irn_prio", "single_irn_prio"),
       ("ndp", "ndp_prio", "single_ndp_prio"),
-      ("swift irn", "swift_prio", "single_swift_prio")]
+      ("swift irn", "swift_prio", "single_swift_prio"),
+      ("uet", "uet_prio", "single_uet_prio")]
 
 # Runs left out of make bench-sim to keep it within minutes (each about
 # 10 to 25 s of wall a seed): bench.py --long adds them.  S11 at 30 and
@@ -80,7 +81,8 @@ S13 = [("wren", "wren", "wren_prio", "single_prio"),
         "single_roce_pfc_prio"),
        ("irn dcqcn", "irn", "irn_prio", "single_irn_prio"),
        ("ndp", "ndp", "ndp_prio", "single_ndp_prio"),
-       ("swift irn", "swift", "swift_prio", "single_swift_prio")]
+       ("swift irn", "swift", "swift_prio", "single_swift_prio"),
+       ("uet", "uet", "uet_prio", "single_uet_prio")]
 
 
 def s13_ratio(results, run, base, pct="p99", base_pct="p99"):
@@ -145,6 +147,8 @@ COST = {("s7_peers", "rate_64k"): 60, ("s7_peers", "rate_8k"): 10,
         ("s10_websearch", "roce_80"): 5, ("s10_websearch", None): 3,
         ("s10_websearch", "ndp_80"): 12, ("s10_websearch", "ndp_50"): 8,
         ("s11_hadoop", "ndp_50"): 8,
+        ("s10_websearch", "uet_80"): 12, ("s10_websearch", "uet_50"): 8,
+        ("s11_hadoop", "uet_50"): 8,
         ("s11_hadoop", "wren_80"): 14, ("s11_hadoop", "wren_50"): 7,
         ("s11_hadoop", "wren_30"): 4, ("s11_hadoop", "irn_80"): 6,
         ("s11_hadoop", "roce_80"): 5, ("s11_hadoop", None): 3}
@@ -368,6 +372,7 @@ def evaluate(results, smoke):
                              s9_ratio(results, "ndp_prio", "single_ndp_prio"),
                              s9_ratio(results, "swift_prio",
                                       "single_swift_prio"),
+                             s9_ratio(results, "uet_prio", "single_uet_prio"),
                              s9_ratio(results, "irn_prio",
                                       "single_irn_prio")) if v is not None]
         t.add("S9.peers", "s9_perm2m",
@@ -497,7 +502,8 @@ def beside(results):
             g("s5_incast", r, "incast", "ratio"))
         add("S5 %s timeout retransmissions" % r,
             g("s5_incast", r, "stats", "retx_timeout"))
-    for r in ("ls_32", "ls_127", "ls_irn_32", "ls_roce_32", "ls_ndp_32"):
+    for r in ("ls_32", "ls_127", "ls_irn_32", "ls_roce_32", "ls_ndp_32",
+              "ls_uet_32"):
         add("S5 %s last flow / ideal" % r,
             g("s5_incast", r, "incast", "ratio"))
         add("S5 %s first / last flow done" % r,
@@ -750,7 +756,8 @@ def plots(results):
     # S5 on the leaf-spine: each sender's completion, sorted (seed 1).
     fig, ax = plt.subplots(figsize=(6, 4))
     for run, label in (("ls_32", "wren"), ("ls_irn_32", "irn"),
-                       ("ls_roce_32", "roce"), ("ls_ndp_32", "ndp")):
+                       ("ls_roce_32", "roce"), ("ls_ndp_32", "ndp"),
+                       ("ls_uet_32", "uet")):
         rs = [r["result"] for r in results.get("s5_incast", {}).get(run, [])
               if r["result"] and "incast" in r["result"]]
         done = rs[0]["incast"].get("flow_done_us") if rs else None

@@ -58,8 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net.h"
-#include "xport.h"
+#include "peer.h"
 
 #define GBN_HDRS	WREN_WIRE_DATA_HDRS_LEN
 #define GBN_ACK_LEN	(WREN_WIRE_L2L4_LEN + sizeof(struct wren_wire_hdr) + \
@@ -670,14 +669,7 @@ static void hdr_fill(struct wren_wire_hdr *wh, uint8_t type, uint8_t flags,
 		     uint32_t src_ctx, uint32_t dst_ctx, uint32_t psn,
 		     uint32_t bsn, uint32_t ts)
 {
-	memset(wh, 0, sizeof(*wh));
-	wh->ver_type = FIELD_PREP(WREN_WIRE_VER_TYPE_VERSION,
-				  WREN_WIRE_VERSION) |
-		       FIELD_PREP(WREN_WIRE_VER_TYPE_TYPE, type);
-	wh->flags = flags;
-	wh->src_ctx = htonl(src_ctx);
-	wh->dst_ctx = htonl(dst_ctx);
-	wh->psn = htonl(psn);
+	peer_hdr(wh, type, flags, src_ctx, dst_ctx, psn);
 	wh->bsn = htonl(bsn);
 	wh->ts = htonl(ts);
 }

@@ -36,8 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net.h"
-#include "xport.h"
+#include "peer.h"
 
 #define NDP_HDRS	WREN_WIRE_DATA_HDRS_LEN
 #define NDP_CTL_LEN	(WREN_WIRE_L2L4_LEN + sizeof(struct wren_wire_hdr))
@@ -49,19 +48,12 @@
 
 enum { P_FREE, P_SENT, P_ACKED, P_NACKED };
 
-struct ndp_msg {
-	struct ndp_msg *next;
-	uint64_t cookie;
-	struct wren_tp_msg m;
-	uint32_t first_psn, npkts;
-};
-
 struct ndp_tx {
 	struct ndp *d;
 	struct ndp_tx *hnext, *rnext;
 	bool ready;
 	uint32_t id, dst_ip;
-	struct ndp_msg *head, *tail;
+	struct peer_msgq q;
 	uint32_t una, nxt, end;		/* PSNs */
 	uint32_t credit;		/* packets the PULLs allow */
 	uint32_t pulls;			/* the highest pull count seen */
@@ -72,19 +64,12 @@ struct ndp_tx {
 	struct sim_ev rto;
 };
 
-struct ndp_rmsg {
-	struct ndp_rmsg *next;
-	uint32_t msn, left;
-	uint64_t cookie;
-	bool ok;
-};
-
 struct ndp_rx {
 	struct ndp_rx *hnext, *pnext;
 	uint32_t src_ip, src_ctx;
 	uint32_t expected;		/* every PSN below arrived */
 	uint8_t got[NDP_RING];
-	struct ndp_rmsg *msgs;
+	struct peer_rmsg *msgs;
 	uint32_t pending;		/* PULLs owed */
 	uint32_t pull_no;		/* PULLs sent */
 	bool in_pq;
@@ -117,17 +102,6 @@ struct ndp {
 	struct wren_tp_stats st;
 };
 
-static void *zalloc(size_t n)
-{
-	void *p = calloc(1, n);
-
-	if (!p) {
-		perror("netsim: ndp");
-		exit(2);
-	}
-	return p;
-}
-
 static uint64_t now_ps(const struct ndp *d)
 {
 	return d->net->sim.now;
@@ -136,18 +110,8 @@ static uint64_t now_ps(const struct ndp *d)
 static void ctl_push(struct ndp *d, uint8_t type, uint32_t dst_ip,
 		     uint32_t src_ctx, uint32_t dst_ctx, uint32_t psn)
 {
-	if (d->ctail - d->chead == d->ccap) {
-		uint32_t ncap = d->ccap ? 2 * d->ccap : 64;
-		struct ndp_ctl *n = zalloc(ncap * sizeof(*n));
-
-		for (uint32_t i = 0; i < d->ccap; i++)
-			n[i] = d->ctl[(d->chead + i) % d->ccap];
-		free(d->ctl);
-		d->ctl = n;
-		d->ctail -= d->chead;
-		d->chead = 0;
-		d->ccap = ncap;
-	}
+	d->ctl = peer_ring_room(d->ctl, &d->chead, &d->ctail, &d->ccap,
+				sizeof(*d->ctl));
 	d->ctl[d->ctail++ % d->ccap] = (struct ndp_ctl){
 		.type = type, .dst_ip = dst_ip, .src_ctx = src_ctx,
 		.dst_ctx = dst_ctx, .psn = psn,
@@ -226,22 +190,15 @@ static struct ndp_tx *tx_lookup(struct ndp *d, uint32_t ip)
 	for (t = d->txh[b]; t; t = t->hnext)
 		if (t->dst_ip == ip)
 			return t;
-	t = zalloc(sizeof(*t));
+	t = peer_zalloc(sizeof(*t));
 	t->d = d;
 	t->id = d->ntx;
 	t->dst_ip = ip;
-	t->retx = zalloc(NDP_RING * sizeof(*t->retx));
+	t->retx = peer_zalloc(NDP_RING * sizeof(*t->retx));
 	t->rto.fn = tx_rto;
 	t->hnext = d->txh[b];
 	d->txh[b] = t;
-	if (d->ntx == d->txcap) {
-		d->txcap = d->txcap ? 2 * d->txcap : 16;
-		d->txv = realloc(d->txv, d->txcap * sizeof(*d->txv));
-		if (!d->txv) {
-			perror("netsim: ndp");
-			exit(2);
-		}
-	}
+	d->txv = peer_vec_room(d->txv, d->ntx, &d->txcap, sizeof(*d->txv));
 	d->txv[d->ntx++] = t;
 	return t;
 }
@@ -251,7 +208,6 @@ static int ndp_send(void *tp, const struct wren_tp_dest *dst,
 {
 	struct ndp *d = tp;
 	struct ndp_tx *t;
-	struct ndp_msg *m;
 
 	if (msg->len > WREN_WIRE_MAX_MSG_LEN)
 		return -EINVAL;
@@ -264,51 +220,16 @@ static int ndp_send(void *tp, const struct wren_tp_dest *dst,
 	if (t->nxt == t->end && t->nxt - t->una < d->c->iw &&
 	    t->credit < d->c->iw - (t->nxt - t->una))
 		t->credit = d->c->iw - (t->nxt - t->una);
-	m = zalloc(sizeof(*m));
-	m->cookie = cookie;
-	m->m = *msg;
-	m->first_psn = t->end;
-	m->npkts = msg->len ? (msg->len + d->mtu - 1) / d->mtu : 1;
-	t->end += m->npkts;
-	if (t->tail)
-		t->tail->next = m;
-	else
-		t->head = m;
-	t->tail = m;
+	t->end += peer_msg_add(&t->q, msg, cookie, t->end, d->mtu);
 	tx_make_ready(d, t);
 	return 0;
-}
-
-static struct ndp_msg *msg_of(struct ndp_tx *t, uint32_t psn)
-{
-	struct ndp_msg *m;
-
-	for (m = t->head; m; m = m->next)
-		if (psn - m->first_psn < m->npkts)
-			return m;
-	return NULL;
-}
-
-static void hdr_fill(struct wren_wire_hdr *wh, uint8_t type, uint8_t flags,
-		     uint32_t src_ctx, uint32_t dst_ctx, uint32_t psn)
-{
-	memset(wh, 0, sizeof(*wh));
-	wh->ver_type = FIELD_PREP(WREN_WIRE_VER_TYPE_VERSION,
-				  WREN_WIRE_VERSION) |
-		       FIELD_PREP(WREN_WIRE_VER_TYPE_TYPE, type);
-	wh->flags = flags;
-	wh->src_ctx = htonl(src_ctx);
-	wh->dst_ctx = htonl(dst_ctx);
-	wh->psn = htonl(psn);
 }
 
 static size_t tx_data(struct ndp *d, struct ndp_tx *t, uint8_t *f)
 {
 	struct wren_wire_hdr *wh = (void *)(f + WREN_WIRE_HDR);
-	struct wren_wire_data *dd = (void *)(wh + 1);
 	uint8_t flags = 0;
-	struct ndp_msg *m;
-	uint32_t psn, off, len;
+	uint32_t psn, len;
 	size_t flen;
 
 	/* A NACKed packet first (one acked since is skipped), else new. */
@@ -328,30 +249,14 @@ static size_t tx_data(struct ndp *d, struct ndp_tx *t, uint8_t *f)
 		t->nxt++;
 	}
 	t->st[psn % NDP_RING] = P_SENT;
-	m = msg_of(t, psn);
-	off = (psn - m->first_psn) * d->mtu;
-	len = m->m.len - off < d->mtu ? m->m.len - off : d->mtu;
-	if (len && d->ulp->tx_read(d->host, m->cookie, off, f + NDP_HDRS,
-				   len) < 0) {
-		fprintf(stderr, "netsim: ndp: tx_read failed\n");
-		exit(2);
-	}
+	flen = peer_data(f, peer_msg_of(&t->q, psn), psn, d->mtu, d->host,
+			 d->ulp);
+	len = (uint32_t)(flen - NDP_HDRS);
 	if (t->nxt == t->end && t->rhead == t->rtail)
 		flags |= NDP_F_LAST;
-	hdr_fill(wh, WREN_WIRE_DATA, flags, t->id, 0, psn);
-	memset(dd, 0, sizeof(*dd));
-	dd->msn = htonl(m->first_psn);
-	dd->msg_len = htonl(m->m.len);
-	dd->offset = htonl(off);
-	dd->opcode = m->m.opcode;
-	dd->dst_qpn = htonl(m->m.dst_qpn);
-	dd->src_qpn = htonl(m->m.src_qpn);
-	dd->qkey = htonl(m->m.qkey);
-	dd->imm = htonl(m->m.imm);
-	flen = NDP_HDRS + len;
+	peer_hdr(wh, WREN_WIRE_DATA, flags, t->id, 0, psn);
 	/* Per-packet spraying: a fresh entropy every packet. */
-	frame_l2l4(f, flen, d->host->ipv4, t->dst_ip,
-		   (uint16_t)(0xc000 | (rng_next(&d->host->rng) >> 50)),
+	frame_l2l4(f, flen, d->host->ipv4, t->dst_ip, peer_sport(d->host),
 		   WREN_WIRE_UDP_PORT, 0);
 	if (flags & WREN_WIRE_F_RETX)
 		d->st.retx_nack++;
@@ -372,17 +277,7 @@ static void tx_advance(struct ndp *d, struct ndp_tx *t)
 		t->st[t->una % NDP_RING] = P_FREE;
 		t->una++;
 	}
-	while (t->head &&
-	       (int32_t)(t->head->first_psn + t->head->npkts - t->una) <= 0) {
-		struct ndp_msg *m = t->head;
-
-		t->head = m->next;
-		if (!t->head)
-			t->tail = NULL;
-		d->st.tx_msgs++;
-		d->ulp->tx_done(d->host, m->cookie, WREN_TP_OK);
-		free(m);
-	}
+	peer_msg_done(&t->q, t->una, d->host, d->ulp, &d->st);
 	if (t->una == t->nxt)
 		sim_cancel(&d->net->sim, &t->rto);
 }
@@ -446,7 +341,7 @@ static struct ndp_rx *rx_lookup(struct ndp *d, uint32_t ip, uint32_t ctx)
 	for (r = d->rxh[b]; r; r = r->hnext)
 		if (r->src_ip == ip && r->src_ctx == ctx)
 			return r;
-	r = zalloc(sizeof(*r));
+	r = peer_zalloc(sizeof(*r));
 	r->src_ip = ip;
 	r->src_ctx = ctx;
 	r->hnext = d->rxh[b];
@@ -508,51 +403,6 @@ static void pacer_fire(struct sim_ev *ev)
 		sim_at(&d->net->sim, &d->pacer, d->next_pull_ps);
 }
 
-static void rx_place(struct ndp *d, struct ndp_rx *r, const uint8_t *f,
-		     size_t len)
-{
-	const struct wren_wire_hdr *wh = (const void *)(f + WREN_WIRE_HDR);
-	const struct wren_wire_data *dd = (const void *)(wh + 1);
-	uint32_t msn = ntohl(dd->msn), plen = (uint32_t)(len - NDP_HDRS);
-	struct ndp_rmsg **pp, *x;
-
-	for (pp = &r->msgs; (x = *pp); pp = &x->next)
-		if (x->msn == msn)
-			break;
-	if (!x) {
-		struct wren_tp_peer peer = {
-			.ipv4 = htonl(wren_wire_get32(f + WREN_WIRE_IP_SRC)),
-		};
-		struct wren_tp_msg m = {
-			.len = ntohl(dd->msg_len), .opcode = dd->opcode,
-			.dst_qpn = ntohl(dd->dst_qpn),
-			.src_qpn = ntohl(dd->src_qpn),
-			.qkey = ntohl(dd->qkey), .imm = ntohl(dd->imm),
-		};
-
-		memcpy(peer.mac, f + 6, 6);
-		x = zalloc(sizeof(*x));
-		x->msn = msn;
-		x->left = m.len;
-		x->ok = d->ulp->rx_begin(d->host, &peer, &m, &x->cookie) ==
-			WREN_TP_OK;
-		*pp = x;
-	}
-	if (x->ok && plen &&
-	    d->ulp->rx_write(d->host, x->cookie, ntohl(dd->offset),
-			     f + NDP_HDRS, plen) < 0)
-		x->ok = false;
-	x->left -= plen < x->left ? plen : x->left;
-	if (x->left)
-		return;
-	if (x->ok) {
-		d->st.rx_msgs++;
-		d->ulp->rx_done(d->host, x->cookie, WREN_TP_OK);
-	}
-	*pp = x->next;
-	free(x);
-}
-
 static void rx_data(struct ndp *d, const uint8_t *f, size_t len)
 {
 	const struct wren_wire_hdr *wh = (const void *)(f + WREN_WIRE_HDR);
@@ -588,7 +438,7 @@ static void rx_data(struct ndp *d, const uint8_t *f, size_t len)
 	if (ahead)
 		d->st.rx_ooo_pkts++;
 	r->got[psn % NDP_RING] = 1;
-	rx_place(d, r, f, len);
+	peer_rx_place(&r->msgs, f, len, d->host, d->ulp, &d->st);
 	while (r->got[r->expected % NDP_RING]) {
 		r->got[r->expected % NDP_RING] = 0;
 		r->expected++;
@@ -602,7 +452,7 @@ static void rx_data(struct ndp *d, const uint8_t *f, size_t len)
 static void *ndp_create(struct net *n, struct host *h,
 			const struct wren_tp_ulp_ops *ulp)
 {
-	struct ndp *d = zalloc(sizeof(*d));
+	struct ndp *d = peer_zalloc(sizeof(*d));
 	/* A full data packet on the host's own link, headers and all. */
 	struct link l = { .rate_mbps = n->cfg->rate_mbps };
 
@@ -622,12 +472,8 @@ static void ndp_destroy(void *tp)
 
 	for (uint32_t i = 0; i < d->ntx; i++) {
 		struct ndp_tx *t = d->txv[i];
-		struct ndp_msg *m, *nm;
 
-		for (m = t->head; m; m = nm) {
-			nm = m->next;
-			free(m);
-		}
+		peer_msg_free(&t->q);
 		if (sim_queued(&t->rto))
 			sim_cancel(&d->net->sim, &t->rto);
 		free(t->retx);
@@ -637,13 +483,8 @@ static void ndp_destroy(void *tp)
 		struct ndp_rx *r, *nr;
 
 		for (r = d->rxh[i]; r; r = nr) {
-			struct ndp_rmsg *x, *nx;
-
 			nr = r->hnext;
-			for (x = r->msgs; x; x = nx) {
-				nx = x->next;
-				free(x);
-			}
+			peer_rmsg_free(r->msgs);
 			free(r);
 		}
 	}
@@ -665,11 +506,10 @@ static size_t ndp_tx_pull(void *tp, void *frame, size_t cap)
 	if (d->chead != d->ctail) {
 		struct ndp_ctl c = d->ctl[d->chead++ % d->ccap];
 
-		hdr_fill((void *)(f + WREN_WIRE_HDR), c.type, 0, c.src_ctx,
+		peer_hdr((void *)(f + WREN_WIRE_HDR), c.type, 0, c.src_ctx,
 			 c.dst_ctx, c.psn);
 		frame_l2l4(f, NDP_CTL_LEN, d->host->ipv4, c.dst_ip,
-			   (uint16_t)(0xc000 | (rng_next(&d->host->rng) >> 50)),
-			   WREN_WIRE_UDP_PORT, 0);
+			   peer_sport(d->host), WREN_WIRE_UDP_PORT, 0);
 		d->st.tx_pkts++;
 		d->st.tx_bytes += NDP_CTL_LEN;
 		return NDP_CTL_LEN;

@@ -171,5 +171,9 @@ uint32_t topo_leaf_of(const struct net *n, uint32_t host);
 uint64_t topo_paths(const struct net *n, uint32_t a, uint32_t b);
 /* Sum of propagation delays host @a -> host @b and back. */
 uint64_t topo_rtt_prop_ps(const struct net *n, uint32_t a, uint32_t b);
+/* The same with a frame of @len bytes there and one of @back_len back,
+ * stored and forwarded at every hop: an unloaded round trip. */
+uint64_t topo_rtt_ps(const struct net *n, uint32_t a, uint32_t b,
+		     uint32_t len, uint32_t back_len);
 
 #endif /* NETSIM_NET_H */

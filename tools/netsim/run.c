@@ -74,7 +74,8 @@ int run_one(const char *name, const struct cfg *c,
 	n->cfg = c;
 	rng_seed(&n->rng, c->seed, 0);
 	n->xp = c->xport == XP_GBN ? &xport_gbn :
-		c->xport == XP_NDP ? &xport_ndp : &xport_wren;
+		c->xport == XP_NDP ? &xport_ndp :
+		c->xport == XP_UET ? &xport_uet : &xport_wren;
 	max = n->xp->frame_max(n);
 	if (!max)
 		goto out_sim;
@@ -135,6 +136,8 @@ int run_one(const char *name, const struct cfg *c,
 		for (uint32_t j = 0; j < s->nports; j++) {
 			out->sw_drops += s->ports[j].drops;
 			out->sw_marks += s->ports[j].marks;
+			out->sw_trims += s->ports[j].trims;
+			out->sw_ports_used += s->ports[j].link.tx_pkts > 0;
 			if (s->ports[j].max_q > out->sw_max_q)
 				out->sw_max_q = s->ports[j].max_q;
 		}

@@ -20,6 +20,8 @@ struct run_out {
 	/* Switch ports, summed: what the self-test checks queueing by. */
 	uint64_t sw_drops, sw_marks;
 	uint32_t sw_max_q;		/* deepest any port queue got */
+	uint64_t sw_trims;
+	uint32_t sw_ports_used;		/* ports that sent anything */
 	/* Every transport's retransmissions; frames the links lost. */
 	uint64_t retx_pkts, lost_pkts;
 	/* sw.pfc: PAUSEs sent, packets beyond the headroom */

@@ -290,7 +290,8 @@ static const char *const app_names[] = {
 	"stream", "incast", "permutation", "roundrobin", "pingpong",
 	"openloop", NULL
 };
-static const char *const xport_names[] = { "wren", "gbn", "ndp", NULL };
+static const char *const xport_names[] = { "wren", "gbn", "ndp", "uet",
+					   NULL };
 static const char *const gbn_cc_names[] = { "aimd", "dcqcn", "swift", NULL };
 static const char *const gbn_rec_names[] = { "gbn", "irn", NULL };
 static const char *const mode_names[] = { "optimistic", "handshake", NULL };
@@ -299,6 +300,7 @@ static const char *const mode_names[] = { "optimistic", "handshake", NULL };
 #define T(f) (offsetof(struct cfg, tp) + offsetof(struct wren_tp_config, f))
 #define G(f) (offsetof(struct cfg, gbn) + offsetof(struct gbn_config, f))
 #define N(f) (offsetof(struct cfg, ndp) + offsetof(struct ndp_config, f))
+#define U(f) (offsetof(struct cfg, uet) + offsetof(struct uet_config, f))
 #define I(f) (offsetof(struct cfg, imp) + offsetof(struct imp, f))
 
 static const struct key keys[] = {
@@ -323,6 +325,7 @@ static const struct key keys[] = {
 	{ "sw.trim", K_BOOL, C(sw_trim), "0", NULL },
 	{ "sw.hdr_buffer", K_U32, C(sw_hdr_buffer), "64K", NULL },
 	{ "sw.prio_ctrl", K_BOOL, C(sw_prio_ctrl), "0", NULL },
+	{ "sw.ecn_downlink", K_BOOL, C(sw_ecn_downlink), "1", NULL },
 	{ "sw.prio_data", K_BOOL, C(sw_prio_data), "0", NULL },
 	{ "sw.kmin", K_U32, C(sw_kmin), "0", NULL },
 	{ "sw.kmax", K_U32, C(sw_kmax), "0", NULL },
@@ -369,6 +372,15 @@ static const struct key keys[] = {
 	{ "gbn.bdp_cap", K_U32, G(bdp_cap), "64", NULL },
 	{ "ndp.iw", K_U32, N(iw), "24", NULL },
 	{ "ndp.rto", K_NS, N(rto_ns), "200us", NULL },
+	{ "uet.nscc", K_BOOL, U(nscc), "1", NULL },
+	{ "uet.rccc", K_BOOL, U(rccc), "1", NULL },
+	{ "uet.evs", K_U32, U(evs), "64", NULL },
+	{ "uet.rtt", K_NS, U(rtt_ns), "0", NULL },
+	{ "uet.target", K_NS, U(target_ns), "0", NULL },
+	{ "uet.rto", K_NS, U(rto_ns), "0", NULL },
+	{ "uet.ack_bytes", K_U32, U(ack_bytes), "16K", NULL },
+	{ "uet.pull_bytes", K_U32, U(pull_bytes), "16K", NULL },
+	{ "uet.maxwnd", K_DOUBLE, U(maxwnd), "1.5", NULL },
 	{ "gbn.rto_low", K_NS, G(rto_low_ns), "100us", NULL },
 	{ "gbn.rto_low_n", K_U32, G(rto_low_n), "3", NULL },
 	{ "gbn.window", K_U32, G(window), "256K", NULL },
@@ -659,6 +671,11 @@ static int check(struct cfg *c)
 		why = "sw.pfc and sw.trim exclude each other";
 	else if (c->gbn.bdp_cap < 1 || c->gbn.bdp_cap > IRN_RING)
 		why = "gbn.bdp_cap must be 1..1024";
+	else if (c->uet.evs < 1 || c->uet.evs > 4096 ||
+		 (c->uet.evs & (c->uet.evs - 1)))
+		why = "uet.evs must be a power of 2, 1..4096";
+	else if (c->uet.maxwnd <= 0 || !c->uet.ack_bytes || !c->uet.pull_bytes)
+		why = "uet.maxwnd, uet.ack_bytes, uet.pull_bytes must be positive";
 	if (why) {
 		fprintf(stderr, "netsim: %s\n", why);
 		return -1;

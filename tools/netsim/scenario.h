@@ -19,7 +19,7 @@ enum app_kind {
 	APP_STREAM, APP_INCAST, APP_PERMUTATION, APP_ROUNDROBIN, APP_PINGPONG,
 	APP_OPENLOOP
 };
-enum xport_kind { XP_WREN, XP_GBN, XP_NDP };
+enum xport_kind { XP_WREN, XP_GBN, XP_NDP, XP_UET };
 
 #define MAX_PATHS	16
 #define NO_TIME		UINT64_MAX
@@ -89,6 +89,19 @@ struct ndp_config {
 	uint64_t rto_ns;	/* no ACK or NACK this long: resend */
 };
 
+/* Ultra Ethernet's transport (transport = uet): README.rst, "Peers". */
+struct uet_config {
+	bool nscc;		/* sender-side congestion window */
+	bool rccc;		/* receiver credits */
+	uint32_t evs;		/* entropies sprayed over, a power of 2 */
+	uint64_t rtt_ns;	/* network RTT (0: each PDC's unloaded one) */
+	uint64_t target_ns;	/* NSCC's target delay (0: from the RTT) */
+	uint64_t rto_ns;	/* retransmission timeout (0: from sw.buffer) */
+	uint32_t ack_bytes;	/* ACK at least every this many bytes */
+	uint32_t pull_bytes;	/* credit a PULL grants at most */
+	double maxwnd;		/* window and credit bound, in BDPs */
+};
+
 struct cfg {
 	uint64_t seed;
 	enum topo_kind topo;
@@ -111,6 +124,7 @@ struct cfg {
 	uint32_t sw_hdr_buffer;		/* priority queue, bytes */
 	bool sw_prio_ctrl;		/* control packets ahead of data */
 	bool sw_prio_data;		/* data queued by IP precedence */
+	bool sw_ecn_downlink;		/* ports into hosts mark too */
 	/* RED-style ECN (DCQCN's CP) when sw_kmax: mark with probability
 	 * rising from 0 at kmin to pmax at kmax, always above. */
 	uint32_t sw_kmin, sw_kmax;
@@ -129,6 +143,7 @@ struct cfg {
 	struct wren_tp_config rxtp;	/* hosts that only receive */
 	struct gbn_config gbn;
 	struct ndp_config ndp;
+	struct uet_config uet;
 
 	enum app_kind app;
 	uint32_t msg_size;

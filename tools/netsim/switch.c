@@ -255,6 +255,12 @@ static bool port_marks(struct port *pt, const struct cfg *c, unsigned int cls)
 	return c->sw_ecn && q > c->sw_ecn;
 }
 
+/* sw.ecn_downlink = 0: ports into hosts do not mark. */
+static bool port_may_mark(const struct port *pt, const struct cfg *c)
+{
+	return c->sw_ecn_downlink || pt->link.rx != host_rx;
+}
+
 /* The data queue @p joins: its IP precedence with sw.prio_data, else 0. */
 static unsigned int pkt_class(const struct pkt *p, const struct cfg *c)
 {
@@ -298,6 +304,13 @@ void port_enqueue(struct port *pt, struct pkt *p)
 		if (cut < p->len) {
 			p->len = cut;
 			pt->trims++;
+			/*
+			 * Trimmed on the way into its host: say so in the
+			 * header's spare byte (UET's switches mark last-hop
+			 * trims; the others ignore it).
+			 */
+			if (pt->link.rx == host_rx)
+				p->data[WREN_WIRE_HDR + 3] = 1;
 			pt->hbytes += p->len;
 			q_append(&pt->hh, &pt->ht, p);
 			goto queued;
@@ -306,7 +319,8 @@ void port_enqueue(struct port *pt, struct pkt *p)
 		pkt_free(n, p);
 		return;
 	}
-	if (port_marks(pt, c, cls) && wren_wire_mark_ce(p->data))
+	if (port_may_mark(pt, c) && port_marks(pt, c, cls) &&
+	    wren_wire_mark_ce(p->data))
 		pt->marks++;
 	if (cls)
 		pt->data_prio++;

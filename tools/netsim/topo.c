@@ -405,7 +405,10 @@ void topo_free(struct net *n)
 	free(n->hosts);
 }
 
-static uint64_t path_prop(const struct net *n, uint32_t a, uint32_t b)
+/* Host @a to host @b on the first path: propagation, and each link's
+ * time for a frame of @len bytes (0: none). */
+static uint64_t path_time(const struct net *n, uint32_t a, uint32_t b,
+			  uint32_t len)
 {
 	const struct link *l = &n->hosts[a].up;
 	uint64_t sum = 0;
@@ -416,6 +419,8 @@ static uint64_t path_prop(const struct net *n, uint32_t a, uint32_t b)
 		uint32_t first, cnt;
 
 		sum += l->prop_ps + l->imp->extra_ps;
+		if (len)
+			sum += link_ser_ps(l, len);
 		if (l->rx == host_rx)
 			break;
 		s = l->node;
@@ -451,5 +456,11 @@ uint64_t topo_paths(const struct net *n, uint32_t a, uint32_t b)
 
 uint64_t topo_rtt_prop_ps(const struct net *n, uint32_t a, uint32_t b)
 {
-	return path_prop(n, a, b) + path_prop(n, b, a);
+	return path_time(n, a, b, 0) + path_time(n, b, a, 0);
+}
+
+uint64_t topo_rtt_ps(const struct net *n, uint32_t a, uint32_t b,
+		     uint32_t len, uint32_t back_len)
+{
+	return path_time(n, a, b, len) + path_time(n, b, a, back_len);
 }

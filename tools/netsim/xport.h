@@ -35,6 +35,7 @@ struct xport_ops {
 extern const struct xport_ops xport_wren;
 extern const struct xport_ops xport_gbn;
 extern const struct xport_ops xport_ndp;
+extern const struct xport_ops xport_uet;
 
 /* The ULP every transport of the run calls (app.c). */
 extern const struct wren_tp_ulp_ops app_ulp_ops;
