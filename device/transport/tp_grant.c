@@ -103,6 +103,16 @@ static struct tp_rx_msg *grant_next(struct wren_tp *tp)
 	return best;
 }
 
+/* Send @rm's latest grant again, before any other. */
+void tp_grant_again(struct wren_tp *tp, struct tp_rx_msg *rm)
+{
+	rm->regrant = true;
+	if (tp_linked(&rm->grant))
+		tp_list_del(&rm->grant);
+	tp_list_add(&tp->grants, &rm->grant);
+	tp_kick(tp);
+}
+
 /* The next GRANT to send, if the window has room: least granted first. */
 size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f)
 {
@@ -185,11 +195,7 @@ void tp_grant_check(struct wren_tp *tp, struct tp_rx *rx)
 		}
 		pending = true;
 		rm->regrants++;
-		rm->regrant = true;
-		if (tp_linked(&rm->grant))
-			tp_list_del(&rm->grant);
-		tp_list_add(&tp->grants, &rm->grant);
-		tp_kick(tp);
+		tp_grant_again(tp, rm);
 		regrant = true;
 	}
 	/*

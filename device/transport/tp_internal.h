@@ -601,6 +601,7 @@ void tp_grant_add(struct wren_tp *tp, struct tp_rx_msg *rm);
 void tp_grant_remove(struct wren_tp *tp, struct tp_rx_msg *rm);
 void tp_grant_received(struct wren_tp *tp, struct tp_rx_msg *rm,
 		       uint32_t bytes);
+void tp_grant_again(struct wren_tp *tp, struct tp_rx_msg *rm);
 size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f);
 void tp_grant_check(struct wren_tp *tp, struct tp_rx *rx);
 

@@ -762,11 +762,7 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 			 * Asked again (tp_ctx_timer()): the grants were lost.
 			 * The latest is said again, at once.
 			 */
-			rm->regrant = true;
-			if (tp_linked(&rm->grant))
-				tp_list_del(&rm->grant);
-			tp_list_add(&tp->grants, &rm->grant);
-			tp_kick(tp);
+			tp_grant_again(tp, rm);
 		}
 	} else if (rm->grant_mode &&
 		   p->data.offset + p->data.len > rm->granted) {

@@ -1305,6 +1305,18 @@ static enum net_verdict alter_first(struct net *net, struct net_filter_ctx *f)
 	return NET_DROP;
 }
 
+/*
+ * Once the initiator's first DATA is held, its altered copy reaches the
+ * target first; then the network lets everything through.
+ */
+static void deliver_altered(struct net *net, struct alter *al)
+{
+	net_run(net, 1000);
+	CHECK(al->len > 0);
+	net_inject(net, 1, al->copy, al->len);
+	al->holding = false;
+}
+
 static void test_contradicting_header(void)
 {
 	static struct alter al = {
@@ -1323,10 +1335,7 @@ static void test_contradicting_header(void)
 	net->filter_arg = &al;
 	CHECK(net_start(net));
 	a = net_send(net, 0, 1, 8000, false, 0, 0);
-	net_run(net, 1000);
-	CHECK(al.len > 0);
-	net_inject(net, 1, al.copy, al.len);
-	al.holding = false;
+	deliver_altered(net, &al);
 	net_run(net, 5 * MS);
 	CHECK_EQ(net->msgs[a].done_status, WREN_TP_REMOTE_OP_ERROR);
 	CHECK_EQ(net->node[1].rx_aborted, 1);
@@ -1364,10 +1373,7 @@ static void test_contradicting_acks(void)
 	net->filter_arg = &al;
 	CHECK(net_start(net));
 	a = net_send(net, 0, 1, 100, false, 0, 0);
-	net_run(net, 1000);
-	CHECK(al.len > 0);
-	net_inject(net, 1, al.copy, al.len);
-	al.holding = false;
+	deliver_altered(net, &al);
 	net_run(net, 10 * MS);
 	CHECK_EQ(net->msgs[a].done_status, WREN_TP_OK);
 	CHECK_EQ(net->msgs[a].delivered, 1);
