@@ -1977,6 +1977,13 @@ static void adapter_up(struct adapter *a, int n, uint8_t type)
 	adapter_qp(a, type);
 }
 
+/* Undoes calloc() and adapter_up(). */
+static void adapter_free(struct adapter *a)
+{
+	h_fini(&a->h);
+	free(a);
+}
+
 static void adapter_ah(struct adapter *a, const struct adapter *to)
 {
 	struct wren_admin_cmd cmd;
@@ -2186,10 +2193,8 @@ static void test_fault_link_wire(void)
 	CHECK(poll_cq(b, &c));
 	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
 	CHECK_EQ(wren_le32(c.byte_len), 1000 + WREN_GRH_LEN);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 static void two_adapters(uint8_t type)
@@ -2279,10 +2284,8 @@ static void two_adapters(uint8_t type)
 	CHECK_EQ(fake_env_total_warnings(&a->h.env) -
 		 a->h.env.warnings[WENG_WRN_ADMIN_REJECTED] -
 		 a->h.env.warnings[WENG_WRN_BAD_WQE], 0);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 static void test_reset_in_flight(void)
@@ -2304,10 +2307,8 @@ static void test_reset_in_flight(void)
 		clean &= !ring[i];
 	CHECK(clean);
 	CHECK_EQ(a->h.env.warnings[WENG_WRN_DMA], 0);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /* GET_STATS into @v (@len bytes of it), in CPU order; the status. */
@@ -2419,8 +2420,7 @@ static void test_loopback(void)
 	CHECK(!poll_cq(a, &c));
 	dst = fake_env_ptr(&a->h.env, DATA, 5000);
 	CHECK(!memcmp(dst, src + 8192, 5000));
-	h_fini(&a->h);
-	free(a);
+	adapter_free(a);
 }
 
 /*
@@ -2469,8 +2469,7 @@ static void test_loopback_budget(void)
 	}
 	CHECK_EQ(recvs, 16);
 	CHECK_EQ(sends, 16);
-	h_fini(&a->h);
-	free(a);
+	adapter_free(a);
 }
 
 /* Destroy @a's QP and make a new one in RTS, as a new program would. */
@@ -2538,10 +2537,8 @@ static void test_qps_gone_midstream(void)
 	}
 	CHECK_EQ(got_a, 1);
 	CHECK_EQ(got_b, 1);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /* Carry frames among @n adapters, by destination address, until quiet. */
@@ -2651,8 +2648,7 @@ static void test_qpn_rotation(void)
 	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RD);
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	CHECK_EQ(wren_le32(cqe.result[0]), WREN_QPN_FIRST + 1);
-	h_fini(&a->h);
-	free(a);
+	adapter_free(a);
 }
 
 /* One one-sided operation, pumped; its requester completion's status. */
@@ -2762,10 +2758,8 @@ static void test_rdma_between_adapters(void)
 	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_READ, 0, 10, DATA_IOVA, rkey,
 			   &c), WREN_CQE_LOC_PROT_ERR);
 	free(before);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /*
@@ -2841,10 +2835,8 @@ static void test_read_response_checks(void)
 	CHECK(poll_cq(a, &c));
 	CHECK_EQ(c.opcode, WREN_CQE_OP_RDMA_READ);
 	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /* A QP's READs beyond max_rd_atom wait for earlier ones to finish. */
@@ -2883,10 +2875,8 @@ static void test_read_limit(void)
 	CHECK_EQ(ok, 5);
 	wren_tp_get_stats(b->h.e->tp, &st);
 	CHECK_EQ(st.rx_msgs, 5);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /* A datagram QP of @x from RTS to RESET and up again, its rings empty. */
@@ -2953,10 +2943,8 @@ static void test_read_reset(void)
 	}
 	CHECK(i < 100);
 	CHECK_EQ(c.status, WREN_CQE_SUCCESS);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 static void test_rd_between_adapters(void)
@@ -3079,10 +3067,8 @@ static void test_large_entries(void)
 	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RD);
 	qc->rq_wqe_shift = WREN_RQ_WQE_SHIFT_MAX + 1;
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -3388,10 +3374,8 @@ static void test_rc_between_adapters(void)
 	CHECK_EQ(qp_state(&b->h, b->qpn), WREN_QPS_ERR);
 	CHECK(poll_cq(b, &c));
 	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /* Post an atomic @opcode on @a's RC QP: the old value lands at @off. */
@@ -3504,10 +3488,8 @@ static void test_rc_atomics(void)
 	CHECK(poll_cq(a, &c));
 	CHECK_EQ(c.status, WREN_CQE_REM_ACCESS_ERR);
 	CHECK_EQ(mem64(b, 64), 1001);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /*
@@ -3573,10 +3555,8 @@ static void test_rc_hol(void)
 	CHECK(t2 * 10 < t1);
 	CHECK(poll_cq(b, &c));
 	CHECK(poll_cq(b, &c));
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /*
@@ -3609,10 +3589,8 @@ static void test_rc_peer_gone(void)
 	CHECK_EQ(c.status, WREN_CQE_WR_FLUSH_ERR);
 	CHECK_EQ(qp_state(&a->h, a->qpn), WREN_QPS_ERR);
 	printf("# peer gone: the send failed after %d ms\n", step);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 #define BIG_PBL		(PBL + 0x800)
@@ -3703,10 +3681,8 @@ static void test_rc_largest_message(void)
 	CHECK(poll_cq(a, &c));
 	CHECK_EQ(c.status, WREN_CQE_LOC_LEN_ERR);
 	CHECK(!poll_cq(b, &c));
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 #define SRQ_RING	(FAKE_MEM_BASE + 0xf2000)
@@ -3864,10 +3840,8 @@ static void test_rc_srq_events(void)
 	CHECK_EQ(run(&b->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	CHECK_EQ(srq_cmd(&b->h, WREN_ADMIN_DESTROY_SRQ, srqn, 0, &cqe),
 		 WREN_STATUS_SUCCESS);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /*
@@ -3953,10 +3927,8 @@ static void test_rc_rnr(void)
 	CHECK_EQ(wren_le16(c.wqe_index), 0x101);
 	CHECK_EQ(wren_le32(c.byte_len), 10);
 
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /*
@@ -4320,12 +4292,9 @@ static void test_eth(void)
 	make_qp(&cmd, a->pdn, a->cqn, 1, WREN_QPT_RAW_ETH);
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 
-	h_fini(&a->h);
-	h_fini(&b->h);
-	h_fini(&u->h);
-	free(a);
-	free(b);
-	free(u);
+	adapter_free(a);
+	adapter_free(b);
+	adapter_free(u);
 }
 
 /* @a with a kernel PD, a CQ and the GSI QP in RTS. */
@@ -4445,10 +4414,8 @@ static void test_gsi(void)
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	CHECK_EQ(wren_le32(cqe.result[0]), WREN_QPN_GSI);
 
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -4979,12 +4946,9 @@ static void test_resp_peer_share(void)
 	pump(c, b);
 	CHECK(poll_cq(c, &cqe));
 	CHECK_EQ(cqe.status, WREN_CQE_SUCCESS);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	h_fini(&c->h);
-	free(a);
-	free(b);
-	free(c);
+	adapter_free(a);
+	adapter_free(b);
+	adapter_free(c);
 }
 
 /*
@@ -5026,12 +4990,9 @@ static void test_read_answer_share(void)
 	pump(c, b);
 	CHECK(poll_cq(c, &cqe));
 	CHECK_EQ(cqe.status, WREN_CQE_SUCCESS);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	h_fini(&c->h);
-	free(a);
-	free(b);
-	free(c);
+	adapter_free(a);
+	adapter_free(b);
+	adapter_free(c);
 }
 
 /*
@@ -5071,10 +5032,8 @@ static void test_cq_resize_owed(void)
 	}
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	CHECK_EQ(wren_le32(cqe.result[0]), 0);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /* QUERY_CTX: the status; the context at BUF_BASE, its size in @size. */
@@ -5192,8 +5151,7 @@ static void test_counter_sets(void)
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_BAD_PARAM);
 	CHECK_EQ(wren_le32(cqe.ext_status),
 		 T_BODY(struct wren_cmd_get_stats, rsvd0) + 1);
-	h_fini(&a->h);
-	free(a);
+	adapter_free(a);
 }
 
 /* Like pump(), but every @nth frame, either way, is lost. */
@@ -5368,10 +5326,8 @@ static void test_counter_sets_lossy(void)
 	CHECK_EQ(get_set_stats(&a->h, WREN_STATS_FLAG_SET, sa2, v2, NULL),
 		 WREN_STATUS_SUCCESS);
 	CHECK_EQ(v2[WREN_STAT_tx_msgs], 0);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /*
@@ -5429,10 +5385,8 @@ static void test_rnr_counters(void)
 		 WREN_STATUS_SUCCESS);
 	CHECK_EQ(sa[WREN_STAT_rnr_waits], 0);
 	CHECK_EQ(sa[WREN_STAT_tx_msgs], 0);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	free(a);
-	free(b);
+	adapter_free(a);
+	adapter_free(b);
 }
 
 /*
@@ -5603,8 +5557,7 @@ static void test_query_ctx(void)
 	((struct wren_cmd_query_ctx *)cmd.payload)->buf_addr =
 		wren_to_le64(OUTSIDE);
 	CHECK_EQ(run(&a->h, &cmd, &cqe), WREN_STATUS_DMA_ERROR);
-	h_fini(&a->h);
-	free(a);
+	adapter_free(a);
 }
 
 /*
@@ -5656,12 +5609,9 @@ static void test_gsi_eth_ctx(void)
 	CHECK_EQ(cset_alloc(&n->h, &set_n), WREN_STATUS_SUCCESS);
 	CHECK_EQ(cset_bind(&n->h, n->qpn, set_n), WREN_STATUS_SUCCESS);
 	CHECK_EQ(wren_le32(qp_ctx(&n->h, n->qpn).counter_set), set_n);
-	h_fini(&a->h);
-	h_fini(&b->h);
-	h_fini(&n->h);
-	free(a);
-	free(b);
-	free(n);
+	adapter_free(a);
+	adapter_free(b);
+	adapter_free(n);
 }
 
 /* A CQ's context follows its arming and counts the events it raised. */
