@@ -958,11 +958,16 @@ static void session_close(void)
 	close_range(3, ~0U, 0);
 }
 
+/* --only: the one command drawn, or OP_COUNT for the whole mix. */
+static enum op only = OP_COUNT;
+
 static enum op draw(void)
 {
 	static unsigned int sum;
 	unsigned int x;
 
+	if (only != OP_COUNT)
+		return only;
 	if (!sum)
 		for (int i = 0; i < OP_COUNT; i++)
 			sum += op_weight[i];
@@ -1068,8 +1073,18 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: wren_uverbs_fuzz [--device PATH] [--seconds N] "
-		"[--seed S] [--ops N] [--verbose]\n");
+		"[--seed S] [--ops N] [--only COMMAND] [--verbose]\n");
 	exit(2);
+}
+
+static enum op op_by_name(const char *name)
+{
+	for (int i = 0; i < OP_COUNT; i++)
+		if (!strcmp(op_name[i], name))
+			return i;
+	fprintf(stderr, "wren_uverbs_fuzz: no command %s\n", name);
+	usage();
+	return OP_COUNT;
 }
 
 int main(int argc, char **argv)
@@ -1089,6 +1104,8 @@ int main(int argc, char **argv)
 			have_seed = true;
 		} else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
 			max_ops = strtoull(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+			only = op_by_name(argv[++i]);
 		} else if (!strcmp(argv[i], "--verbose")) {
 			verbose = true;
 		} else {
