@@ -113,12 +113,14 @@ fuzz:
 uverbs-fuzz:
 	@$(MAKE) --no-print-directory -C tools/uverbs-fuzz
 
-# Long fuzzing (make check runs 20 s of each libFuzzer target and 60 s of
-# the uverbs fuzzer): SOAK_SECONDS=N (3600) per libFuzzer target, then
-# as long of the uverbs fuzzer in a guest (scripts/soak).
+# Long fuzzing and kill loops (make check runs 15 s of each libFuzzer
+# target, 60 s of the uverbs fuzzer, faults and removal once):
+# SOAK_SECONDS=N (3600) per libFuzzer target, then as long of the uverbs
+# fuzzer and of faults and removal in turn, in debug-kernel guests
+# (scripts/soak).
 SOAK_SECONDS ?= 3600
 
-soak: setup modules uverbs-fuzz
+soak: setup modules uverbs-fuzz debug-kernel
 	@scripts/soak $(SOAK_SECONDS)
 
 check:
