@@ -47,6 +47,11 @@ struct swap_ep_attr {
 	uint32_t send_depth;		/* INLINE sends outstanding: 64 */
 	uint32_t probe_ms;		/* idle partner liveness READ: 1000 */
 	uint32_t spin_us;		/* busy-poll before sleeping: 20 */
+	/*
+	 * A message under way whose receiver gives no room for this long
+	 * fails that partner (-ETIMEDOUT): 30000.
+	 */
+	uint32_t stall_ms;
 };
 
 struct swap_ep;

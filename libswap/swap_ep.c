@@ -71,6 +71,8 @@ static void set_defaults(struct swap_ep_attr *a)
 		a->probe_ms = 1000;
 	if (!a->spin_us)
 		a->spin_us = 20;
+	if (!a->stall_ms)
+		a->stall_ms = 30000;
 }
 
 static int check_attr(const struct swap_ep_attr *a)

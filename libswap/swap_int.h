@@ -62,6 +62,13 @@ struct swap_slot {
 	size_t len;
 };
 
+/* A message taken out of its slot and pool into the heap. */
+struct swap_spilled {
+	struct swap_spilled *next;
+	size_t len;
+	uint8_t data[];
+};
+
 struct swap_partner {
 	int id;
 	enum partner_state state;
@@ -107,6 +114,10 @@ struct swap_partner {
 	uint64_t rx_pool_released;
 	uint8_t *asm_buf;	/* a message being assembled */
 	uint64_t asm_total, asm_have;
+	/* Messages copied aside (swap_rx_spill()), before any slot's. */
+	struct swap_spilled *spill_head, *spill_last;
+	uint64_t spill_bytes;
+	uint32_t spill_count;
 };
 
 struct swap_ep {
@@ -171,5 +182,6 @@ int swap_rx_post(struct swap_ep *ep, struct swap_partner *p, uint32_t rbuf);
 void swap_rx_arrived(struct swap_ep *ep, const struct ibv_wc *wc);
 void swap_rx_reset(struct swap_ep *ep, struct swap_partner *p);
 bool swap_rx_ready(struct swap_ep *ep, struct swap_partner *p);
+void swap_rx_spill(struct swap_ep *ep);
 
 #endif /* SWAP_INT_H */

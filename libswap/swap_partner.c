@@ -83,8 +83,8 @@ static void partner_free(struct swap_ep *ep, struct swap_partner *p)
 		ibv_dereg_mr(p->pool_mr);
 	free(p->fcb);
 	free(p->pool);
+	swap_rx_reset(ep, p);
 	free(p->slots);
-	free(p->asm_buf);
 	p->qp = NULL;
 	p->qpx = NULL;
 	p->ah = NULL;

@@ -8,10 +8,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "swap_int.h"
+
+/* What a delivered message's buffer is (swap_msg.priv[1]). */
+enum { MSG_SLOT, MSG_ASSEMBLED, MSG_SPILLED };
 
 static uint8_t *rbuf_addr(struct swap_ep *ep, uint32_t rbuf)
 {
@@ -168,7 +172,8 @@ static void take_in_order(struct swap_ep *ep, struct swap_partner *p)
 	const char *why;
 
 	while ((s = slot_of(ep, p, p->rx_check))->state == S_ARRIVED) {
-		why = take_piece(ep, p, s);
+		why = s->h.seq != p->rx_check ? "a sequence number out of place" :
+		      take_piece(ep, p, s);
 		if (why) {
 			swap_fail(ep, p, EPROTO, "message %u: %s", s->h.seq,
 				  why);
@@ -261,9 +266,79 @@ void swap_rx_arrived(struct swap_ep *ep, const struct ibv_wc *wc)
 	take_in_order(ep, p);
 }
 
+static void spill_free(struct swap_partner *p)
+{
+	struct swap_spilled *sp;
+
+	while ((sp = p->spill_head)) {
+		p->spill_head = sp->next;
+		free(sp);
+	}
+	p->spill_last = NULL;
+	p->spill_bytes = 0;
+	p->spill_count = 0;
+}
+
+/*
+ * Copy @p's messages that are ready but not handed out into the heap, in
+ * order, and release their slots and pool space: at most a pool and a
+ * full set of buffers' worth at a time, so a partner cannot make us
+ * spill without bound.
+ */
+static void spill_one(struct swap_ep *ep, struct swap_partner *p)
+{
+	uint64_t budget = ep->a.pool_size +
+			  (uint64_t)ep->a.buf_count * ep->a.buf_size;
+	struct swap_spilled *sp;
+	struct swap_slot *s;
+
+	while (p->rx_deliver != p->rx_check) {
+		s = slot_of(ep, p, p->rx_deliver);
+		if (s->state == S_DONE) {
+			p->rx_deliver++;
+			continue;
+		}
+		if (s->state != S_READY ||
+		    p->spill_bytes + s->len > budget ||
+		    p->spill_count >= 4 * ep->a.buf_count)
+			break;
+		sp = malloc(sizeof(*sp) + s->len);
+		if (!sp)
+			break;
+		sp->next = NULL;
+		sp->len = s->len;
+		memcpy(sp->data, s->data, s->len);
+		if (s->assembled)
+			free(s->data);
+		s->assembled = false;
+		s->data = NULL;
+		s->state = S_DONE;
+		if (p->spill_last)
+			p->spill_last->next = sp;
+		else
+			p->spill_head = sp;
+		p->spill_last = sp;
+		p->spill_bytes += sp->len;
+		p->spill_count++;
+		p->rx_deliver++;
+	}
+	release_front(ep, p);
+}
+
+void swap_rx_spill(struct swap_ep *ep)
+{
+	uint32_t i;
+
+	for (i = 0; i < ep->a.max_partners; i++)
+		if (ep->p[i].state == P_CONNECTED)
+			spill_one(ep, &ep->p[i]);
+}
+
 void swap_rx_reset(struct swap_ep *ep, struct swap_partner *p)
 {
 	uint32_t i;
+
+	spill_free(p);
 
 	for (i = 0; p->slots && i < ep->a.buf_count; i++) {
 		struct swap_slot *s = &p->slots[i];
@@ -321,6 +396,24 @@ int swap_recv_nb(struct swap_ep *ep, struct swap_msg *msg)
 			ep->rr = (uint32_t)p->id + 1;
 			return -p->err;
 		}
+		if (p->state == P_CONNECTED && p->spill_head) {
+			struct swap_spilled *sp = p->spill_head;
+
+			p->spill_head = sp->next;
+			if (!p->spill_head)
+				p->spill_last = NULL;
+			p->spill_bytes -= sp->len;
+			p->spill_count--;
+			msg->partner = p->id;
+			msg->data = sp->data;
+			msg->len = sp->len;
+			msg->priv[0] = (uint64_t)p->gen << 32;
+			msg->priv[1] = MSG_SPILLED;
+			ep->rr = (uint32_t)p->id + 1;
+			ep->st.msgs_received++;
+			ep->st.bytes_received += sp->len;
+			return 0;
+		}
 		if (p->state != P_CONNECTED || !(s = next_ready(ep, p)))
 			continue;
 		s->state = S_HELD;
@@ -328,7 +421,7 @@ int swap_recv_nb(struct swap_ep *ep, struct swap_msg *msg)
 		msg->data = s->data;
 		msg->len = s->len;
 		msg->priv[0] = (uint64_t)p->gen << 32 | p->rx_deliver;
-		msg->priv[1] = s->assembled;
+		msg->priv[1] = s->assembled ? MSG_ASSEMBLED : MSG_SLOT;
 		p->rx_deliver++;
 		ep->rr = (uint32_t)p->id + 1;
 		ep->st.msgs_received++;
@@ -363,10 +456,15 @@ void swap_msg_release(struct swap_ep *ep, struct swap_msg *msg)
 
 	if (!msg->data && !msg->len)
 		return;
+	if (msg->priv[1] == MSG_SPILLED) {
+		free((uint8_t *)msg->data - offsetof(struct swap_spilled, data));
+		msg->data = NULL;
+		return;
+	}
 	p = swap_partner_get(ep, msg->partner);
 	if (!p || p->gen != gen) {
 		/* Its partner was removed: only an assembled copy is left. */
-		if (msg->priv[1])
+		if (msg->priv[1] == MSG_ASSEMBLED)
 			free(msg->data);
 		msg->data = NULL;
 		return;

@@ -171,6 +171,12 @@ static int wait_room(struct swap_ep *ep, struct swap_partner *p, uint64_t len,
 		if (!waited)
 			ep->st.waits++;
 		waited = true;
+		/*
+		 * While we wait, what partners sent us and we have not handed
+		 * out yet is copied aside, so that a partner waiting on us in
+		 * turn gets its room back (two senders blocked on each other).
+		 */
+		swap_rx_spill(ep);
 		/* Re-read its block (swap_timers() keeps to one READ). */
 		p->read_wanted = true;
 		swap_timers(ep);
@@ -300,8 +306,7 @@ static uint64_t piece_max(const struct swap_ep *ep,
 }
 
 static int send_written(struct swap_ep *ep, struct swap_partner *p,
-			const uint8_t *buf, size_t len, uint64_t deadline,
-			int timeout_ms)
+			const uint8_t *buf, size_t len, uint64_t deadline)
 {
 	uint64_t max = piece_max(ep, p), start = 0;
 	size_t off = 0;
@@ -321,7 +326,7 @@ static int send_written(struct swap_ep *ep, struct swap_partner *p,
 		if (ret == -EAGAIN && off) {
 			/* Half a message out: the stream cannot go on. */
 			swap_fail(ep, p, ETIMEDOUT, "no room for the rest of "
-				  "a message in %d ms", timeout_ms);
+				  "a message in %u ms", ep->a.stall_ms);
 			ret = usable(ep, p);
 		}
 		if (ret)
@@ -342,9 +347,12 @@ static int send_written(struct swap_ep *ep, struct swap_partner *p,
 		p->tx_pos = swap_pool_next(start, n);
 		ep->st.fragments_sent++;
 		off += n;
-		/* The rest of the message has a deadline of its own. */
-		deadline = timeout_ms < 0 ? UINT64_MAX :
-			   swap_now() + (uint64_t)timeout_ms * 1000000ULL;
+		/*
+		 * Once a message is under way, @timeout_ms no longer applies
+		 * (a half-sent message cannot be taken back): the receiver
+		 * must give room within stall_ms for each piece.
+		 */
+		deadline = swap_now() + ep->a.stall_ms * 1000000ULL;
 	}
 	ep->st.write_sent++;
 	return 0;
@@ -371,7 +379,7 @@ int swap_send(struct swap_ep *ep, int partner, const void *buf, size_t len,
 	if (len <= p->ra.buf_size && len <= ep->a.buf_size)
 		ret = send_inline(ep, p, buf, len, deadline);
 	else
-		ret = send_written(ep, p, buf, len, deadline, timeout_ms);
+		ret = send_written(ep, p, buf, len, deadline);
 	if (!ret) {
 		ep->st.msgs_sent++;
 		ep->st.bytes_sent += len;

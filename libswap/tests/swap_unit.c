@@ -601,6 +601,46 @@ static void t_release_order(void)
 	tep_free_all();
 }
 
+/*
+ * y holds 8 unreceived messages of x's when it must wait to send x a
+ * large one: they are copied aside, x gets its room back, and y still
+ * hands them out first, in order.
+ */
+static void t_spill(void)
+{
+	struct swap_ep_attr a = small_attr();
+	struct tep *x, *y;
+	int xy, yx, ret;
+	uint32_t k = 0, i;
+
+	x = tep_new(&a);
+	y = tep_new(&a);
+	link_eps(x, y, &xy, &yx);
+	while (k < 100 && send_k(x, y, xy, k, 0) == 0)
+		k++;
+	settle();
+	x->auto_recv = true;
+	x->size_of = size_table;
+	for (i = 0; i < 64; i++)
+		g_sizes[i] = 50000;
+	ret = send_k(y, x, yx, 0, 5000);
+	settle();
+	ok(ret == 0 && x->got[y->name] == 1,
+	   "a receiver holding 8 messages sends 50000 bytes through an "
+	   "8 KiB pool");
+	for (i = 0; i < 8; i++, k++)
+		if (send_k(x, y, xy, k, 0))
+			break;
+	ok(i == 8, "its partner got its 8 buffers back while it waited "
+	   "(%u sent)", i);
+	settle();
+	drain(y);
+	ok(y->got[x->name] == k && !y->bad,
+	   "all %u arrive, the spilled first, in order (got %u, bad %u)", k,
+	   y->got[x->name], y->bad);
+	tep_free_all();
+}
+
 /* ---------------------------- hostile ----------------------------- */
 
 static uint32_t g_victim_qpn, g_hostile_qpn;
@@ -996,6 +1036,7 @@ int main(void)
 	t_slow_receiver();
 	t_one_read();
 	t_release_order();
+	t_spill();
 	t_hostile_block();
 	t_hostile_header();
 	t_dead();
