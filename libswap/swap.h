@@ -74,6 +74,7 @@ struct swap_stats {
 	uint64_t bytes_received;
 	uint64_t reads;			/* RDMA READs of flow-control blocks */
 	uint64_t waits;			/* sends that waited for room */
+	uint64_t write_retries;		/* pieces WRITTEN again (refused) */
 	uint64_t partners_failed;
 	uint64_t mem_per_partner;	/* registered bytes per partner */
 	uint64_t mem_shared;		/* the endpoint's other buffers */

@@ -103,6 +103,7 @@ struct swap_partner {
 	uint32_t backoff_us;
 	uint64_t heard_at;	/* last sign of life (ns) */
 	uint32_t writes_out;	/* WRITE work requests not completed */
+	enum ibv_wc_status write_refused;	/* a WRITE of this piece's */
 	uint32_t sends_out;
 
 	/* Receiving. */

@@ -127,6 +127,17 @@ void swap_tx_done(struct swap_ep *ep, const struct ibv_wc *wc)
 		p->read_at = swap_now() + BACKOFF_MAX_US * 1000ULL;
 		return;
 	}
+	/*
+	 * A WRITE refused for now (RNR) or not placed (remote operation
+	 * error): placing is idempotent and the receiver looks at the space
+	 * only after the header, so write_piece() WRITEs the piece again.
+	 */
+	if (kind == WR_WRITE && (wc->status == IBV_WC_RNR_RETRY_EXC_ERR ||
+				 wc->status == IBV_WC_REM_OP_ERR)) {
+		if (!p->write_refused)
+			p->write_refused = wc->status;
+		return;
+	}
 	swap_fail(ep, p, wc->status == IBV_WC_REM_INV_REQ_ERR ? EPROTO :
 		  ECONNRESET, "%s failed: %s",
 		  kind == WR_READ ? "a READ of its block" :
@@ -254,13 +265,14 @@ static int send_inline(struct swap_ep *ep, struct swap_partner *p,
 }
 
 /* WRITE the staged @len bytes to @start of @p's pool; wait for them. */
-static int write_piece(struct swap_ep *ep, struct swap_partner *p,
-		       uint64_t start, size_t len)
+static int write_once(struct swap_ep *ep, struct swap_partner *p,
+		      uint64_t start, size_t len)
 {
 	uint64_t off = start % p->ra.pool_size;
 	size_t done = 0;
 	int ret;
 
+	p->write_refused = 0;
 	while (done < len) {
 		size_t n = len - done < ep->max_rdma ? len - done : ep->max_rdma;
 
@@ -292,6 +304,33 @@ static int write_piece(struct swap_ep *ep, struct swap_partner *p,
 		swap_wait(ep, UINT64_MAX);
 	}
 	return usable(ep, p);
+}
+
+/* Tries of a piece whose WRITEs are refused, 1 ms apart doubling. */
+#define WRITE_TRIES	8
+
+static int write_piece(struct swap_ep *ep, struct swap_partner *p,
+		       uint64_t start, size_t len)
+{
+	unsigned int tries = 0;
+	uint64_t until;
+	int ret;
+
+	for (;;) {
+		ret = write_once(ep, p, start, len);
+		if (ret || !p->write_refused)
+			return ret;
+		if (++tries == WRITE_TRIES) {
+			swap_fail(ep, p, ECONNRESET, "%u WRITEs of a piece into "
+				  "its pool failed: %s", tries,
+				  ibv_wc_status_str(p->write_refused));
+			return usable(ep, p);
+		}
+		ep->st.write_retries++;
+		until = swap_now() + (1000000ULL << tries);
+		while (!usable(ep, p) && swap_now() < until)
+			swap_wait(ep, until);
+	}
 }
 
 /* The largest piece for @p: half its pool, so that two can be in it. */

@@ -168,6 +168,10 @@ static void run_op(struct fake_op *op)
 		sender_done(src, op, IBV_WC_SUCCESS, opc);
 		return;
 	}
+	if (op->fail) {
+		sender_done(src, op, op->fail, opc);
+		return;
+	}
 	if (!dst || dst->dead) {
 		sender_done(src, op, IBV_WC_REM_INV_RD_REQ_ERR, opc);
 		return;

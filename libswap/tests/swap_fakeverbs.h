@@ -26,6 +26,8 @@ struct fake_op {
 	uint32_t rkey;
 	uint64_t laddr;			/* READ: where the bytes go */
 	uint64_t wr_id;
+	/* set by fake_tamper: the operation fails with it, nothing done */
+	enum ibv_wc_status fail;
 };
 
 /* Operations wait on the wire while set (the device is slow). */

@@ -929,6 +929,51 @@ static void t_dead(void)
 	tep_free_all();
 }
 
+static unsigned int g_write_fails;
+
+static bool refuse_writes(struct fake_op *op, bool fetched)
+{
+	(void)fetched;
+	if (op->type == FOP_WRITE && op->dst_qpn == g_victim_qpn &&
+	    g_write_fails) {
+		g_write_fails--;
+		op->fail = IBV_WC_REM_OP_ERR;
+	}
+	return false;
+}
+
+static void t_write_refused(void)
+{
+	struct swap_ep_attr a = small_attr();
+	struct swap_stats st;
+	struct tep *x, *y;
+	int xy, yx, ret;
+	const char *why = NULL;
+
+	x = tep_new(&a);
+	y = tep_new(&a);
+	link_eps(x, y, &xy, &yx);
+	y->auto_recv = true;
+	y->size_of = size_table;
+	g_sizes[0] = g_sizes[1] = 10000;
+	g_victim_qpn = addr_of(y, yx).qpn;
+	g_write_fails = 3;
+	fake_tamper = refuse_writes;
+	ret = send_k(x, y, xy, 0, 5000);
+	settle();
+	swap_ep_stats(x->ep, &st);
+	ok(!ret && y->got[x->name] == 1 && !y->bad && st.write_retries >= 1,
+	   "WRITEs refused (remote operation error) are written again: the "
+	   "message arrives intact (%llu retries)",
+	   (unsigned long long)st.write_retries);
+	g_write_fails = 1000;
+	ret = send_k(x, y, xy, 1, 5000);
+	swap_partner_error(x->ep, xy, &why);
+	ok(ret == -ECONNRESET, "refused for good: that partner fails (%s)",
+	   why ? why : "not failed");
+	tep_free_all();
+}
+
 /* --------------------------- 64 partners -------------------------- */
 
 static size_t size_mixed(unsigned int s, unsigned int d, uint32_t k)
@@ -1040,6 +1085,7 @@ int main(void)
 	t_hostile_block();
 	t_hostile_header();
 	t_dead();
+	t_write_refused();
 	t_64_partners();
 	t_api();
 	printf("1..%u\n", t_num);
