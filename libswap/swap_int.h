@@ -66,7 +66,8 @@ struct swap_slot {
 struct swap_spilled {
 	struct swap_spilled *next;
 	size_t len;
-	uint8_t data[];
+	uint8_t *data;		/* copy[], or an assembled message's own */
+	uint8_t copy[];
 };
 
 struct swap_partner {

@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -272,6 +271,8 @@ static void spill_free(struct swap_partner *p)
 
 	while ((sp = p->spill_head)) {
 		p->spill_head = sp->next;
+		if (sp->data != sp->copy)
+			free(sp->data);
 		free(sp);
 	}
 	p->spill_last = NULL;
@@ -298,18 +299,24 @@ static void spill_one(struct swap_ep *ep, struct swap_partner *p)
 			p->rx_deliver++;
 			continue;
 		}
-		if (s->state != S_READY ||
-		    p->spill_bytes + s->len > budget ||
-		    p->spill_count >= 4 * ep->a.buf_count)
+		/* An assembled message moves as it is: it costs nothing more. */
+		if (s->state != S_READY || (!s->assembled &&
+		    (p->spill_bytes + s->len > budget ||
+		     p->spill_count >= 4 * ep->a.buf_count)))
 			break;
-		sp = malloc(sizeof(*sp) + s->len);
+		sp = malloc(sizeof(*sp) + (s->assembled ? 0 : s->len));
 		if (!sp)
 			break;
 		sp->next = NULL;
 		sp->len = s->len;
-		memcpy(sp->data, s->data, s->len);
-		if (s->assembled)
-			free(s->data);
+		if (s->assembled) {
+			sp->data = s->data;
+		} else {
+			sp->data = sp->copy;
+			memcpy(sp->copy, s->data, s->len);
+			p->spill_bytes += sp->len;
+			p->spill_count++;
+		}
 		s->assembled = false;
 		s->data = NULL;
 		s->state = S_DONE;
@@ -318,8 +325,6 @@ static void spill_one(struct swap_ep *ep, struct swap_partner *p)
 		else
 			p->spill_head = sp;
 		p->spill_last = sp;
-		p->spill_bytes += sp->len;
-		p->spill_count++;
 		p->rx_deliver++;
 	}
 	release_front(ep, p);
@@ -402,12 +407,14 @@ int swap_recv_nb(struct swap_ep *ep, struct swap_msg *msg)
 			p->spill_head = sp->next;
 			if (!p->spill_head)
 				p->spill_last = NULL;
-			p->spill_bytes -= sp->len;
-			p->spill_count--;
+			if (sp->data == sp->copy) {
+				p->spill_bytes -= sp->len;
+				p->spill_count--;
+			}
 			msg->partner = p->id;
 			msg->data = sp->data;
 			msg->len = sp->len;
-			msg->priv[0] = (uint64_t)p->gen << 32;
+			msg->priv[0] = (uintptr_t)sp;
 			msg->priv[1] = MSG_SPILLED;
 			ep->rr = (uint32_t)p->id + 1;
 			ep->st.msgs_received++;
@@ -457,7 +464,11 @@ void swap_msg_release(struct swap_ep *ep, struct swap_msg *msg)
 	if (!msg->data && !msg->len)
 		return;
 	if (msg->priv[1] == MSG_SPILLED) {
-		free((uint8_t *)msg->data - offsetof(struct swap_spilled, data));
+		struct swap_spilled *sp = (void *)(uintptr_t)msg->priv[0];
+
+		if (sp->data != sp->copy)
+			free(sp->data);
+		free(sp);
 		msg->data = NULL;
 		return;
 	}

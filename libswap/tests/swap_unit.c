@@ -81,6 +81,7 @@ struct tep {
 	unsigned int name;
 	bool auto_recv;		/* the background receiver drains it */
 	bool busy;		/* inside swap_send(): not to be drained */
+	bool bg_progress;	/* its library progresses, its application sleeps */
 	/* what it received, per sender name: count, bad, misordered */
 	uint32_t got[MAX_EPS], bad, errors;
 	size_t sizes_seen;
@@ -130,6 +131,8 @@ static void idle(void)
 	for (i = 0; i < g_neps; i++)
 		if (g_eps[i] && g_eps[i]->auto_recv && !g_eps[i]->busy)
 			drain(g_eps[i]);
+		else if (g_eps[i] && g_eps[i]->bg_progress && !g_eps[i]->busy)
+			swap_progress(g_eps[i]->ep);
 	g_in_idle = false;
 }
 
@@ -641,6 +644,57 @@ static void t_spill(void)
 	tep_free_all();
 }
 
+/*
+ * The message at the front of what y holds is a large assembled one,
+ * larger than what y copies aside: it moves as it is, so the small ones
+ * behind it free their buffers too.
+ */
+static unsigned int g_big_sender;
+
+static size_t size_first_big(unsigned int s, unsigned int d, uint32_t k)
+{
+	(void)d;
+	return s == g_big_sender && k == 0 ? 50000 : 64;
+}
+
+static void t_spill_assembled(void)
+{
+	struct swap_ep_attr a = small_attr();
+	struct tep *x, *y;
+	int xy, yx;
+	uint32_t k, i, n;
+
+	x = tep_new(&a);
+	y = tep_new(&a);
+	link_eps(x, y, &xy, &yx);
+	x->size_of = y->size_of = size_first_big;
+	g_big_sender = x->name;
+	y->bg_progress = true;
+	x->bg_progress = true;
+	for (k = 0; k < 8; k++)
+		if (send_k(x, y, xy, k, 1000))
+			break;
+	for (i = 0; i < 8; i++)
+		if (send_k(y, x, yx, i, 0))
+			break;
+	settle();
+	n = k;
+	ok(k == 8 && i == 8 && send_k(x, y, xy, k, 0) == -EAGAIN,
+	   "x holds 8 of y's, y holds x's 50000-byte message and 7 more");
+	send_k(y, x, yx, i, 200);
+	for (; k < n + 8; k++)
+		if (send_k(x, y, xy, k, 0))
+			break;
+	ok(k == n + 8, "y waited: the assembled message moved aside, x got "
+	   "its 8 buffers back (%u sent)", k - n);
+	settle();
+	drain(y);
+	ok(y->got[x->name] == k && !y->bad,
+	   "y then hands out all %u in order, intact (got %u, bad %u)", k,
+	   y->got[x->name], y->bad);
+	tep_free_all();
+}
+
 /* ---------------------------- hostile ----------------------------- */
 
 static uint32_t g_victim_qpn, g_hostile_qpn;
@@ -1082,6 +1136,7 @@ int main(void)
 	t_one_read();
 	t_release_order();
 	t_spill();
+	t_spill_assembled();
 	t_hostile_block();
 	t_hostile_header();
 	t_dead();
