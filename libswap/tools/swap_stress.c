@@ -326,8 +326,8 @@ check_done:
 	       failed, expected_failed, ss.reads, ss.waits,
 	       (double)(tool_now_ns() - start) / 1e9);
 	printf("swap_stress: index %u memory per partner %" PRIu64
-	       " shared %" PRIu64 "\n", o.index, ss.mem_per_partner,
-	       ss.mem_shared);
+	       " shared %" PRIu64 " write_retries %" PRIu64 "\n", o.index,
+	       ss.mem_per_partner, ss.mem_shared, ss.write_retries);
 	status = corrupt || failed || !done ? 1 : 0;
 	if (!victim && (o.kill || o.hostile) &&
 	    expected_failed != o.streams)
