@@ -128,12 +128,14 @@ void swap_tx_done(struct swap_ep *ep, const struct ibv_wc *wc)
 		return;
 	}
 	/*
-	 * A WRITE refused for now (RNR) or not placed (remote operation
-	 * error): placing is idempotent and the receiver looks at the space
-	 * only after the header, so write_piece() WRITEs the piece again.
+	 * RD: a WRITE refused for now (RNR) or not placed (remote operation
+	 * error) leaves the QP usable; placing is idempotent and the
+	 * receiver looks at the space only after the header, so
+	 * write_piece() WRITEs the piece again.  On RC the QP is in error.
 	 */
-	if (kind == WR_WRITE && (wc->status == IBV_WC_RNR_RETRY_EXC_ERR ||
-				 wc->status == IBV_WC_REM_OP_ERR)) {
+	if (kind == WR_WRITE && ep->tp == SWAP_TRANSPORT_RD &&
+	    (wc->status == IBV_WC_RNR_RETRY_EXC_ERR ||
+	     wc->status == IBV_WC_REM_OP_ERR)) {
 		if (!p->write_refused)
 			p->write_refused = wc->status;
 		return;
