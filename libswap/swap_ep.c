@@ -176,9 +176,10 @@ static int alloc_buffers(struct swap_ep *ep)
 	ep->stage = swap_zalloc(ep->stage_size);
 	ep->shadow = swap_zalloc((size_t)a->max_partners * SWAP_FCB_LEN);
 	ep->tx_free = calloc(a->send_depth, sizeof(*ep->tx_free));
+	ep->txs = calloc(a->send_depth, sizeof(*ep->txs));
 	ep->p = calloc(a->max_partners, sizeof(*ep->p));
 	if (!ep->rx_mem || !ep->tx_mem || !ep->stage || !ep->shadow ||
-	    !ep->tx_free || !ep->p)
+	    !ep->tx_free || !ep->txs || !ep->p)
 		return ENOMEM;
 	ep->rx_mr = reg(ep, ep->rx_mem, rlen, 0);
 	ep->tx_mr = reg(ep, ep->tx_mem, (size_t)a->send_depth * ep->tstride, 0);
@@ -333,6 +334,7 @@ int swap_ep_close(struct swap_ep *ep)
 	free(ep->stage);
 	free(ep->shadow);
 	free(ep->tx_free);
+	free(ep->txs);
 	free(ep->p);
 	free(ep);
 	return ret;

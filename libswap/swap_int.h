@@ -42,6 +42,17 @@ static inline uint64_t wr_id_make(enum swap_wr_kind k, uint32_t partner,
 
 enum partner_state { P_FREE, P_ADDED, P_CONNECTED, P_FAILED };
 
+/* An INLINE send slot's SEND, kept until it completes. */
+struct swap_txslot {
+	int partner;
+	uint32_t gen;
+	uint32_t len;
+	bool resend;		/* RD receiver not ready: send it again */
+	uint32_t backoff_ms;
+	uint64_t at;		/* ... at this time (ns) */
+	uint64_t first_at;	/* the first refusal */
+};
+
 /* One received piece, in the order of its sequence number. */
 enum slot_state {
 	S_EMPTY,	/* nothing with this sequence number yet */
@@ -148,6 +159,8 @@ struct swap_ep {
 	uint32_t tstride;
 	uint32_t *tx_free;
 	uint32_t ntx_free;
+	struct swap_txslot *txs;	/* per slot: what it holds */
+	uint32_t resends;		/* slots waiting to be sent again */
 	/* WRITE staging, and where partners' blocks are READ into. */
 	uint8_t *stage;
 	struct ibv_mr *stage_mr;
@@ -178,6 +191,7 @@ void swap_timers(struct swap_ep *ep);
 /* swap_tx.c */
 void swap_tx_done(struct swap_ep *ep, const struct ibv_wc *wc);
 void swap_read_post(struct swap_ep *ep, struct swap_partner *p);
+void swap_resend_due(struct swap_ep *ep, uint64_t now, uint64_t *next);
 
 /* swap_rx.c */
 int swap_rx_post(struct swap_ep *ep, struct swap_partner *p, uint32_t rbuf);

@@ -50,6 +50,7 @@ static void timers(struct swap_ep *ep, uint64_t now, uint64_t *next)
 	uint64_t probe = (uint64_t)ep->a.probe_ms * 1000000ULL, due;
 	uint32_t i;
 
+	swap_resend_due(ep, now, next);
 	for (i = 0; i < ep->a.max_partners; i++) {
 		struct swap_partner *p = &ep->p[i];
 

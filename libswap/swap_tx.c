@@ -98,6 +98,9 @@ static void slot_put(struct swap_ep *ep, uint32_t idx)
 		ep->tx_free[ep->ntx_free++] = idx;
 }
 
+static bool resend_later(struct swap_ep *ep, struct swap_partner *p,
+			 uint32_t idx);
+
 void swap_tx_done(struct swap_ep *ep, const struct ibv_wc *wc)
 {
 	unsigned int kind = WR_KIND(wc->wr_id);
@@ -105,10 +108,21 @@ void swap_tx_done(struct swap_ep *ep, const struct ibv_wc *wc)
 	uint32_t idx = WR_IDX(wc->wr_id);
 	bool ours;
 
+	/*
+	 * RD: a SEND the receiver had no buffer for was not delivered, so
+	 * it may go again (the receiver orders by sequence number).  An
+	 * honest receiver gives no credit without a buffer; this happens
+	 * when another partner of it overran its own allowance.
+	 */
+	if (kind == WR_SEND && wc->status == IBV_WC_RNR_RETRY_EXC_ERR &&
+	    ep->tp == SWAP_TRANSPORT_RD && p && p->state == P_CONNECTED &&
+	    resend_later(ep, p, idx))
+		return;
 	if (kind == WR_SEND)
 		slot_put(ep, idx);
 	/* A SEND names its slot, a WRITE or READ the partner's generation. */
-	ours = p && (kind == WR_SEND || idx == p->gen);
+	ours = p && (kind == WR_SEND ? ep->txs[idx < ep->a.send_depth ? idx :
+			0].gen == p->gen : idx == p->gen);
 	if (ours && kind == WR_WRITE && p->writes_out)
 		p->writes_out--;
 	if (ours && kind == WR_READ)
@@ -215,8 +229,7 @@ static int slot_get(struct swap_ep *ep, struct swap_partner *p,
 }
 
 /* SEND slot @idx, @len bytes of header and payload, to @p. */
-static int send_slot(struct swap_ep *ep, struct swap_partner *p, int idx,
-		     uint32_t len)
+static int send_post(struct swap_ep *ep, struct swap_partner *p, int idx)
 {
 	uint8_t *buf = ep->tx_mem + (size_t)idx * ep->tstride;
 	int ret;
@@ -224,7 +237,8 @@ static int send_slot(struct swap_ep *ep, struct swap_partner *p, int idx,
 	post_begin(p, wr_id_make(WR_SEND, (uint32_t)p->id, (uint32_t)idx));
 	ibv_wr_send_imm(p->qpx, htobe32(p->ra.id));
 	post_addr(ep, p);
-	ibv_wr_set_sge(p->qpx, ep->tx_mr->lkey, (uintptr_t)buf, len);
+	ibv_wr_set_sge(p->qpx, ep->tx_mr->lkey, (uintptr_t)buf,
+		       ep->txs[idx].len);
 	ret = ibv_wr_complete(p->qpx);
 	if (ret) {
 		slot_put(ep, (uint32_t)idx);
@@ -232,8 +246,73 @@ static int send_slot(struct swap_ep *ep, struct swap_partner *p, int idx,
 			  strerror(ret > 0 ? ret : EIO));
 		return usable(ep, p);
 	}
-	p->tx_seq++;
 	return 0;
+}
+
+static int send_slot(struct swap_ep *ep, struct swap_partner *p, int idx,
+		     uint32_t len)
+{
+	int ret;
+
+	ep->txs[idx] = (struct swap_txslot){ .partner = p->id, .gen = p->gen,
+					     .len = len };
+	ret = send_post(ep, p, idx);
+	if (!ret)
+		p->tx_seq++;
+	return ret;
+}
+
+/*
+ * Post again the SENDs whose receiver was not ready (RD: every receive
+ * buffer of its QP taken, by a partner that overran its allowance); the
+ * next time one is due in *@next.
+ */
+void swap_resend_due(struct swap_ep *ep, uint64_t now, uint64_t *next)
+{
+	uint32_t i;
+
+	for (i = 0; ep->resends && i < ep->a.send_depth; i++) {
+		struct swap_txslot *t = &ep->txs[i];
+		struct swap_partner *p;
+
+		if (!t->resend)
+			continue;
+		if (t->at > now) {
+			if (t->at < *next)
+				*next = t->at;
+			continue;
+		}
+		t->resend = false;
+		ep->resends--;
+		p = swap_partner_get(ep, t->partner);
+		if (!p || p->gen != t->gen || p->state != P_CONNECTED) {
+			slot_put(ep, i);
+			continue;
+		}
+		send_post(ep, p, (int)i);
+	}
+}
+
+/* RD: a SEND refused for want of a posted receive: again, later. */
+static bool resend_later(struct swap_ep *ep, struct swap_partner *p,
+			 uint32_t idx)
+{
+	struct swap_txslot *t = &ep->txs[idx];
+	uint64_t now = swap_now();
+
+	if (idx >= ep->a.send_depth || p->gen != t->gen)
+		return false;
+	if (!t->backoff_ms)
+		t->first_at = now;
+	else if (now - t->first_at > ep->a.stall_ms * 1000000ULL)
+		return false;
+	t->backoff_ms = t->backoff_ms ? t->backoff_ms * 2 : 1;
+	if (t->backoff_ms > 64)
+		t->backoff_ms = 64;
+	t->at = now + t->backoff_ms * 1000000ULL;
+	t->resend = true;
+	ep->resends++;
+	return true;
 }
 
 static int send_inline(struct swap_ep *ep, struct swap_partner *p,

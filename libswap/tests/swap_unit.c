@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "swap.h"
 #include "swap_wire.h"
@@ -237,7 +238,8 @@ static void t_wire(void)
 	struct swap_hdr h = { SWAP_MSG_WRITE, SWAP_F_FIRST, 0xfffffffe,
 			      1234, 0x123456789aULL, 99999 }, g;
 	struct swap_fcb f;
-	uint8_t buf[SWAP_ADDR_LEN], blk[SWAP_FCB_LEN], hb[SWAP_HDR_LEN];
+	uint8_t buf[SWAP_ADDR_LEN], hb2[SWAP_ADDR_LEN], blk[SWAP_FCB_LEN],
+		hb[SWAP_HDR_LEN];
 	const char *why;
 	static const struct { unsigned int off; uint8_t val; const char *what; }
 	bad[] = {
@@ -253,8 +255,11 @@ static void t_wire(void)
 	int ret;
 
 	swap_addr_put(buf, &a);
-	ok(!swap_addr_get(buf, sizeof(buf), &b, &why) &&
-	   !memcmp(&a, &b, sizeof(a)), "address round trip");
+	ret = swap_addr_get(buf, sizeof(buf), &b, &why);
+	swap_addr_put(hb2, &b);
+	ok(!ret && !memcmp(buf, hb2, sizeof(buf)) && b.qpn == 77 &&
+	   b.fcb_addr == 0x1000 && b.pool_size == 1 << 20,
+	   "address round trip");
 	ok(swap_addr_get(buf, sizeof(buf) - 1, &b, &why) && why,
 	   "address of the wrong length refused");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -1028,6 +1033,50 @@ static void t_write_refused(void)
 	tep_free_all();
 }
 
+static unsigned int g_send_count;
+
+/* The 2nd and 3rd SENDs to the victim find no receive posted. */
+static bool refuse_sends(struct fake_op *op, bool fetched)
+{
+	(void)fetched;
+	if (op->type == FOP_SEND && op->dst_qpn == g_victim_qpn) {
+		g_send_count++;
+		if (g_send_count == 2 || g_send_count == 3)
+			op->fail = IBV_WC_RNR_RETRY_EXC_ERR;
+	}
+	return false;
+}
+
+static void t_send_rnr(void)
+{
+	struct swap_ep_attr a = small_attr();
+	struct tep *x, *y;
+	int xy, yx;
+	uint32_t k;
+	bool sent = true;
+
+	x = tep_new(&a);
+	y = tep_new(&a);
+	link_eps(x, y, &xy, &yx);
+	y->auto_recv = true;
+	g_victim_qpn = addr_of(y, yx).qpn;
+	g_send_count = 0;
+	fake_tamper = refuse_sends;
+	for (k = 0; k < 5; k++)
+		sent &= send_k(x, y, xy, k, 1000) == 0;
+	settle();
+	k = 0;
+	while (y->got[x->name] < 5 && k++ < 200) {
+		usleep(1000);
+		settle();
+	}
+	ok(sent && y->got[x->name] == 5 && !y->bad &&
+	   !swap_partner_error(x->ep, xy, NULL),
+	   "RD: SENDs that found no receive posted go again; all 5 arrive "
+	   "in order (got %u)", y->got[x->name]);
+	tep_free_all();
+}
+
 /* --------------------------- 64 partners -------------------------- */
 
 static size_t size_mixed(unsigned int s, unsigned int d, uint32_t k)
@@ -1141,6 +1190,7 @@ int main(void)
 	t_hostile_header();
 	t_dead();
 	t_write_refused();
+	t_send_rnr();
 	t_64_partners();
 	t_api();
 	printf("1..%u\n", t_num);
