@@ -50,6 +50,7 @@ struct plain {
 	size_t stride;
 	bool rd;
 	uint32_t rqpn;
+	unsigned int sends_out;	/* posted, completion not yet seen */
 };
 
 struct rec {
@@ -74,7 +75,7 @@ static void plain_create(struct plain *pl, struct ibv_pd *pd, bool rd,
 			 struct rec *me)
 {
 	struct ibv_qp_init_attr_ex ia = {
-		.cap = { .max_send_wr = o.depth + 1, .max_recv_wr = o.depth,
+		.cap = { .max_send_wr = o.depth, .max_recv_wr = o.depth,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.comp_mask = IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
@@ -169,7 +170,10 @@ static void plain_connect(struct plain *pl, const struct rec *r)
 		tool_die("plain: RTS: %s", strerror(errno));
 }
 
-/* Wait for one completion of @recv kind; reposts receives. */
+/*
+ * Wait for a receive (@recv) or a send completion, reaping the other
+ * kind as it comes; a receive's buffer is posted again at once.
+ */
 static void plain_wait(struct plain *pl, bool recv)
 {
 	struct ibv_wc wc;
@@ -188,14 +192,19 @@ static void plain_wait(struct plain *pl, bool recv)
 			plain_post_recv(pl, (unsigned int)wc.wr_id);
 			if (recv)
 				return;
-		} else if (!recv) {
-			return;
+		} else {
+			pl->sends_out--;
+			if (!recv)
+				return;
 		}
 	}
 }
 
+/* Post a SEND without waiting for it, as swap_send() does not either. */
 static void plain_send(struct plain *pl, size_t len)
 {
+	while (pl->sends_out >= o.depth)
+		plain_wait(pl, false);
 	ibv_wr_start(pl->qpx);
 	pl->qpx->wr_id = 1ULL << 40;
 	pl->qpx->wr_flags = IBV_SEND_SIGNALED;
@@ -207,7 +216,7 @@ static void plain_send(struct plain *pl, size_t len)
 		       (uint32_t)len);
 	if (ibv_wr_complete(pl->qpx))
 		tool_die("plain: post send");
-	plain_wait(pl, false);
+	pl->sends_out++;
 }
 
 static void swap_send_or_die(struct swap_ep *ep, const void *buf, size_t len)

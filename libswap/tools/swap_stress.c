@@ -49,7 +49,7 @@ static struct {
 	uint16_t port;
 	struct swap_ep_attr attr;
 	uint32_t messages;
-	uint64_t max_size, seed;
+	uint64_t max_size, seed, size;
 	bool kill, hostile;
 } o = {
 	.streams = 1, .timeout = 600, .port = 18700, .messages = 1000,
@@ -62,7 +62,8 @@ static void usage(void)
 	       "  [--device NAME] [--gid-index G] [--transport rd|rc|auto]\n"
 	       "  [--streams S] [--messages M] [--max-size B] [--seed S]\n"
 	       "  [--buf-size B] [--buf-count N] [--pool-size B]\n"
-	       "  [--slow-ms MS | --kill | --hostile] [--timeout S]\n");
+	       "  [--slow-ms MS | --kill | --hostile] [--timeout S]\n"
+	       "  [--size B: every message B bytes, not drawn]\n");
 }
 
 static void parse(int argc, char **argv)
@@ -77,6 +78,7 @@ static void parse(int argc, char **argv)
 		{ "buf-count", 1, NULL, 'c' }, { "pool-size", 1, NULL, 'P' },
 		{ "slow-ms", 1, NULL, 'w' }, { "kill", 0, NULL, 'k' },
 		{ "hostile", 0, NULL, 'x' }, { "timeout", 1, NULL, 't' },
+		{ "size", 1, NULL, 'z' },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -97,6 +99,7 @@ static void parse(int argc, char **argv)
 		case 'S': o.streams = (unsigned int)tool_num("streams", optarg); break;
 		case 'm': o.messages = (uint32_t)tool_num("messages", optarg); break;
 		case 'M': o.max_size = tool_num("max-size", optarg); break;
+		case 'z': o.size = tool_num("size", optarg); break;
 		case 's': o.seed = tool_num("seed", optarg); break;
 		case 'b': o.attr.buf_size = (uint32_t)tool_num("buf-size", optarg); break;
 		case 'c': o.attr.buf_count = (uint32_t)tool_num("buf-count", optarg); break;
@@ -109,6 +112,8 @@ static void parse(int argc, char **argv)
 		default: usage(); exit(2);
 		}
 	}
+	if (o.size > o.max_size)
+		o.max_size = o.size;
 	if (o.peers < 2 || o.index >= o.peers || (o.index && !o.hub) ||
 	    !o.streams || o.streams * (o.peers - 1) > 4096) {
 		usage();
@@ -223,7 +228,7 @@ int main(int argc, char **argv)
 			if (x->failed || x->sent == o.messages ||
 			    (victim && o.hostile && scribbled))
 				continue;
-			len = tool_size(&key, o.attr.buf_size ?
+			len = o.size ? o.size : tool_size(&key, o.attr.buf_size ?
 					o.attr.buf_size : 4096, o.max_size);
 			tool_fill(&key, buf, len);
 			ret = swap_send(ep, x->id, buf, len, 0);
@@ -271,7 +276,7 @@ int main(int argc, char **argv)
 			}
 			key = (struct tool_key){ o.seed, x->peer, o.index,
 						 x->stream, x->got };
-			len = tool_size(&key, o.attr.buf_size ?
+			len = o.size ? o.size : tool_size(&key, o.attr.buf_size ?
 					o.attr.buf_size : 4096, o.max_size);
 			bad = len == m.len ? tool_check(&key, m.data, m.len) : 0;
 			if (len != m.len || bad != len) {
