@@ -35,7 +35,7 @@ while :; do
 	--rc) transport=rc ;;
 	--rxe) transport=rc dev=rxe0 ;;
 	--lossy) lossy=1 ;;
-	--kill) mode=kill ;;
+	--kill) mode="kill" ;;
 	--hostile) mode=hostile ;;
 	--slow) mode=slow slow=$2; shift ;;
 	*) break ;;
