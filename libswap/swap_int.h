@@ -84,7 +84,7 @@ struct swap_spilled {
 struct swap_partner {
 	int id;
 	enum partner_state state;
-	uint32_t gen;		/* tells its work requests from a former one's */
+	uint32_t gen;		/* its requests apart from a former one's */
 	int err;
 	bool err_told;		/* swap_recv() has reported err */
 	char why[160];

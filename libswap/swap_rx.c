@@ -94,7 +94,7 @@ static const char *take_piece(struct swap_ep *ep, struct swap_partner *p,
 
 	if (h->type == SWAP_MSG_INLINE) {
 		if (s->byte_len - SWAP_HDR_LEN != h->len)
-			return "an INLINE message whose length is not its header's";
+			return "an INLINE length not the SEND's";
 		if (h->len > ep->a.buf_size)
 			return "an INLINE message larger than the buffer size";
 		if (h->flags != both || h->pos || h->total != h->len)
@@ -132,7 +132,7 @@ static const char *take_piece(struct swap_ep *ep, struct swap_partner *p,
 		} else {
 			p->asm_buf = malloc(h->total);
 			if (!p->asm_buf)
-				return "a message this process has no memory for";
+				return "a message we have no memory for";
 			memcpy(p->asm_buf, data, h->len);
 			p->asm_total = h->total;
 			p->asm_have = h->len;
@@ -171,8 +171,8 @@ static void take_in_order(struct swap_ep *ep, struct swap_partner *p)
 	const char *why;
 
 	while ((s = slot_of(ep, p, p->rx_check))->state == S_ARRIVED) {
-		why = s->h.seq != p->rx_check ? "a sequence number out of place" :
-		      take_piece(ep, p, s);
+		why = s->h.seq != p->rx_check ?
+		      "a sequence number out of place" : take_piece(ep, p, s);
 		if (why) {
 			swap_fail(ep, p, EPROTO, "message %u: %s", s->h.seq,
 				  why);
@@ -299,7 +299,7 @@ static void spill_one(struct swap_ep *ep, struct swap_partner *p)
 			p->rx_deliver++;
 			continue;
 		}
-		/* An assembled message moves as it is: it costs nothing more. */
+		/* An assembled message moves as it is: it costs no more. */
 		if (s->state != S_READY || (!s->assembled &&
 		    (p->spill_bytes + s->len > budget ||
 		     p->spill_count >= 4 * ep->a.buf_count)))

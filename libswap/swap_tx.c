@@ -104,7 +104,8 @@ static bool resend_later(struct swap_ep *ep, struct swap_partner *p,
 void swap_tx_done(struct swap_ep *ep, const struct ibv_wc *wc)
 {
 	unsigned int kind = WR_KIND(wc->wr_id);
-	struct swap_partner *p = swap_partner_get(ep, (int)WR_PARTNER(wc->wr_id));
+	struct swap_partner *p =
+		swap_partner_get(ep, (int)WR_PARTNER(wc->wr_id));
 	uint32_t idx = WR_IDX(wc->wr_id);
 	bool ours;
 
@@ -355,7 +356,10 @@ static int write_once(struct swap_ep *ep, struct swap_partner *p,
 
 	p->write_refused = 0;
 	while (done < len) {
-		size_t n = len - done < ep->max_rdma ? len - done : ep->max_rdma;
+		size_t n = len - done;
+
+		if (n > ep->max_rdma)
+			n = ep->max_rdma;
 
 		post_begin(p, wr_id_make(WR_WRITE, (uint32_t)p->id, p->gen));
 		ibv_wr_rdma_write(p->qpx, p->ra.pool_rkey,
@@ -402,8 +406,8 @@ static int write_piece(struct swap_ep *ep, struct swap_partner *p,
 		if (ret || !p->write_refused)
 			return ret;
 		if (++tries == WRITE_TRIES) {
-			swap_fail(ep, p, ECONNRESET, "%u WRITEs of a piece into "
-				  "its pool failed: %s", tries,
+			swap_fail(ep, p, ECONNRESET, "%u WRITEs of a piece "
+				  "into its pool failed: %s", tries,
 				  ibv_wc_status_str(p->write_refused));
 			return usable(ep, p);
 		}

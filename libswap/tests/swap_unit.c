@@ -82,7 +82,7 @@ struct tep {
 	unsigned int name;
 	bool auto_recv;		/* the background receiver drains it */
 	bool busy;		/* inside swap_send(): not to be drained */
-	bool bg_progress;	/* its library progresses, its application sleeps */
+	bool bg_progress;	/* its library works, its application sleeps */
 	/* what it received, per sender name: count, bad, misordered */
 	uint32_t got[MAX_EPS], bad, errors;
 	size_t sizes_seen;
@@ -800,28 +800,72 @@ static bool bad_header(struct fake_op *op, bool fetched)
 	    g_hits++)
 		return false;
 	switch (g_case) {
-	case 0: d[0] = 'X'; break;				/* magic */
-	case 1: d[2] = 7; break;				/* version */
-	case 2: d[3] = 9; break;				/* type */
-	case 3: d[4] = SWAP_F_FIRST; break;			/* INLINE !LAST */
-	case 4: d[11] += 8; break;				/* seq + window */
-	case 5: d[11] -= 1; break;				/* seq - 1 */
-	case 6: d[15] += 1; break;				/* len != bytes */
-	case 7: op->len = 10; break;				/* short */
-	case 8: d[4] |= 0x10; break;				/* WRITE flags */
-	case 9: memset(d + 12, 0, 4); break;			/* WRITE len 0 */
-	case 10: d[13] = 0x40; break;				/* len > pool */
-	case 11: d[23] += 64; break;				/* pos moved */
-	case 12: d[22] += 0x20; break;				/* pos in unreleased */
-	case 13: d[17] = 0x10; break;				/* pos far */
-	case 14: d[28] = 0x10; break;				/* total > max */
-	case 15: memset(d + 24, 0, 8); d[31] = 1; break;	/* total < len */
-	case 16: op->len = 300; break;				/* WRITE + payload */
-	case 17: v = htobe32(0xfffff); memcpy(&op->imm, &v, 4); break; /* nobody */
-	case 18: op->with_imm = false; break;			/* no imm */
-	case 19: d[5] = 1; break;				/* reserved */
-	case 20: v = htobe32((uint32_t)g_other_id); memcpy(&op->imm, &v, 4);
-		break;					/* another's id */
+	case 0:	/* magic */
+		d[0] = 'X';
+		break;
+	case 1:	/* version */
+		d[2] = 7;
+		break;
+	case 2:	/* type */
+		d[3] = 9;
+		break;
+	case 3:	/* INLINE !LAST */
+		d[4] = SWAP_F_FIRST;
+		break;
+	case 4:	/* seq + window */
+		d[11] += 8;
+		break;
+	case 5:	/* seq - 1 */
+		d[11] -= 1;
+		break;
+	case 6:	/* len != bytes */
+		d[15] += 1;
+		break;
+	case 7:	/* short */
+		op->len = 10;
+		break;
+	case 8:	/* WRITE flags */
+		d[4] |= 0x10;
+		break;
+	case 9:	/* WRITE len 0 */
+		memset(d + 12, 0, 4);
+		break;
+	case 10:	/* len > pool */
+		d[13] = 0x40;
+		break;
+	case 11:	/* pos moved */
+		d[23] += 64;
+		break;
+	case 12:	/* pos half a pool on */
+		d[22] += 0x20;
+		break;
+	case 13:	/* pos far */
+		d[17] = 0x10;
+		break;
+	case 14:	/* total > max */
+		d[28] = 0x10;
+		break;
+	case 15:	/* total < len */
+		memset(d + 24, 0, 8);
+		d[31] = 1;
+		break;
+	case 16:	/* WRITE + payload */
+		op->len = 300;
+		break;
+	case 17:	/* nobody */
+		v = htobe32(0xfffff);
+		memcpy(&op->imm, &v, 4);
+		break;
+	case 18:	/* no imm */
+		op->with_imm = false;
+		break;
+	case 19:	/* reserved */
+		d[5] = 1;
+		break;
+	case 20:	/* another partner's id */
+		v = htobe32((uint32_t)g_other_id);
+		memcpy(&op->imm, &v, 4);
+		break;
 	case 21:	/* INLINE longer than the buffer, within its slack */
 		op->data = d = realloc(d, 320);
 		memset(d + op->len, 0, 320 - op->len);

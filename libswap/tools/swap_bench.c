@@ -109,16 +109,11 @@ static void plain_create(struct plain *pl, struct ibv_pd *pd, bool rd,
 	}
 	if (!pl->mr || !pl->qp || !(pl->qpx = ibv_qp_to_qp_ex(pl->qp)))
 		tool_die("plain: QP: %s", strerror(errno));
-	if (rd) {
-		qa.qkey = QKEY;
-		if (ibv_modify_qp(pl->qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				  IBV_QP_PORT | IBV_QP_QKEY))
-			tool_die("plain: INIT");
-	} else {
-		if (ibv_modify_qp(pl->qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-			tool_die("plain: INIT");
-	}
+	qa.qkey = QKEY;
+	if (ibv_modify_qp(pl->qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | (rd ? IBV_QP_QKEY :
+					 IBV_QP_ACCESS_FLAGS)))
+		tool_die("plain: INIT");
 	for (i = 0; i < o.depth; i++)
 		plain_post_recv(pl, i);
 	ibv_query_gid(pd->context, 1, o.attr.gid_index, &gid);
@@ -219,6 +214,15 @@ static void plain_send(struct plain *pl, size_t len)
 	pl->sends_out++;
 }
 
+/* The line scripts/bench-guests reads. */
+static void report(const char *tp, const char *proto, size_t size,
+		   double lat, double rate, double reads)
+{
+	printf("swap_bench: %s %s %zu lat_us %.1f rate_kmps %.2f "
+	       "reads_per_msg %.3f\n", tp, proto, size, lat, rate, reads);
+	fflush(stdout);
+}
+
 static void swap_send_or_die(struct swap_ep *ep, const void *buf, size_t len)
 {
 	int ret = swap_send(ep, 0, buf, len, -1);
@@ -237,6 +241,9 @@ static void swap_recv_or_die(struct swap_ep *ep)
 	swap_msg_release(ep, &m);
 }
 
+/* An option's number. */
+#define NUM(name)	tool_num(name, optarg)
+
 static void parse(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -252,26 +259,49 @@ static void parse(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
-		case 'i': o.index = (unsigned int)tool_num("index", optarg); break;
-		case 'H': o.hub = optarg; break;
-		case 'p': o.port = (uint16_t)tool_num("port", optarg); break;
-		case 'd': o.device = optarg; break;
-		case 'g': o.attr.gid_index = (uint8_t)tool_num("gid-index", optarg); break;
-		case 'T':
-			o.attr.transport = !strcmp(optarg, "rd") ?
-					   SWAP_TRANSPORT_RD : SWAP_TRANSPORT_RC;
+		case 'i':
+			o.index = (unsigned int)NUM("index");
 			break;
-		case 'n': o.iters = (unsigned int)tool_num("iters", optarg); break;
-		case 'c': o.count = (unsigned int)tool_num("count", optarg); break;
-		case 'D': o.depth = (unsigned int)tool_num("depth", optarg); break;
-		case 'M': o.max_size = tool_num("max-size", optarg); break;
-		case 'P': o.attr.pool_size = tool_num("pool-size", optarg); break;
-		case 'b': o.attr.buf_size = (uint32_t)tool_num("buf-size", optarg); break;
+		case 'H':
+			o.hub = optarg;
+			break;
+		case 'p':
+			o.port = (uint16_t)NUM("port");
+			break;
+		case 'd':
+			o.device = optarg;
+			break;
+		case 'g':
+			o.attr.gid_index = (uint8_t)NUM("gid-index");
+			break;
+		case 'T':
+			o.attr.transport = tool_transport(optarg);
+			break;
+		case 'n':
+			o.iters = (unsigned int)NUM("iters");
+			break;
+		case 'c':
+			o.count = (unsigned int)NUM("count");
+			break;
+		case 'D':
+			o.depth = (unsigned int)NUM("depth");
+			break;
+		case 'M':
+			o.max_size = NUM("max-size");
+			break;
+		case 'P':
+			o.attr.pool_size = NUM("pool-size");
+			break;
+		case 'b':
+			o.attr.buf_size = (uint32_t)NUM("buf-size");
+			break;
 		default:
-			fprintf(stderr, "usage: swap_bench --index 0|1 [--hub IP] "
-				"[--transport rd|rc] [--device D] [--gid-index G]\n"
-				"  [--iters N] [--count N] [--depth D] "
-				"[--max-size B] [--pool-size B] [--buf-size B]\n");
+			fprintf(stderr, "usage: swap_bench --index 0|1 "
+				"[--hub IP] [--transport rd|rc]\n"
+				"  [--device D] [--gid-index G] [--iters N] "
+				"[--count N] [--depth D]\n"
+				"  [--max-size B] [--pool-size B] "
+				"[--buf-size B]\n");
 			exit(2);
 		}
 	}
@@ -384,12 +414,8 @@ int main(int argc, char **argv)
 		}
 		rate[1] = count / ((double)(tool_now_ns() - t) / 1e6);
 		if (o.index) {
-			printf("swap_bench: %s swap %zu lat_us %.1f rate_kmps %.2f "
-			       "reads_per_msg %.3f\n", tp, size, lat[0], rate[0],
-			       reads);
-			printf("swap_bench: %s sendrecv %zu lat_us %.1f rate_kmps "
-			       "%.2f reads_per_msg 0\n", tp, size, lat[1], rate[1]);
-			fflush(stdout);
+			report(tp, "swap", size, lat[0], rate[0], reads);
+			report(tp, "sendrecv", size, lat[1], rate[1], 0);
 		}
 	}
 	swap_ep_stats(ep, &s1);

@@ -66,6 +66,9 @@ static void usage(void)
 	       "  [--size B: every message B bytes, not drawn]\n");
 }
 
+/* An option's number. */
+#define NUM(name)	tool_num(name, optarg)
+
 static void parse(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -85,29 +88,63 @@ static void parse(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
-		case 'n': o.peers = (unsigned int)tool_num("peers", optarg); break;
-		case 'i': o.index = (unsigned int)tool_num("index", optarg); break;
-		case 'H': o.hub = optarg; break;
-		case 'p': o.port = (uint16_t)tool_num("port", optarg); break;
-		case 'd': o.device = optarg; break;
-		case 'g': o.attr.gid_index = (uint8_t)tool_num("gid-index", optarg); break;
-		case 'T':
-			o.attr.transport = !strcmp(optarg, "rd") ? SWAP_TRANSPORT_RD :
-					   !strcmp(optarg, "rc") ? SWAP_TRANSPORT_RC :
-					   SWAP_TRANSPORT_AUTO;
+		case 'n':
+			o.peers = (unsigned int)NUM("peers");
 			break;
-		case 'S': o.streams = (unsigned int)tool_num("streams", optarg); break;
-		case 'm': o.messages = (uint32_t)tool_num("messages", optarg); break;
-		case 'M': o.max_size = tool_num("max-size", optarg); break;
-		case 'z': o.size = tool_num("size", optarg); break;
-		case 's': o.seed = tool_num("seed", optarg); break;
-		case 'b': o.attr.buf_size = (uint32_t)tool_num("buf-size", optarg); break;
-		case 'c': o.attr.buf_count = (uint32_t)tool_num("buf-count", optarg); break;
-		case 'P': o.attr.pool_size = tool_num("pool-size", optarg); break;
-		case 'w': o.slow_ms = (unsigned int)tool_num("slow-ms", optarg); break;
-		case 'k': o.kill = true; break;
-		case 'x': o.hostile = true; break;
-		case 't': o.timeout = (unsigned int)tool_num("timeout", optarg); break;
+		case 'i':
+			o.index = (unsigned int)NUM("index");
+			break;
+		case 'H':
+			o.hub = optarg;
+			break;
+		case 'p':
+			o.port = (uint16_t)NUM("port");
+			break;
+		case 'd':
+			o.device = optarg;
+			break;
+		case 'g':
+			o.attr.gid_index = (uint8_t)NUM("gid-index");
+			break;
+		case 'T':
+			o.attr.transport = tool_transport(optarg);
+			break;
+		case 'S':
+			o.streams = (unsigned int)NUM("streams");
+			break;
+		case 'm':
+			o.messages = (uint32_t)NUM("messages");
+			break;
+		case 'M':
+			o.max_size = NUM("max-size");
+			break;
+		case 'z':
+			o.size = NUM("size");
+			break;
+		case 's':
+			o.seed = NUM("seed");
+			break;
+		case 'b':
+			o.attr.buf_size = (uint32_t)NUM("buf-size");
+			break;
+		case 'c':
+			o.attr.buf_count = (uint32_t)NUM("buf-count");
+			break;
+		case 'P':
+			o.attr.pool_size = NUM("pool-size");
+			break;
+		case 'w':
+			o.slow_ms = (unsigned int)NUM("slow-ms");
+			break;
+		case 'k':
+			o.kill = true;
+			break;
+		case 'x':
+			o.hostile = true;
+			break;
+		case 't':
+			o.timeout = (unsigned int)NUM("timeout");
+			break;
 		case 'h': usage(); exit(0);
 		default: usage(); exit(2);
 		}
@@ -122,225 +159,285 @@ static void parse(int argc, char **argv)
 	tool_index = o.index;
 }
 
-int main(int argc, char **argv)
-{
-	unsigned int np, i, p, s, odd = 0, expected_failed = 0, failed = 0;
-	uint64_t corrupt = 0, bytes = 0, start, deadline;
-	uint64_t sent = 0, got = 0, next_slow = 0, half;
-	struct stream *st, **by_id;
-	struct tool_ctl ctl;
-	struct swap_stats ss;
-	struct swap_msg m;
+/* The run: the endpoint, its streams and what was counted. */
+struct run {
 	struct swap_ep *ep;
-	uint8_t *row, *col, *buf;
-	bool victim, done = false, scribbled = false;
-	int status;
+	struct stream *st, **by_id;
+	unsigned int np;
+	uint8_t *buf;
+	uint64_t sent, got, bytes, corrupt;
+	bool victim, scribbled;
+};
 
-	parse(argc, argv);
-	victim = o.index == o.peers - 1 && (o.kill || o.hostile);
-	np = (o.peers - 1) * o.streams;
-	o.attr.max_partners = np;
-	o.attr.max_msg_size = o.max_size > 64 << 20 ? o.max_size : 64 << 20;
-	/* --hostile: the others look at its block often. */
-	if (o.hostile)
-		o.attr.probe_ms = 200;
-	ep = swap_ep_create(tool_open(o.device), &o.attr);
-	if (!ep)
-		tool_die("swap_ep_create: %s", strerror(errno));
-	st = calloc(np, sizeof(*st));
-	by_id = calloc(np, sizeof(*by_id));
-	row = calloc((size_t)o.peers * o.streams, SWAP_ADDR_LEN);
-	col = calloc((size_t)o.peers * o.streams, SWAP_ADDR_LEN);
-	buf = malloc(o.max_size ? o.max_size : 1);
-	if (!st || !by_id || !row || !col || !buf)
-		tool_die("out of memory");
-	for (p = 0, i = 0; p < o.peers; p++) {
+static size_t size_of(const struct tool_key *key)
+{
+	if (o.size)
+		return o.size;
+	return tool_size(key, o.attr.buf_size ? o.attr.buf_size : 4096,
+			 o.max_size);
+}
+
+/* Reserve every partner, and write its address into @row. */
+static void add_partners(struct run *r, uint8_t *row)
+{
+	unsigned int p, s, i = 0;
+	struct stream *x;
+
+	for (p = 0; p < o.peers; p++) {
 		for (s = 0; p != o.index && s < o.streams; s++, i++) {
-			st[i].peer = p;
-			st[i].stream = s;
-			st[i].id = swap_partner_add(ep);
-			if (st[i].id < 0 || (unsigned int)st[i].id >= np)
+			x = &r->st[i];
+			x->peer = p;
+			x->stream = s;
+			x->id = swap_partner_add(r->ep);
+			if (x->id < 0 || (unsigned int)x->id >= r->np)
 				tool_die("swap_partner_add: %s",
-					 strerror(-st[i].id));
-			by_id[st[i].id] = &st[i];
-			if (swap_ep_addr(ep, st[i].id, row + ((size_t)p *
+					 strerror(-x->id));
+			r->by_id[x->id] = x;
+			if (swap_ep_addr(r->ep, x->id, row + ((size_t)p *
 					 o.streams + s) * SWAP_ADDR_LEN,
 					 SWAP_ADDR_LEN) < 0)
 				tool_die("swap_ep_addr");
 		}
 	}
+}
+
+static void connect_partners(struct run *r, const uint8_t *col)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < r->np; i++) {
+		const struct stream *x = &r->st[i];
+
+		ret = swap_partner_connect(r->ep, x->id, col +
+			((size_t)x->peer * o.streams + x->stream) *
+			SWAP_ADDR_LEN, SWAP_ADDR_LEN);
+		if (ret)
+			tool_die("swap_partner_connect(participant %u): %s",
+				 x->peer, strerror(-ret));
+	}
+}
+
+/* --hostile: garbage in every flow-control block we publish. */
+static void scribble(struct run *r)
+{
+	uint8_t addr[SWAP_ADDR_LEN];
+	struct swap_addr a;
+	const char *why;
+	unsigned int i;
+
+	for (i = 0; i < r->np; i++) {
+		swap_ep_addr(r->ep, r->st[i].id, addr, sizeof(addr));
+		if (!swap_addr_get(addr, sizeof(addr), &a, &why))
+			memset((void *)(uintptr_t)a.fcb_addr, 0x5a, 64);
+	}
+	tool_say("scribbled over my blocks halfway");
+	r->scribbled = true;
+}
+
+/* One message to each stream that has room: true if any went. */
+static bool send_round(struct run *r, unsigned int first)
+{
+	bool moved = false;
+	unsigned int i;
+	size_t len;
+	int ret;
+
+	for (i = 0; i < r->np; i++) {
+		struct stream *x = &r->st[(i + first) % r->np];
+		struct tool_key key = { o.seed, o.index, x->peer, x->stream,
+					x->sent };
+
+		if (x->failed || x->sent == o.messages || r->scribbled)
+			continue;
+		len = size_of(&key);
+		tool_fill(&key, r->buf, len);
+		ret = swap_send(r->ep, x->id, r->buf, len, 0);
+		if (!ret) {
+			x->sent++;
+			r->sent++;
+			moved = true;
+		} else if (ret != -EAGAIN) {
+			x->failed = true;
+			x->err = ret;
+		}
+	}
+	return moved;
+}
+
+/* swap_recv()'s report that partner @m->partner failed with @err. */
+static void partner_failed(struct run *r, const struct swap_msg *m, int err)
+{
+	const char *why = NULL;
+	struct stream *x;
+
+	if (err == -EIO)
+		tool_die("the endpoint failed");
+	if (m->partner < 0 || (unsigned int)m->partner >= r->np)
+		return;
+	x = r->by_id[m->partner];
+	x->failed = true;
+	x->err = err;
+	swap_partner_error(r->ep, m->partner, &why);
+	tool_say("participant %u stream %u failed: %s (%s)", x->peer,
+		 x->stream, strerror(-err), why ? why : "");
+}
+
+/* Check a received message against what its sender drew, release it. */
+static void take(struct run *r, struct swap_msg *m)
+{
+	struct stream *x = r->by_id[m->partner];
+	struct tool_key key = { o.seed, x->peer, o.index, x->stream, x->got };
+	size_t len = size_of(&key), bad;
+
+	bad = len == m->len ? tool_check(&key, m->data, m->len) : 0;
+	if (len != m->len || bad != len) {
+		if (r->corrupt < 20)
+			tool_say("participant %u stream %u message %u: %zu "
+				 "bytes (expected %zu), first wrong byte %zu",
+				 x->peer, x->stream, x->got, m->len, len, bad);
+		r->corrupt++;
+	}
+	x->got++;
+	r->got++;
+	r->bytes += m->len;
+	swap_msg_release(r->ep, m);
+}
+
+/*
+ * Take what came: all of it, waiting up to 5 ms if nothing moved; the
+ * slow receiver only one message every --slow-ms.
+ */
+static void receive(struct run *r, bool moved, uint64_t *next_slow)
+{
+	bool slow = o.slow_ms && o.index == o.peers - 1;
+	struct swap_msg m;
+	int ret;
+
+	if (slow) {
+		if (tool_now_ns() < *next_slow) {
+			usleep(200);
+			return;
+		}
+		*next_slow = tool_now_ns() + o.slow_ms * 1000000ULL;
+	}
+	while ((ret = moved ? swap_recv_nb(r->ep, &m) :
+		      swap_recv(r->ep, &m, 5)) != -EAGAIN) {
+		moved = true;
+		if (ret) {
+			partner_failed(r, &m, ret);
+			continue;
+		}
+		take(r, &m);
+		if (slow)
+			break;
+	}
+}
+
+static bool all_done(const struct run *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->np; i++)
+		if (!r->st[i].failed && (r->st[i].sent < o.messages ||
+					 r->st[i].got < o.messages))
+			return false;
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i, round = 0, expected_failed = 0, failed = 0;
+	uint64_t start, deadline, next_slow = 0, half;
+	struct run r = { 0 };
+	struct tool_ctl ctl;
+	struct swap_stats ss;
+	uint8_t *row, *col;
+	bool done = false;
+	int status;
+
+	parse(argc, argv);
+	r.victim = o.index == o.peers - 1 && (o.kill || o.hostile);
+	r.np = (o.peers - 1) * o.streams;
+	o.attr.max_partners = r.np;
+	o.attr.max_msg_size = o.max_size > 64 << 20 ? o.max_size : 64 << 20;
+	/* --hostile: the others look at its block often. */
+	if (o.hostile)
+		o.attr.probe_ms = 200;
+	r.ep = swap_ep_create(tool_open(o.device), &o.attr);
+	if (!r.ep)
+		tool_die("swap_ep_create: %s", strerror(errno));
+	r.st = calloc(r.np, sizeof(*r.st));
+	r.by_id = calloc(r.np, sizeof(*r.by_id));
+	row = calloc((size_t)o.peers * o.streams, SWAP_ADDR_LEN);
+	col = calloc((size_t)o.peers * o.streams, SWAP_ADDR_LEN);
+	r.buf = malloc(o.max_size ? o.max_size : 1);
+	if (!r.st || !r.by_id || !row || !col || !r.buf)
+		tool_die("out of memory");
+	add_partners(&r, row);
 	tool_say("%s transport, %u partners, buffer %u x %u, pool %" PRIu64,
-		 swap_ep_transport(ep) == SWAP_TRANSPORT_RD ? "RD" : "RC", np,
-		 o.attr.buf_size ? o.attr.buf_size : 4096,
+		 swap_ep_transport(r.ep) == SWAP_TRANSPORT_RD ? "RD" : "RC",
+		 r.np, o.attr.buf_size ? o.attr.buf_size : 4096,
 		 o.attr.buf_count ? o.attr.buf_count : 16,
 		 o.attr.pool_size ? o.attr.pool_size : 1 << 20);
 	tool_ctl_start(&ctl, o.peers, o.index, o.hub, o.port, 120);
 	tool_ctl_exchange(&ctl, row, col, (size_t)o.streams * SWAP_ADDR_LEN);
-	for (i = 0; i < np; i++) {
-		int ret = swap_partner_connect(ep, st[i].id, col +
-			((size_t)st[i].peer * o.streams + st[i].stream) *
-			SWAP_ADDR_LEN, SWAP_ADDR_LEN);
-
-		if (ret)
-			tool_die("swap_partner_connect(participant %u): %s",
-				 st[i].peer, strerror(-ret));
-	}
+	connect_partners(&r, col);
 	/* Everyone connected before anyone sends. */
 	tool_ctl_barrier(&ctl, 0);
 
-	half = (uint64_t)np * o.messages / 2;
+	half = (uint64_t)r.np * o.messages / 2;
 	start = tool_now_ns();
 	deadline = start + o.timeout * 1000000000ULL;
-	while (!done) {
-		bool moved = false;
-		int ret;
-
-		if (tool_now_ns() > deadline)
-			break;
-		if (victim && sent >= half) {
-			if (o.kill) {
-				tool_say("killing myself halfway");
-				kill(getpid(), SIGKILL);
-			}
-			if (!scribbled) {
-				/* Garbage in every block we publish. */
-				for (i = 0; i < np; i++) {
-					struct swap_addr a;
-					const char *why;
-
-					swap_ep_addr(ep, st[i].id, row,
-						     SWAP_ADDR_LEN);
-					if (!swap_addr_get(row, SWAP_ADDR_LEN,
-							   &a, &why))
-						memset((void *)(uintptr_t)
-						       a.fcb_addr, 0x5a, 64);
-				}
-				tool_say("scribbled over my blocks halfway");
-				scribbled = true;
-			}
+	while (!done && tool_now_ns() <= deadline) {
+		if (r.victim && r.sent >= half && o.kill) {
+			tool_say("killing myself halfway");
+			kill(getpid(), SIGKILL);
 		}
-		for (i = 0; i < np; i++) {
-			struct stream *x = &st[(i + odd) % np];
-			struct tool_key key = { o.seed, o.index, x->peer,
-						x->stream, x->sent };
-			size_t len;
-
-			if (x->failed || x->sent == o.messages ||
-			    (victim && o.hostile && scribbled))
-				continue;
-			len = o.size ? o.size : tool_size(&key, o.attr.buf_size ?
-					o.attr.buf_size : 4096, o.max_size);
-			tool_fill(&key, buf, len);
-			ret = swap_send(ep, x->id, buf, len, 0);
-			if (!ret) {
-				x->sent++;
-				sent++;
-				moved = true;
-			} else if (ret != -EAGAIN) {
-				x->failed = true;
-				x->err = ret;
-			}
-		}
-		odd++;
-		if (o.slow_ms && o.index == o.peers - 1) {
-			if (tool_now_ns() < next_slow) {
-				usleep(200);
-				goto check_done;
-			}
-			next_slow = tool_now_ns() + o.slow_ms * 1000000ULL;
-		}
-		while ((ret = moved ? swap_recv_nb(ep, &m) :
-			      swap_recv(ep, &m, 5)) != -EAGAIN) {
-			struct stream *x = ret || m.partner < 0 ||
-				(unsigned int)m.partner >= np ? NULL :
-				by_id[m.partner];
-			struct tool_key key;
-			size_t len, bad;
-
-			moved = true;
-			if (ret) {
-				if (m.partner >= 0 && (unsigned int)m.partner < np) {
-					const char *why = NULL;
-
-					x = by_id[m.partner];
-					x->failed = true;
-					x->err = ret;
-					swap_partner_error(ep, m.partner, &why);
-					tool_say("participant %u stream %u failed: "
-						 "%s (%s)", x->peer, x->stream,
-						 strerror(-ret), why ? why : "");
-				}
-				if (ret == -EIO)
-					tool_die("the endpoint failed");
-				continue;
-			}
-			key = (struct tool_key){ o.seed, x->peer, o.index,
-						 x->stream, x->got };
-			len = o.size ? o.size : tool_size(&key, o.attr.buf_size ?
-					o.attr.buf_size : 4096, o.max_size);
-			bad = len == m.len ? tool_check(&key, m.data, m.len) : 0;
-			if (len != m.len || bad != len) {
-				if (corrupt < 20)
-					tool_say("participant %u stream %u message "
-						 "%u: %zu bytes (expected %zu), first "
-						 "wrong byte %zu", x->peer, x->stream,
-						 x->got, m.len, len, bad);
-				corrupt++;
-			}
-			x->got++;
-			got++;
-			bytes += m.len;
-			swap_msg_release(ep, &m);
-			if (o.slow_ms && o.index == o.peers - 1)
-				break;
-		}
-check_done:
-		done = true;
-		for (i = 0; i < np; i++)
-			if (!st[i].failed && (st[i].sent < o.messages ||
-					      st[i].got < o.messages))
-				done = false;
-		if (victim && o.hostile && scribbled) {
-			/* It keeps only its endpoint alive, sends nothing. */
-			done = tool_now_ns() > start + 5000000000ULL ||
-			       tool_now_ns() > deadline;
-		}
+		if (r.victim && r.sent >= half && !r.scribbled)
+			scribble(&r);
+		receive(&r, send_round(&r, round++), &next_slow);
+		done = all_done(&r);
+		/* Scribbled, it only keeps its endpoint up for a while. */
+		if (r.scribbled)
+			done = tool_now_ns() > start + 5000000000ULL;
 	}
-	swap_ep_stats(ep, &ss);
-	for (i = 0; i < np; i++) {
+	swap_ep_stats(r.ep, &ss);
+	for (i = 0; i < r.np; i++) {
+		const struct stream *x = &r.st[i];
 		bool from_victim = (o.kill || o.hostile) &&
-				   st[i].peer == o.peers - 1;
+				   x->peer == o.peers - 1;
 
-		if (!st[i].failed && (st[i].sent < o.messages ||
-				      st[i].got < o.messages))
-			tool_say("participant %u stream %u: sent %u received %u "
-				 "of %u (timed out)", st[i].peer, st[i].stream,
-				 st[i].sent, st[i].got, o.messages);
-		if (st[i].failed && from_victim &&
-		    st[i].err == (o.hostile ? -EPROTO : st[i].err))
+		if (!x->failed && (x->sent < o.messages ||
+				   x->got < o.messages))
+			tool_say("participant %u stream %u: sent %u received "
+				 "%u of %u (timed out)", x->peer, x->stream,
+				 x->sent, x->got, o.messages);
+		if (x->failed && from_victim &&
+		    (!o.hostile || x->err == -EPROTO))
 			expected_failed++;
-		else if (st[i].failed)
+		else if (x->failed)
 			failed++;
 	}
-	if (victim)
+	if (r.victim)
 		failed = expected_failed = 0;
 	printf("swap_stress: index %u sent %" PRIu64 " received %" PRIu64
-	       " bytes %" PRIu64 " corrupt %" PRIu64
-	       " failed %u expected_failed %u reads %" PRIu64 " waits %" PRIu64
-	       " in %.1f s\n", o.index, sent, got, bytes, corrupt,
+	       " bytes %" PRIu64 " corrupt %" PRIu64 " failed %u "
+	       "expected_failed %u reads %" PRIu64 " waits %" PRIu64
+	       " in %.1f s\n", o.index, r.sent, r.got, r.bytes, r.corrupt,
 	       failed, expected_failed, ss.reads, ss.waits,
 	       (double)(tool_now_ns() - start) / 1e9);
 	printf("swap_stress: index %u memory per partner %" PRIu64
 	       " shared %" PRIu64 " write_retries %" PRIu64 "\n", o.index,
 	       ss.mem_per_partner, ss.mem_shared, ss.write_retries);
-	status = corrupt || failed || !done ? 1 : 0;
-	if (!victim && (o.kill || o.hostile) &&
+	status = r.corrupt || failed || !done ? 1 : 0;
+	if (!r.victim && (o.kill || o.hostile) &&
 	    expected_failed != o.streams)
 		status = 1;
 	/* Nobody closes before all are done: that would fail partners. */
 	tool_ctl_barrier(&ctl, status);
 	printf("swap_stress: index %u %s\n", o.index,
 	       status ? "FAILED" : "PASSED");
-	swap_ep_close(ep);
+	swap_ep_close(r.ep);
 	return status;
 }

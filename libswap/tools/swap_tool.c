@@ -76,6 +76,17 @@ uint64_t tool_num(const char *opt, const char *s)
 	return v;
 }
 
+enum swap_transport tool_transport(const char *s)
+{
+	if (!strcmp(s, "rd"))
+		return SWAP_TRANSPORT_RD;
+	if (!strcmp(s, "rc"))
+		return SWAP_TRANSPORT_RC;
+	if (strcmp(s, "auto"))
+		tool_die("--transport %s: rd, rc or auto", s);
+	return SWAP_TRANSPORT_AUTO;
+}
+
 struct ibv_pd *tool_open(const char *name)
 {
 	struct ibv_device **devs;
@@ -184,7 +195,8 @@ void tool_ctl_start(struct tool_ctl *c, unsigned int peers,
 		io_all(cfd, &who, sizeof(who), false);
 		who = ntohl(who);
 		if (!who || who >= peers || c->fds[who])
-			tool_die("rendezvous: a participant says it is %u", who);
+			tool_die("rendezvous: a participant says it is %u",
+				 who);
 		c->fds[who] = cfd;
 	}
 	close(fd);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
+#include <swap/swap.h>
 
 extern const char *tool_prog;
 extern unsigned int tool_index;
@@ -22,6 +23,9 @@ void tool_die(const char *fmt, ...)
 uint64_t tool_now_ns(void);
 /* A number with optional K, M, G suffix; dies if bad. */
 uint64_t tool_num(const char *opt, const char *s);
+
+/* --transport rd, rc or auto. */
+enum swap_transport tool_transport(const char *s);
 
 /* Open @name (NULL: the first device) and a PD on it. */
 struct ibv_pd *tool_open(const char *name);
