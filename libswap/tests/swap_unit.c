@@ -196,6 +196,17 @@ static void link_eps(struct tep *x, struct tep *y, int *xy, int *yx)
 	y->peer_name[*yx] = (int)x->name;
 }
 
+/* Two endpoints on @a, linked: the first; the second in *@y. */
+static struct tep *pair_new(const struct swap_ep_attr *a, struct tep **y,
+			    int *xy, int *yx)
+{
+	struct tep *x = tep_new(a);
+
+	*y = tep_new(a);
+	link_eps(x, *y, xy, yx);
+	return x;
+}
+
 static int send_k(struct tep *from, struct tep *to, int id, uint32_t k,
 		  int timeout)
 {
@@ -386,9 +397,7 @@ static void t_sizes(void)
 					100000, 1 << 20 };
 	bool sent_ok = true;
 
-	x = tep_new(&a);
-	y = tep_new(&a);
-	link_eps(x, y, &xy, &yx);
+	x = pair_new(&a, &y, &xy, &yx);
 	y->auto_recv = true;
 	y->size_of = size_table;
 	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
@@ -425,9 +434,7 @@ static void t_64mib(void)
 	int xy, yx;
 
 	a.pool_size = 1 << 20;
-	x = tep_new(&a);
-	y = tep_new(&a);
-	link_eps(x, y, &xy, &yx);
+	x = pair_new(&a, &y, &xy, &yx);
 	y->auto_recv = true;
 	y->size_of = size_table;
 	g_sizes[0] = 64 << 20;
@@ -450,9 +457,7 @@ static void t_order(void)
 	uint32_t k;
 	bool sent = true;
 
-	x = tep_new(&a);
-	y = tep_new(&a);
-	link_eps(x, y, &xy, &yx);
+	x = pair_new(&a, &y, &xy, &yx);
 	y->size_of = size_table;
 	for (k = 0; k < 64; k++)
 		g_sizes[k] = (k * 7919) % 3 == 0 ? 300 + k * 97 : k * 3;
@@ -479,9 +484,7 @@ static void t_slow_receiver(void)
 	uint32_t k = 0, i, n, before;
 	bool intact = true;
 
-	x = tep_new(&a);
-	y = tep_new(&a);
-	link_eps(x, y, &xy, &yx);
+	x = pair_new(&a, &y, &xy, &yx);
 	y->size_of = size_fixed_64;
 	/* INLINE: exactly buf_count go, then the sender waits. */
 	while (k < 100 && (ret = send_k(x, y, xy, k, 0)) == 0)
@@ -546,9 +549,7 @@ static void t_one_read(void)
 	uint32_t k = 0;
 
 	a.spin_us = 1;
-	x = tep_new(&a);
-	y = tep_new(&a);
-	link_eps(x, y, &xy, &yx);
+	x = pair_new(&a, &y, &xy, &yx);
 	while (send_k(x, y, xy, k, 0) == 0)
 		k++;
 	fake_reset_counts();
@@ -584,9 +585,7 @@ static void t_release_order(void)
 	int xy, yx, i;
 	uint32_t r[3];
 
-	x = tep_new(&a);
-	y = tep_new(&a);
-	link_eps(x, y, &xy, &yx);
+	x = pair_new(&a, &y, &xy, &yx);
 	for (i = 0; i < 3; i++)
 		send_k(x, y, xy, (uint32_t)i, 1000);
 	settle();
@@ -621,9 +620,7 @@ static void t_spill(void)
 	int xy, yx, ret;
 	uint32_t k = 0, i;
 
-	x = tep_new(&a);
-	y = tep_new(&a);
-	link_eps(x, y, &xy, &yx);
+	x = pair_new(&a, &y, &xy, &yx);
 	while (k < 100 && send_k(x, y, xy, k, 0) == 0)
 		k++;
 	settle();
@@ -669,9 +666,7 @@ static void t_spill_assembled(void)
 	int xy, yx;
 	uint32_t k, i, n;
 
-	x = tep_new(&a);
-	y = tep_new(&a);
-	link_eps(x, y, &xy, &yx);
+	x = pair_new(&a, &y, &xy, &yx);
 	x->size_of = y->size_of = size_first_big;
 	g_big_sender = x->name;
 	y->bg_progress = true;
@@ -1005,9 +1000,7 @@ static void t_dead(void)
 
 	/* Idle: the liveness READ finds it gone. */
 	a.probe_ms = 1;
-	x = tep_new(&a);
-	d = tep_new(&a);
-	link_eps(x, d, &xd, &dx);
+	x = pair_new(&a, &d, &xd, &dx);
 	fake_kill_qp(addr_of(d, dx).qpn);
 	ret = swap_recv(x->ep, &m, 200);
 	ok(ret == -ECONNRESET && m.partner == xd,
@@ -1017,9 +1010,7 @@ static void t_dead(void)
 
 	/* Killed in the middle of a large message: no hang. */
 	a = small_attr();
-	x = tep_new(&a);
-	d = tep_new(&a);
-	link_eps(x, d, &xd, &dx);
+	x = pair_new(&a, &d, &xd, &dx);
 	d->auto_recv = true;
 	d->size_of = size_table;
 	g_sizes[0] = 100000;
@@ -1053,9 +1044,7 @@ static void t_write_refused(void)
 	int xy, yx, ret;
 	const char *why = NULL;
 
-	x = tep_new(&a);
-	y = tep_new(&a);
-	link_eps(x, y, &xy, &yx);
+	x = pair_new(&a, &y, &xy, &yx);
 	y->auto_recv = true;
 	y->size_of = size_table;
 	g_sizes[0] = g_sizes[1] = 10000;
@@ -1099,9 +1088,7 @@ static void t_send_rnr(void)
 	uint32_t k;
 	bool sent = true;
 
-	x = tep_new(&a);
-	y = tep_new(&a);
-	link_eps(x, y, &xy, &yx);
+	x = pair_new(&a, &y, &xy, &yx);
 	y->auto_recv = true;
 	g_victim_qpn = addr_of(y, yx).qpn;
 	g_send_count = 0;
@@ -1197,9 +1184,7 @@ static void t_api(void)
 	struct tep *x, *y;
 	int xy, yx, id;
 
-	x = tep_new(&a);
-	y = tep_new(&a);
-	link_eps(x, y, &xy, &yx);
+	x = pair_new(&a, &y, &xy, &yx);
 	ok(swap_send(x->ep, 3, "x", 1, 0) == -EINVAL,
 	   "send to a partner never added: -EINVAL");
 	id = swap_partner_add(x->ep);
