@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -1177,6 +1178,36 @@ static void t_64_partners(void)
 	tep_free_all();
 }
 
+/* An application that polls swap_ep_fd() and then calls in. */
+static void t_fd(void)
+{
+	struct swap_ep_attr a = small_attr();
+	struct pollfd pfd;
+	struct swap_msg m;
+	struct tep *x, *y;
+	int xy, yx, n0, n1, ret;
+
+	x = pair_new(&a, &y, &xy, &yx);
+	pfd.fd = swap_ep_fd(y->ep);
+	pfd.events = POLLIN;
+	swap_progress(y->ep);
+	n0 = poll(&pfd, 1, 0);
+	send_k(x, y, xy, 0, 1000);
+	fake_pump();	/* the device delivers it */
+	n1 = poll(&pfd, 1, 1000);
+	swap_progress(y->ep);
+	ret = swap_recv_nb(y->ep, &m);
+	ok(n0 == 0 && n1 == 1 && ret == 0 && m.len == 64 &&
+	   check_payload(x->name, y->name, 0, m.data, m.len),
+	   "the fd is quiet, then readable when a message came; "
+	   "swap_progress() and swap_recv_nb() take it");
+	swap_msg_release(y->ep, &m);
+	swap_progress(y->ep);
+	ok(poll(&pfd, 1, 0) == 0 && swap_recv_nb(y->ep, &m) == -EAGAIN,
+	   "and quiet again once it is taken");
+	tep_free_all();
+}
+
 static void t_api(void)
 {
 	struct swap_ep_attr a = small_attr();
@@ -1221,6 +1252,7 @@ int main(void)
 	t_write_refused();
 	t_send_rnr();
 	t_64_partners();
+	t_fd();
 	t_api();
 	printf("1..%u\n", t_num);
 	if (t_failed)
