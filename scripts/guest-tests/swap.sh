@@ -100,6 +100,7 @@ fi
 
 if [ "$dev" = wren_0 ]; then
 	stats=$(rdma statistic show link wren_0/1 2>&1)
+	printf '%s\n' "$stats"
 	if [ -n "$lossy" ]; then
 		retx=$(printf '%s\n' "$stats" | tr ' ' '\n' | awk '
 			prev ~ /^retx_(timeout|fast|nack)$/ { n += $1 } { prev = $1 }
