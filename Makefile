@@ -16,7 +16,7 @@ BUILD := $(WREN_TOP)/build
 .PHONY: all setup modules modules-6.1 engine-test transport-test static guest-smoke \
 	check demo clean help netsim netsim-test fabric fabric-test bench \
 	dissector-test \
-	bench-sim bench-sim-smoke bench-guests fuzz rdtest rdtest-test \
+	bench-sim bench-sim-smoke bench-guests fuzz rdtest rdtest-test swap swap-test \
 	kunit kunit-mutants layers install uninstall dkms-install dkms-uninstall \
 	uverbs-fuzz soak debug-kernel debug-selftest
 
@@ -43,6 +43,8 @@ help:
 	@echo "make dissector-test   tshark decodes a capture of every packet type"
 	@echo "make rdtest           build the RD integrity test for the guests"
 	@echo "make rdtest-test      its host self-tests"
+	@echo "make swap             build libswap (SWAP over verbs) and its guest programs"
+	@echo "make swap-test        its unit test on fake verbs"
 	@echo "make bench            every benchmark: bench-sim, bench-guests"
 	@echo "make bench-guests     perftest between guests, Wren against rxe"
 	@echo "make bench-sim        simulator scenarios S1-S11, targets and plots"
@@ -154,6 +156,15 @@ rdtest:
 
 rdtest-test:
 	@$(MAKE) --no-print-directory -C tools/rdtest test
+
+# libswap, the SWAP message protocol over verbs (Documentation/swap.rst),
+# with swap_stress and swap_bench for the guests; its unit test runs on
+# fake verbs.
+swap:
+	@$(MAKE) --no-print-directory -C libswap
+
+swap-test: swap
+	@$(MAKE) --no-print-directory -C libswap test
 
 # Benchmarks report, they do not pass or fail (make check runs a smoke).
 bench: bench-sim bench-guests
