@@ -20,9 +20,12 @@
  * Grants are cumulative offsets: a lost grant is covered by the next, and
  * a message whose granted bytes stop arriving gets its grant again after
  * cfg.min_rto_ns.  Grants travel on the path of the initiator's latest
- * data (rx->sport), and a grant that went unanswered moves them to a new
- * one (Documentation/transport.rst, "Control packets and dead paths").
+ * data (rx->sport), each with a copy on a fresh path, and a grant that
+ * went unanswered moves them to a new one (Documentation/transport.rst,
+ * "Control packets and dead paths").
  */
+#include <string.h>
+
 #include "tp_internal.h"
 
 void tp_grant_add(struct wren_tp *tp, struct tp_rx_msg *rm)
@@ -76,6 +79,27 @@ static size_t grant_build(struct wren_tp *tp, struct tp_rx_msg *rm,
 	if (!rx->grant_check) {
 		rx->grant_check = now + tp->cfg.min_rto_ns;
 		tp_rx_timer_update(tp, rx);
+	}
+	/*
+	 * And a copy on a fresh path.  The latest data says the way here
+	 * works, not the way back, and a grant lost on the way back leaves
+	 * the initiator idle with nothing in flight until the regrant
+	 * (cfg.min_rto_ns): in netsim's S13 with one uplink per leaf dark,
+	 * one grant in five was lost and the grants made most of the tail.
+	 * Two paths lose a grant only if both are dead.  The copy is queued
+	 * with the control packets, so it follows at once; a full queue only
+	 * costs the copy.
+	 */
+	if (tp->cfg.repath && tp->ctl_tail - tp->ctl_head < tp->ctl_size) {
+		struct tp_ctl copy = {
+			.type = WREN_WIRE_GRANT, .ipv4 = rx->ipv4,
+			.sport = tp_random_entropy(tp), .src_ctx = h.src_ctx,
+			.dst_ctx = h.dst_ctx, .epoch = h.epoch, .msn = rm->msn,
+			.granted = rm->granted,
+		};
+
+		memcpy(copy.mac, rx->mac, sizeof(copy.mac));
+		tp_ctl_push(tp, &copy);
 	}
 	tp->stats.tx_grants++;
 	return tp_build(tp, f, &h, sizeof(struct wren_wire_grant), 0);

@@ -340,6 +340,7 @@ struct tp_ctl {
 	uint16_t sport;
 	uint32_t src_ctx, dst_ctx, epoch, psn, bsn, ts, msn;
 	uint32_t window;
+	uint32_t granted;		/* GRANT: the offset granted */
 	uint8_t mode;
 };
 
