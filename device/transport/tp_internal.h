@@ -206,6 +206,12 @@ struct tp_ctx {
 	uint8_t mode;
 	bool answered;			/* the target answered this context */
 	uint64_t answered_ns;		/* when it last did */
+	/*
+	 * When the newest packet acknowledged in its first copy was sent:
+	 * a packet sent before it and still out has been overtaken
+	 * (tp_sf_overtaken()).
+	 */
+	uint64_t acked_sent_ns;
 	bool need_connect;
 	uint32_t ipv4;
 	uint8_t mac[6];
@@ -561,6 +567,7 @@ void tp_rtt_sample(struct tp_ctx *c, struct tp_subflow *s, uint64_t rtt);
 void tp_sf_repath(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s);
 void tp_sf_judge_path(struct wren_tp *tp, struct tp_ctx *c,
 		      struct tp_subflow *s, uint32_t ce);
+void tp_sf_overtaken(struct wren_tp *tp, struct tp_ctx *c);
 bool tp_sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi);
 
 /* tp_ctx.c: contexts' life cycle and their messages. */

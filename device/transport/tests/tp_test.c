@@ -704,6 +704,98 @@ static void test_subflow_timer_repath(void)
 }
 
 /*
+ * A path that dies mid-message, after its sub-flow has measured its round
+ * trip: packets sent later on the other sub-flows come back, so its
+ * packets are overdue after their own round trip, not after min_rto_ns
+ * (here 200 us, far above the few microseconds of this wire).
+ */
+struct late_death {
+	unsigned int after;	/* DATA frames let through first */
+	uint16_t dead;		/* then this entropy's DATA is lost */
+};
+
+static enum net_verdict path_dies(struct net *net, struct net_filter_ctx *f)
+{
+	struct late_death *ld = net->filter_arg;
+
+	if (f->type != WREN_WIRE_DATA || f->from != 0)
+		return NET_PASS;
+	if (ld->after && !--ld->after)
+		ld->dead = f->sport;
+	return !ld->after && f->sport == ld->dead ? NET_DROP : NET_PASS;
+}
+
+static void test_overtaken_path(void)
+{
+	static struct late_death ld = { .after = 400 };
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	uint64_t t0;
+	int a;
+
+	cfg_default(&cfg);
+	cfg.min_rto_ns = 200000;
+	net = net_new(2, &cfg, 23);
+	net->filter = path_dies;
+	net->filter_arg = &ld;
+	CHECK(net_start(net));
+	t0 = net->now;
+	a = net_send(net, 0, 1, 1000000, false, 0, 0);
+	net_run(net, 100 * MS);
+	CHECK_EQ(net->msgs[a].delivered, 1);
+	CHECK_EQ(net->msgs[a].done_status, WREN_TP_OK);
+	net_stats(net, 0, &st);
+	CHECK(net->frames_dropped > 0);
+	CHECK(st.path_changes > 0);
+	/*
+	 * About 1000 frames of 100 ns: 100 us on the wire (105.7 us);
+	 * waiting for the RTO instead took 299.2 us.
+	 */
+	CHECK(net->msgs[a].delivered_at - t0 < 150000);
+	net_free(net);
+}
+
+/*
+ * Only sub-flow 0's paths lead to the target: sub-flows 1 and 2 lose
+ * every packet on every path they move to, while the target answers
+ * sub-flow 0's all along.  Their timeouts stay one RTO: doubling them,
+ * as for a target gone silent, left each packet they took near the end
+ * waiting 2^k timeouts.
+ */
+static enum net_verdict only_sf0(struct net *net, struct net_filter_ctx *f)
+{
+	(void)net;
+	return f->type == WREN_WIRE_DATA && f->from == 0 &&
+	       f->frame[WREN_WIRE_HDR + 2] != 0 ? NET_DROP : NET_PASS;
+}
+
+static void test_alive_no_backoff(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	uint64_t t0;
+	int a;
+
+	cfg_default(&cfg);
+	cfg.subflows = 3;
+	net = net_new(2, &cfg, 43);
+	net->filter = only_sf0;
+	CHECK(net_start(net));
+	t0 = net->now;
+	a = net_send(net, 0, 1, 2000000, false, 0, 0);
+	while (net->msgs[a].done_status < 0 && net->now - t0 < 100 * MS)
+		net_run(net, 1000);
+	CHECK_EQ(net->msgs[a].done_status, WREN_TP_OK);
+	net_stats(net, 0, &st);
+	CHECK(st.path_changes >= 4);
+	/* 2 MB over sub-flow 0: 493 us; with doubled timeouts 693 us. */
+	CHECK(net->now - t0 < 600000);
+	net_free(net);
+}
+
+/*
  * The target stops reading for a while (a host that is descheduled, a
  * full queue in front of it) and then takes every frame in the order they
  * came: the initiator times out and resends on other sub-flows, and then
@@ -1709,6 +1801,10 @@ static const struct tap_test tests[] = {
 	{ "sub-flow timer on a dead path, path replaced", test_subflow_timer_repath },
 	{ "a stalled target causes no false loss on other sub-flows",
 	  test_stall_no_false_loss },
+	{ "a path that dies is left after its own round trip, not the RTO",
+	  test_overtaken_path },
+	{ "a target that answers: a dead path's timeouts do not double",
+	  test_alive_no_backoff },
 	{ "grants pace large messages into one target", test_grants },
 	{ "grants that stop with nothing in flight are asked for again", test_grant_probe },
 	{ "grants that bring nothing back off, then the message is given up", test_grant_give_up },
