@@ -200,6 +200,7 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 
 		if (rtt > p->ack.hold_ns && rtt < (1U << 31)) {
 			tp_rtt_sample(c, s, rtt - p->ack.hold_ns);
+			s->echo_ns = now;
 			tp_sf_judge_path(tp, c, s, p->ack.ce_count);
 		}
 		s->backoff = 0;

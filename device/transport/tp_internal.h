@@ -182,6 +182,8 @@ struct tp_subflow {
 	uint64_t srtt_ns, rttvar_ns, min_rtt_ns;	/* 0: no sample yet */
 	uint64_t qdelay_ns;		/* of the latest sample */
 	uint64_t rto_deadline;		/* 0: not armed */
+	uint64_t echo_ns;		/* its latest round trip proven, 0: none
+					 * on this path */
 	uint16_t *ring;			/* window index by sf_seq, 2 * window */
 
 	/* Congestion control (tp_cc.c). */
@@ -301,6 +303,7 @@ struct tp_rx {
 	uint32_t unacked;
 	uint32_t ack_psn, ack_ts;
 	uint16_t ack_sport;
+	bool ack_twice;		/* the next ACK again, on a fresh path */
 	uint8_t ack_sf;
 	uint64_t ack_arrival_ns;
 	uint32_t ce;
@@ -568,6 +571,8 @@ void tp_sf_repath(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s);
 void tp_sf_judge_path(struct wren_tp *tp, struct tp_ctx *c,
 		      struct tp_subflow *s, uint32_t ce);
 void tp_sf_overtaken(struct wren_tp *tp, struct tp_ctx *c);
+uint32_t tp_proven_subflow(struct wren_tp *tp, struct tp_ctx *c,
+			   uint32_t lost, uint32_t pick);
 bool tp_sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi);
 
 /* tp_ctx.c: contexts' life cycle and their messages. */

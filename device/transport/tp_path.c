@@ -199,6 +199,26 @@ uint32_t tp_pick_subflow(struct wren_tp *tp, struct tp_ctx *c,
 	return best;
 }
 
+/*
+ * The sub-flow to resend a packet lost on @lost on: of @pick (the one
+ * with the most room) and the others, the one whose round trip was
+ * proven last, an ACK echoing its own packet.  Room says nothing of the
+ * way back: ACKs of other sub-flows cover the packets of a sub-flow
+ * whose way back died, so it looks healthy, and the answer to a copy
+ * sent there, often the last one its message waits for, is lost again
+ * (netsim's S13 with links dark).  A sub-flow that moved has proven
+ * nothing of its new path yet.  Retransmissions are not held back by
+ * the windows, only counted in them.
+ */
+uint32_t tp_proven_subflow(struct wren_tp *tp, struct tp_ctx *c,
+			   uint32_t lost, uint32_t pick)
+{
+	for (uint32_t i = 0; i < tp->cfg.subflows; i++)
+		if (i != lost && c->sf[i].echo_ns > c->sf[pick].echo_ns)
+			pick = i;
+	return pick;
+}
+
 static void lost_push(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn)
 {
 	uint32_t cap = 2 * tp->cfg.window;
@@ -267,6 +287,7 @@ void tp_rtt_sample(struct tp_ctx *c, struct tp_subflow *s, uint64_t rtt)
 void tp_sf_repath(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s)
 {
 	s->entropy = new_entropy(tp, c);
+	s->echo_ns = 0;
 	s->min_rtt_ns = c->base_rtt_ns;
 	/* Packets still on the old path may arrive after the new ones. */
 	s->highest_acked_old = s->highest_acked;
