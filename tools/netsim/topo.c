@@ -353,6 +353,36 @@ static void ht_port(struct port *pt, uint32_t queue, uint32_t bundle,
 			 "/%u", b);
 }
 
+/*
+ * Link b of the bundle between switch @lo of tier @tier - 1 and switch
+ * @hi of tier @tier: @up on @lo, @dn on @hi, at the upper tier's
+ * downlink speed and latency, each with the latency of the switch it
+ * leaves and the queue size of its tier and direction.
+ */
+static void ht_join(struct net *n, uint32_t tier, struct sw *lo,
+		    struct port *up, struct sw *hi, struct port *dn,
+		    uint32_t b)
+{
+	static const char *const names[] = { "tor", "agg", "core" };
+	const struct ht_topo *t = &n->cfg->ht;
+	uint32_t lo_id = lo->id - (tier == 2 ? t->ntor : 0);
+	uint32_t hi_id = hi->id - (tier == 2 ? t->ntor + t->nagg : t->ntor);
+	char up_fmt[16], dn_fmt[16];
+
+	snprintf(up_fmt, sizeof(up_fmt), "%s%%u>%s%%u", names[tier - 1],
+		 names[tier]);
+	snprintf(dn_fmt, sizeof(dn_fmt), "%s%%u>%s%%u", names[tier],
+		 names[tier - 1]);
+	link_setup(n, &up->link, t->speed_mbps[tier],
+		   t->link_ps[tier] + t->switch_ps[tier - 1], sw_rx, hi, up_fmt,
+		   lo_id, hi_id);
+	link_setup(n, &dn->link, t->speed_mbps[tier],
+		   t->link_ps[tier] + t->switch_ps[tier], sw_rx, lo, dn_fmt,
+		   hi_id, lo_id);
+	ht_port(up, t->queue_up[tier - 1], t->bundle[tier], b);
+	ht_port(dn, t->queue_down[tier], t->bundle[tier], b);
+}
+
 static void build_htsim(struct net *n)
 {
 	const struct cfg *c = n->cfg;
@@ -389,20 +419,10 @@ static void build_htsim(struct net *n)
 			uint32_t ag = t->tiers == 2 ? j : pod * A + j;
 			struct sw *agg = &n->sws[NT + ag];
 
-			for (b = 0; b < B1; b++) {
-				struct port *up = &tor->ports[R0 + j * B1 + b];
-				struct port *dn =
-					&agg->ports[(i % ntordown) * B1 + b];
-
-				link_setup(n, &up->link, t->speed_mbps[1],
-					   t->link_ps[1] + t->switch_ps[0],
-					   sw_rx, agg, "tor%u>agg%u", i, ag);
-				link_setup(n, &dn->link, t->speed_mbps[1],
-					   t->link_ps[1] + t->switch_ps[1],
-					   sw_rx, tor, "agg%u>tor%u", ag, i);
-				ht_port(up, t->queue_up[0], B1, b);
-				ht_port(dn, t->queue_down[1], B1, b);
-			}
+			for (b = 0; b < B1; b++)
+				ht_join(n, 1, tor, &tor->ports[R0 + j * B1 + b],
+					agg, &agg->ports[(i % ntordown) * B1 +
+							 b], b);
 		}
 	}
 	for (i = 0; t->tiers == 3 && i < NA; i++) {
@@ -413,20 +433,10 @@ static void build_htsim(struct net *n)
 			uint32_t co = podpos + A * j;
 			struct sw *core = &n->sws[NT + NA + co];
 
-			for (b = 0; b < B2; b++) {
-				struct port *up =
-					&agg->ports[ntordown * B1 + j * B2 + b];
-				struct port *dn = &core->ports[pod * B2 + b];
-
-				link_setup(n, &up->link, t->speed_mbps[2],
-					   t->link_ps[2] + t->switch_ps[1],
-					   sw_rx, core, "agg%u>core%u", i, co);
-				link_setup(n, &dn->link, t->speed_mbps[2],
-					   t->link_ps[2] + t->switch_ps[2],
-					   sw_rx, agg, "core%u>agg%u", co, i);
-				ht_port(up, t->queue_up[1], B2, b);
-				ht_port(dn, t->queue_down[2], B2, b);
-			}
+			for (b = 0; b < B2; b++)
+				ht_join(n, 2, agg,
+					&agg->ports[ntordown * B1 + j * B2 + b],
+					core, &core->ports[pod * B2 + b], b);
 		}
 	}
 }
