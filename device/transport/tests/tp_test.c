@@ -1520,6 +1520,34 @@ static void test_grant_copy(void)
 }
 
 /*
+ * Messages that compete for one target are granted a packet at a time,
+ * each arriving packet bringing the next grant: a lost one is covered by
+ * the next, so those grants go once.  Only a message granted alone, or a
+ * message's last grant, goes twice (test_grant_copy()).
+ */
+static void test_grant_copy_alone(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+
+	cfg_default(&cfg);
+	cfg.grant_threshold = 16384;
+	cfg.grant_window = 8192;
+	cfg.grant_chunk = 8192;
+	net = net_new(4, &cfg, 47);
+	CHECK(net_start(net));
+	for (int from = 1; from < 4; from++)
+		CHECK(net_send(net, from, 0, 200 * 1024, false, 0, 0) >= 0);
+	net_run(net, 100 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st);
+	/* 600 packets: 594 grants; with every grant copied, 1160. */
+	CHECK(st.tx_grants < 700);
+	net_free(net);
+}
+
+/*
  * A target whose grants bring nothing (the initiator went away) grants
  * again less and less often, then gives the message up: a bounded number
  * of GRANTs, not one every min_rto_ns for as long as the context lives.
@@ -1938,6 +1966,7 @@ static const struct tap_test tests[] = {
 	{ "grants that stop with nothing in flight are asked for again", test_grant_probe },
 	{ "grants that bring nothing back off, then the message is given up", test_grant_give_up },
 	{ "a grant goes on two paths: a dead way back delays nothing", test_grant_copy },
+	{ "competing messages' grants go once", test_grant_copy_alone },
 	{ "a header contradicting its message gives it up at both ends", test_contradicting_header },
 	{ "an ACK beyond what was sent starts the context over", test_contradicting_acks },
 	{ "bytes sent beyond the grant give the message up at both ends", test_beyond_grant },
