@@ -107,6 +107,8 @@ static void ack_one(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 		 */
 		if (!p->resent && seq_le(*highest, p->sf_seq))
 			*highest = p->sf_seq + 1;
+		if (!p->resent && p->sent_ns > c->acked_sent_ns)
+			c->acked_sent_ns = p->sent_ns;
 		t->mask |= 1U << p->sf;
 		t->bytes[p->sf] += p->len;
 		t->pkts[p->sf]++;
@@ -198,6 +200,7 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 
 		if (rtt > p->ack.hold_ns && rtt < (1U << 31)) {
 			tp_rtt_sample(c, s, rtt - p->ack.hold_ns);
+			s->echo_ns = now;
 			tp_sf_judge_path(tp, c, s, p->ack.ce_count);
 		}
 		s->backoff = 0;
@@ -215,6 +218,7 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		tp_cc_on_ack(tp, s, t.bytes[i],
 			     i == p->sf ? p->ack.ce_count : 0, t.pkts[i]);
 	}
+	tp_sf_overtaken(tp, c);
 	tp_ctx_timer_update(tp, c);
 	tp_tx_update_ready(tp, c);
 	tp_ctx_idle_check(tp, c);

@@ -113,6 +113,11 @@ static size_t ctl_build(struct wren_tp *tp, const struct tp_ctl *c,
 		*TP_FIELD(x, wren_wire_connect, mode) = c->mode;
 		wren_wire_put32(TP_FIELD(x, wren_wire_connect, window), c->window);
 		return tp_build(tp, f, &h, sizeof(struct wren_wire_connect), 0);
+	case WREN_WIRE_GRANT:
+		wren_wire_put32(TP_FIELD(x, wren_wire_grant, msn), c->msn);
+		wren_wire_put32(TP_FIELD(x, wren_wire_grant, granted), c->granted);
+		tp->stats.tx_grants++;
+		return tp_build(tp, f, &h, sizeof(struct wren_wire_grant), 0);
 	default:
 		return tp_build(tp, f, &h, 0, 0);
 	}

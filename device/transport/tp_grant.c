@@ -20,9 +20,12 @@
  * Grants are cumulative offsets: a lost grant is covered by the next, and
  * a message whose granted bytes stop arriving gets its grant again after
  * cfg.min_rto_ns.  Grants travel on the path of the initiator's latest
- * data (rx->sport), and a grant that went unanswered moves them to a new
- * one (Documentation/transport.rst, "Control packets and dead paths").
+ * data (rx->sport), each with a copy on a fresh path, and a grant that
+ * went unanswered moves them to a new one (Documentation/transport.rst,
+ * "Control packets and dead paths").
  */
+#include <string.h>
+
 #include "tp_internal.h"
 
 void tp_grant_add(struct wren_tp *tp, struct tp_rx_msg *rm)
@@ -58,7 +61,7 @@ void tp_grant_received(struct wren_tp *tp, struct tp_rx_msg *rm,
 }
 
 static size_t grant_build(struct wren_tp *tp, struct tp_rx_msg *rm,
-			  uint8_t *f)
+			  uint8_t *f, bool copy)
 {
 	struct tp_rx *rx = rm->rx;
 	struct tp_tx_pkt h = {
@@ -76,6 +79,28 @@ static size_t grant_build(struct wren_tp *tp, struct tp_rx_msg *rm,
 	if (!rx->grant_check) {
 		rx->grant_check = now + tp->cfg.min_rto_ns;
 		tp_rx_timer_update(tp, rx);
+	}
+	/*
+	 * And, with @copy, a copy on a fresh path.  The latest data says
+	 * the way here works, not the way back, and a grant lost on the way
+	 * back may leave the initiator idle with nothing in flight until
+	 * the regrant (cfg.min_rto_ns): in netsim's S13 with one uplink per
+	 * leaf dark, one grant in five was lost and the grants made most of
+	 * the tail.  Two paths lose a grant only if both are dead.  The copy
+	 * is queued with the control packets, so it follows at once; a full
+	 * queue only costs the copy.
+	 */
+	if (copy && tp->cfg.repath &&
+	    tp->ctl_tail - tp->ctl_head < tp->ctl_size) {
+		struct tp_ctl copy = {
+			.type = WREN_WIRE_GRANT, .ipv4 = rx->ipv4,
+			.sport = tp_random_entropy(tp), .src_ctx = h.src_ctx,
+			.dst_ctx = h.dst_ctx, .epoch = h.epoch, .msn = rm->msn,
+			.granted = rm->granted,
+		};
+
+		memcpy(copy.mac, rx->mac, sizeof(copy.mac));
+		tp_ctl_push(tp, &copy);
 	}
 	tp->stats.tx_grants++;
 	return tp_build(tp, f, &h, sizeof(struct wren_wire_grant), 0);
@@ -118,6 +143,7 @@ size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f)
 {
 	uint32_t room, chunk, mtu = tp->cfg.mtu;
 	struct tp_rx_msg *rm;
+	bool alone, copy;
 
 	if (tp_list_empty(&tp->grants))
 		return 0;
@@ -127,8 +153,9 @@ size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f)
 		rm->regrant = false;
 		if (rm->granted < rm->m.len)
 			tp_list_add_tail(&tp->grants, &rm->grant);
-		return grant_build(tp, rm, f);
+		return grant_build(tp, rm, f, true);
 	}
+	alone = tp_list_empty(&tp->grants);
 	room = tp->cfg.grant_window > tp->granted_out ?
 	       tp->cfg.grant_window - tp->granted_out : 0;
 	/* Whole packets, so the initiator never sends a runt. */
@@ -144,7 +171,7 @@ size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f)
 	 * message 2 % sooner).  Messages that compete keep being granted a
 	 * packet at a time, least granted first, so that they keep level.
 	 */
-	if (tp->granted_out && tp_list_empty(&tp->grants) &&
+	if (tp->granted_out && alone &&
 	    chunk < min_u64(min_u64(tp->cfg.grant_chunk,
 				    tp->cfg.grant_window) / mtu * mtu,
 			    rm->m.len - rm->granted))
@@ -156,9 +183,16 @@ size_t tp_grant_pull(struct wren_tp *tp, uint8_t *f)
 	}
 	rm->granted += chunk;
 	tp->granted_out += chunk;
+	/*
+	 * Competing messages are granted a packet at a time, each arriving
+	 * packet bringing the next grant: one lost is covered by the next.
+	 * A message granted alone, in chunks, or its last grant is what the
+	 * initiator may wait on with nothing in flight: those go twice.
+	 */
+	copy = alone || rm->granted == rm->m.len;
 	if (rm->granted < rm->m.len)
 		tp_list_add_tail(&tp->grants, &rm->grant);
-	return grant_build(tp, rm, f);
+	return grant_build(tp, rm, f, copy);
 }
 
 /*

@@ -182,6 +182,8 @@ struct tp_subflow {
 	uint64_t srtt_ns, rttvar_ns, min_rtt_ns;	/* 0: no sample yet */
 	uint64_t qdelay_ns;		/* of the latest sample */
 	uint64_t rto_deadline;		/* 0: not armed */
+	uint64_t echo_ns;		/* its latest round trip proven, 0: none
+					 * on this path */
 	uint16_t *ring;			/* window index by sf_seq, 2 * window */
 
 	/* Congestion control (tp_cc.c). */
@@ -206,6 +208,12 @@ struct tp_ctx {
 	uint8_t mode;
 	bool answered;			/* the target answered this context */
 	uint64_t answered_ns;		/* when it last did */
+	/*
+	 * When the newest packet acknowledged in its first copy was sent:
+	 * a packet sent before it and still out has been overtaken
+	 * (tp_sf_overtaken()).
+	 */
+	uint64_t acked_sent_ns;
 	bool need_connect;
 	uint32_t ipv4;
 	uint8_t mac[6];
@@ -295,6 +303,7 @@ struct tp_rx {
 	uint32_t unacked;
 	uint32_t ack_psn, ack_ts;
 	uint16_t ack_sport;
+	bool ack_twice;		/* the next ACK again, on a fresh path */
 	uint8_t ack_sf;
 	uint64_t ack_arrival_ns;
 	uint32_t ce;
@@ -340,6 +349,7 @@ struct tp_ctl {
 	uint16_t sport;
 	uint32_t src_ctx, dst_ctx, epoch, psn, bsn, ts, msn;
 	uint32_t window;
+	uint32_t granted;		/* GRANT: the offset granted */
 	uint8_t mode;
 };
 
@@ -560,6 +570,9 @@ void tp_rtt_sample(struct tp_ctx *c, struct tp_subflow *s, uint64_t rtt);
 void tp_sf_repath(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s);
 void tp_sf_judge_path(struct wren_tp *tp, struct tp_ctx *c,
 		      struct tp_subflow *s, uint32_t ce);
+void tp_sf_overtaken(struct wren_tp *tp, struct tp_ctx *c);
+uint32_t tp_proven_subflow(struct wren_tp *tp, struct tp_ctx *c,
+			   uint32_t lost, uint32_t pick);
 bool tp_sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi);
 
 /* tp_ctx.c: contexts' life cycle and their messages. */

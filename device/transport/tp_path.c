@@ -199,6 +199,26 @@ uint32_t tp_pick_subflow(struct wren_tp *tp, struct tp_ctx *c,
 	return best;
 }
 
+/*
+ * The sub-flow to resend a packet lost on @lost on: of @pick (the one
+ * with the most room) and the others, the one whose round trip was
+ * proven last, an ACK echoing its own packet.  Room says nothing of the
+ * way back: ACKs of other sub-flows cover the packets of a sub-flow
+ * whose way back died, so it looks healthy, and the answer to a copy
+ * sent there, often the last one its message waits for, is lost again
+ * (netsim's S13 with links dark).  A sub-flow that moved has proven
+ * nothing of its new path yet.  Retransmissions are not held back by
+ * the windows, only counted in them.
+ */
+uint32_t tp_proven_subflow(struct wren_tp *tp, struct tp_ctx *c,
+			   uint32_t lost, uint32_t pick)
+{
+	for (uint32_t i = 0; i < tp->cfg.subflows; i++)
+		if (i != lost && c->sf[i].echo_ns > c->sf[pick].echo_ns)
+			pick = i;
+	return pick;
+}
+
 static void lost_push(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn)
 {
 	uint32_t cap = 2 * tp->cfg.window;
@@ -267,6 +287,7 @@ void tp_rtt_sample(struct tp_ctx *c, struct tp_subflow *s, uint64_t rtt)
 void tp_sf_repath(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s)
 {
 	s->entropy = new_entropy(tp, c);
+	s->echo_ns = 0;
 	s->min_rtt_ns = c->base_rtt_ns;
 	/* Packets still on the old path may arrive after the new ones. */
 	s->highest_acked_old = s->highest_acked;
@@ -293,6 +314,65 @@ void tp_sf_judge_path(struct wren_tp *tp, struct tp_ctx *c,
 }
 
 /*
+ * How long after it was sent a packet of @s that later packets have
+ * overtaken is given up: its own path's round trip with four deviations
+ * and the target's longest ACK delay, without the RTO's floor.
+ */
+static uint64_t sf_overtaken_after(const struct wren_tp *tp,
+				   const struct tp_subflow *s)
+{
+	return s->srtt_ns + 4 * s->rttvar_ns + tp->cfg.ack_delay_ns;
+}
+
+/*
+ * Has the target acknowledged a packet sent after @p, which is still
+ * out?  Then the target lives and the network delivers, and @p, judged
+ * by its own path's round trip, is overdue because its path failed.  A
+ * sub-flow that has not measured its path yet is not judged: its path
+ * may be longer than the others.
+ */
+static bool pkt_overtaken(const struct tp_ctx *c, const struct tp_subflow *s,
+			  const struct tp_pkt *p)
+{
+	return s->srtt_ns && p->sent_ns < c->acked_sent_ns;
+}
+
+/*
+ * Arm each sub-flow's timer for its oldest overtaken packet, sooner than
+ * its RTO: min_rto_ns (50 us) is many round trips of a data-centre path,
+ * and a path that died (netsim's S13 with links dark) held a sub-flow's
+ * packets for that long, and again after each move that landed on
+ * another dead path, while the other sub-flows' packets sent after them
+ * came back in a few microseconds.  A path 50 us longer than another
+ * (S3) is not taken for dead: each packet is judged by the round trip
+ * of the sub-flow that carries it.
+ */
+void tp_sf_overtaken(struct wren_tp *tp, struct tp_ctx *c)
+{
+	uint32_t rmask = 2 * tp->cfg.window - 1;
+
+	if (!c->sf || !tp->cfg.repath)
+		return;
+	for (uint32_t i = 0; i < tp->cfg.subflows; i++) {
+		struct tp_subflow *s = &c->sf[i];
+		const struct tp_pkt *p;
+		uint64_t d;
+
+		if (!s->inflight)
+			continue;
+		tp_sf_pop_settled(tp, c, i);
+		if (s->head_seq == s->next_seq)
+			continue;
+		p = &c->win[s->ring[s->head_seq & rmask]];
+		if (!pkt_overtaken(c, s, p))
+			continue;
+		d = p->sent_ns + sf_overtaken_after(tp, s);
+		if (!s->rto_deadline || d < s->rto_deadline)
+			s->rto_deadline = d;
+	}
+}
+
+/*
  * No answer on a sub-flow for a retransmit timeout.
  * Its path is presumed broken: every packet in flight on it is resent on
  * the other sub-flows and, with cfg.repath, the sub-flow moves to a new
@@ -305,6 +385,7 @@ bool tp_sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 	uint32_t rmask = 2 * tp->cfg.window - 1;
 	uint64_t now = tp_now(tp), next = UINT64_MAX;
 	bool lost = false, lost_here = false;
+	uint64_t oldest = UINT64_MAX;
 
 	for (uint32_t seq = s->head_seq; seq != s->next_seq; seq++) {
 		uint32_t idx = s->ring[seq & rmask];
@@ -314,10 +395,21 @@ bool tp_sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 		if (p->state != TP_PKT_INFLIGHT || p->sf != sfi ||
 		    p->sf_seq != seq)
 			continue;
-		/* Each packet backs off on its own: one that timed out k
-		 * times waits 2^k timeouts, so giving up takes a while.
+		/*
+		 * Each packet backs off on its own: one that timed out k
+		 * times waits 2^k timeouts, so giving up a silent target
+		 * takes a while.  One that later packets overtook waits only
+		 * its own round trip (tp_sf_overtaken()), and while the
+		 * target answers, one timeout: it is alive, and what was lost
+		 * was a path, not the target (in S13, doubling after each
+		 * copy that met another dead path made the tail).
 		 */
-		due = p->sent_ns + tp_sf_rto(tp, c, s, p->timeouts);
+		if (tp->cfg.repath && pkt_overtaken(c, s, p))
+			due = p->sent_ns + sf_overtaken_after(tp, s);
+		else if (c->answered && c->answered_ns > p->sent_ns)
+			due = p->sent_ns + tp_sf_rto(tp, c, s, 0);
+		else
+			due = p->sent_ns + tp_sf_rto(tp, c, s, p->timeouts);
 		if (due > now) {
 			next = min_u64(next, due);
 			continue;
@@ -332,6 +424,7 @@ bool tp_sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 				return false;
 			p->timeouts = tp->cfg.max_retries;
 		}
+		oldest = min_u64(oldest, p->sent_ns);
 		tp_mark_lost(tp, c, tp_slot_psn(tp, c, idx), WREN_TP_RETX_TIMEOUT);
 		lost = true;
 		lost_here |= !seq_lt(p->sf_seq, s->repath_seq);
@@ -346,7 +439,9 @@ bool tp_sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 	 */
 	if (!lost || (tp->cfg.repath && !lost_here))
 		return true;
-	if (s->backoff < TP_MAX_BACKOFF)
+	/* The sub-flow's timer doubles only for a target gone silent. */
+	if (s->backoff < TP_MAX_BACKOFF &&
+	    !(c->answered && c->answered_ns > oldest))
 		s->backoff++;
 	if (tp->cfg.repath)
 		tp_sf_repath(tp, c, s);

@@ -177,6 +177,7 @@ static int rx_begin(struct wren_tp *tp, struct tp_rx *rx,
 	rx->last_rx_ns = now;
 	rx->expire_ns = now + tp->rx_idle_ns;
 	rx->ack_deadline = rx->grant_check = 0;
+	rx->ack_twice = false;
 	tp_rx_timer_update(tp, rx);
 	tp->stats.rx_ctx_created++;
 	return 0;
@@ -381,6 +382,12 @@ size_t tp_rx_pull_ack(struct wren_tp *tp, struct tp_rx *rx, uint8_t *f)
 		tp_rx_timer_update(tp, rx);
 	}
 	tp->stats.tx_acks++;
+	if (rx->ack_twice) {
+		/* rx_duplicate(): the same news again, on a fresh path. */
+		rx->ack_twice = false;
+		rx->ack_sport = tp_random_entropy(tp);
+		ack_now(tp, rx);
+	}
 	return tp_build(tp, f, &h, sizeof(struct wren_wire_ack) + 8 * words, 0);
 }
 
@@ -680,14 +687,15 @@ static void rx_duplicate(struct wren_tp *tp, struct tp_rx *rx,
 	ack_note(tp, rx, p, true);
 	/*
 	 * A resent packet this side already had: the ACK that covered it
-	 * was lost, or is late.  The initiator resent it on a sub-flow it
-	 * trusts, but it cannot see that a sub-flow's way back died while
-	 * ACKs on its other sub-flows cover that sub-flow's packets, so the
-	 * copy's own path may lead back into the same hole.  This answer
-	 * leaves on a fresh path; the next data sets the initiator's again.
+	 * was lost, or is late.  The initiator resends on the sub-flow
+	 * whose round trip it saw work last (tp_proven_subflow()), so the
+	 * answer goes back along the copy's own path, and once more on a
+	 * fresh one in case that path died since: answering on a fresh
+	 * path only lost one answer in eight in S13 (one uplink per leaf
+	 * dark), and each loss cost the message another, doubled, timeout.
 	 */
 	if (p->flags & WREN_WIRE_F_RETX && tp->cfg.repath)
-		rx->ack_sport = tp_random_entropy(tp);
+		rx->ack_twice = true;
 }
 
 void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)

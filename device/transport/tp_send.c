@@ -272,6 +272,8 @@ size_t tp_tx_pull_ctx(struct wren_tp *tp, struct tp_ctx *c, uint8_t *f)
 		    !seq_lt(psn, c->nsn))
 			continue;
 		sfi = tp_pick_subflow(tp, c, p->sf, tp_cc_charge(p->len));
+		if (sfi != TP_NONE)
+			sfi = tp_proven_subflow(tp, c, p->sf, sfi);
 		if (sfi == TP_NONE) {
 			c->lost_head--;
 			return 0;

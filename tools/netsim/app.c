@@ -15,6 +15,9 @@
  *                @duration; each message's completion time over its
  *                ideal (size at the wire limit plus the propagation
  *                round trip) is its slowdown, reported by size bucket
+ *   matrix       htsim's connection matrix @htsim.cm: a flow per line,
+ *                one message of its size, posted at its start time or
+ *                when its trigger fires (htsim.h)
  *
  * A message carries its flow in src_qpn and its number in imm, and every
  * 8-byte word of its payload is a function of (flow, msn, word), so the
@@ -289,13 +292,14 @@ static bool post_len(struct app *a, struct flow *f, uint32_t len)
 
 static bool post(struct app *a, struct flow *f)
 {
-	return post_len(a, f, a->c->msg_size);
+	return post_len(a, f, a->c->app == APP_MATRIX ? f->size :
+			a->c->msg_size);
 }
 
 static void flow_fill(struct app *a, struct flow *f)
 {
-	while (f->inflight < a->outstanding && f->next_msn < f->limit &&
-	       !stopped(a))
+	while (!f->held && f->inflight < a->outstanding &&
+	       f->next_msn < f->limit && !stopped(a))
 		if (!post(a, f))
 			return;
 }
@@ -324,6 +328,82 @@ static void deferred_post(struct sim_ev *ev)
 	struct app *a = h->net->app;
 
 	post(a, &a->flows[h->id == 0 ? 0 : 1]);
+}
+
+/* matrix */
+
+/* A flow's time has come: from an event, as rx_done may not post. */
+static void mx_go(struct sim_ev *ev)
+{
+	struct mx_start *ms = container_of(ev, struct mx_start, ev);
+	struct app *a = ms->net->app;
+	struct flow *f = &a->flows[ms->flow];
+
+	f->held = false;
+	flow_fill(a, f);
+}
+
+static void mx_release(struct app *a, uint32_t flow)
+{
+	struct net *n = a->net;
+
+	if (a->flows[flow].held && !sim_queued(&a->mx[flow].ev))
+		sim_at(&n->sim, &a->mx[flow].ev, n->sim.now);
+}
+
+/*
+ * Trigger @id is activated, as htsim's are: a oneshot starts every flow
+ * waiting on it the first time, a multishot the next one in file order
+ * each time, a barrier all of them on its count-th activation.
+ */
+static void mx_activate(struct app *a, uint32_t id)
+{
+	struct ht_trig *t = ht_trig_find(&a->cm, id);
+	uint32_t i, k = 0;
+
+	if (!t)
+		return;
+	t->fired++;
+	if ((t->kind == HT_TRIG_ONESHOT && t->fired > 1) ||
+	    (t->kind == HT_TRIG_BARRIER && t->fired != t->count))
+		return;
+	for (i = 0; i < a->cm.nconns; i++) {
+		if (a->cm.conns[i].trigger != id)
+			continue;
+		if (t->kind != HT_TRIG_MULTISHOT || k++ == t->next)
+			mx_release(a, i);
+	}
+	if (t->kind == HT_TRIG_MULTISHOT)
+		t->next++;
+}
+
+static int mx_init(struct net *n, struct app *a)
+{
+	uint32_t i;
+
+	if (ht_cm_load(a->c->htsim_cm, &a->cm))
+		return -1;
+	if (a->cm.nodes > n->nhosts) {
+		fprintf(stderr, "%s: %u nodes, the topology has %u hosts\n",
+			a->c->htsim_cm, a->cm.nodes, n->nhosts);
+		return -1;
+	}
+	a->nflows = a->cm.nconns;
+	a->flows = calloc(a->nflows ? a->nflows : 1, sizeof(*a->flows));
+	a->mx = calloc(a->nflows ? a->nflows : 1, sizeof(*a->mx));
+	if (!a->flows || !a->mx)
+		return -1;
+	for (i = 0; i < a->nflows; i++) {
+		const struct ht_conn *hc = &a->cm.conns[i];
+
+		flow_init(a, &a->flows[i], hc->src, hc->dst, 1, 1);
+		a->flows[i].size = (uint32_t)hc->size;
+		a->flows[i].held = true;
+		a->mx[i].net = n;
+		a->mx[i].flow = i;
+		a->mx[i].ev.fn = mx_go;
+	}
+	return 0;
 }
 
 /* openloop */
@@ -511,6 +591,11 @@ static void ulp_tx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 		break;
 	case APP_PINGPONG:
 		break;
+	case APP_MATRIX:
+		f->tx_done_ps = now;
+		if (st == WREN_TP_OK && a->cm.conns[r->flow].send_done)
+			mx_activate(a, a->cm.conns[r->flow].send_done);
+		break;
 	case APP_OPENLOOP:
 		if (!--a->ol_live && stopped(a))
 			finish(a);
@@ -541,7 +626,8 @@ static enum wren_tp_status ulp_rx_begin(void *ulp,
 	    ntohl(peer->ipv4) != host_ip(a->flows[fl].src) ||
 	    msg->qkey != flow_key(fl) ||
 	    (a->c->app == APP_OPENLOOP ? msg->len > a->max_len :
-	     msg->len != a->c->msg_size)) {
+	     msg->len != (a->c->app == APP_MATRIX ? a->flows[fl].size :
+			  a->c->msg_size))) {
 		a->unexpected++;
 		return WREN_TP_BAD_DEST_QP;
 	}
@@ -631,8 +717,11 @@ static void ulp_rx_done(void *ulp, uint64_t cookie, enum wren_tp_status st)
 		goto out;
 	}
 	f->rx_ok++;
-	if (f->rx_ok == f->limit)
+	if (f->rx_ok == f->limit) {
 		f->rx_done_ps = n->sim.now;
+		if (a->c->app == APP_MATRIX && a->cm.conns[r->flow].recv_done)
+			mx_activate(a, a->cm.conns[r->flow].recv_done);
+	}
 	if (a->c->app == APP_PINGPONG) {
 		if (r->flow == 0) {
 			sim_at(&n->sim, &n->hosts[1].postev, n->sim.now);
@@ -672,6 +761,8 @@ static void permutation(struct net *n, uint32_t *p)
 		shift = n->cfg->hosts_per_leaf;
 	else if (n->cfg->topo == TOPO_FATTREE)
 		shift = n->cfg->ft_k * n->cfg->ft_k / 4;
+	else if (n->cfg->topo == TOPO_HTSIM)
+		shift = n->cfg->ht.radix_down[0];
 	for (i = 0; i < N; i++)
 		p[i] = (i + shift) % N;
 	/*
@@ -798,6 +889,10 @@ int app_init(struct net *n, struct app *a)
 		}
 		a->active = 0;
 		return 0;
+	case APP_MATRIX:
+		if (mx_init(n, a))
+			return -1;
+		break;
 	case APP_PINGPONG:
 		a->nflows = 2;
 		a->flows = calloc(a->nflows, sizeof(*a->flows));
@@ -846,6 +941,14 @@ void app_start(struct app *a)
 		a->flows[0].post_ps = 0;
 		post(a, &a->flows[0]);
 		break;
+	case APP_MATRIX:
+		for (i = 0; i < a->nflows; i++)
+			if (!a->cm.conns[i].trigger)
+				sim_at(&n->sim, &a->mx[i].ev,
+				       a->cm.conns[i].start_ps);
+		if (!a->nflows)
+			finish(a);
+		break;
 	case APP_OPENLOOP:
 		/* Each host's first arrival a random gap in: no burst at 0. */
 		for (i = 0; i < n->nhosts; i++)
@@ -885,6 +988,8 @@ void app_free(struct app *a)
 	free(a->cdf_size);
 	free(a->cdf_pct);
 	free(a->arr);
+	free(a->mx);
+	ht_cm_free(&a->cm);
 }
 
 uint64_t app_oldest_unfinished_ps(const struct app *a)

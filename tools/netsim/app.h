@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "htsim.h"
 #include "net.h"
 
 struct flow {
@@ -26,6 +27,17 @@ struct flow {
 	uint64_t rx_bytes_meas;
 	uint64_t post_ps;		/* pingpong: the ping's post time */
 	uint64_t rx_done_ps;		/* its last message arrived whole */
+	/* matrix: one message of @size; @held until its start or trigger */
+	uint32_t size;
+	bool held;
+	uint64_t tx_done_ps;		/* its last message was acknowledged */
+};
+
+/* matrix: a flow's start, at its time or when its trigger fires. */
+struct mx_start {
+	struct sim_ev ev;
+	struct net *net;
+	uint32_t flow;
 };
 
 /* A growable array of latencies in ns. */
@@ -76,6 +88,10 @@ struct app {
 	uint32_t max_len;
 	/* slowdown x 1000 per size bucket (FCT_BUCKETS) and all */
 	struct lat sd[5], fct[5];
+
+	/* matrix: htsim's connection matrix, a flow per connection */
+	struct ht_cm cm;
+	struct mx_start *mx;
 
 	/* integrity: all must stay 0 */
 	uint64_t bad_bytes, dup_msgs, missing_msgs, tx_errors, rx_errors;

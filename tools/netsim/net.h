@@ -82,6 +82,7 @@ uint64_t link_send(struct link *l, struct pkt *p);
 struct port {
 	struct link link;
 	struct sim_ev txev;		/* the current frame leaves */
+	uint32_t buffer;		/* drop-tail bytes (0: sw.buffer) */
 	/*
 	 * Data, drop-tail over all classes: one queue, or with sw.prio_data
 	 * one per IP precedence (the TOS byte's top 3 bits), the highest

@@ -560,6 +560,27 @@ bool report_run(struct jw *w, struct net *n, const char *name,
 		}
 		jw_end(w, '}');
 	}
+	if (c->app == APP_MATRIX) {
+		/*
+		 * Each connection of the matrix, in file order: when it was
+		 * posted and its completion time (to its last ACK, as
+		 * htsim's senders report), -1 if it never finished.
+		 */
+		jw_obj(w, "matrix");
+		jw_u64(w, "flows", a->nflows);
+		jw_arr(w, "start_us");
+		for (i = 0; i < a->nflows; i++)
+			jw_num(w, NULL, a->flows[i].next_msn ?
+			       a->flows[i].post_ps / 1e6 : -1);
+		jw_end(w, ']');
+		jw_arr(w, "fct_us");
+		for (i = 0; i < a->nflows; i++)
+			jw_num(w, NULL, a->flows[i].tx_ok ?
+			       (a->flows[i].tx_done_ps -
+				a->flows[i].post_ps) / 1e6 : -1);
+		jw_end(w, ']');
+		jw_end(w, '}');
+	}
 	if (c->app == APP_OPENLOOP) {
 		jw_obj(w, "fct");
 		jw_num(w, "load", c->load);

@@ -125,6 +125,15 @@ int run_one(const char *name, const struct cfg *c,
 		}
 		out->first_to_last = hi ? (double)lo / hi : 0;
 	}
+	if (c->app == APP_MATRIX) {
+		out->mx_n = a->nflows < RUN_MX ? a->nflows : RUN_MX;
+		for (i = 0; i < out->mx_n; i++) {
+			out->mx_post_ps[i] = a->flows[i].next_msn ?
+					     a->flows[i].post_ps : 0;
+			out->mx_done_ps[i] = a->flows[i].tx_ok ?
+					     a->flows[i].tx_done_ps : 0;
+		}
+	}
 	out->ol_msgs = (uint32_t)a->sd[FCT_BUCKETS].n;
 	out->ol_sd_min = UINT32_MAX;
 	for (size_t k = 0; k < a->sd[FCT_BUCKETS].n; k++)

@@ -33,6 +33,11 @@ struct run_out {
 	double first_to_last;
 	/* goodput over the wire limit, as the report has it */
 	double frac;
+	/* matrix: the first RUN_MX flows' post and acknowledged end (0:
+	 * never), in file order */
+#define RUN_MX	32
+	uint64_t mx_post_ps[RUN_MX], mx_done_ps[RUN_MX];
+	uint32_t mx_n;
 	bool ok;
 };
 

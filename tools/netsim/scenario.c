@@ -284,11 +284,11 @@ struct key {
 };
 
 static const char *const topo_names[] = {
-	"back2back", "parallel", "leafspine", "star", "fattree", NULL
+	"back2back", "parallel", "leafspine", "star", "fattree", "htsim", NULL
 };
 static const char *const app_names[] = {
 	"stream", "incast", "permutation", "roundrobin", "pingpong",
-	"openloop", NULL
+	"openloop", "matrix", NULL
 };
 static const char *const xport_names[] = { "wren", "gbn", "ndp", "uet",
 					   NULL };
@@ -416,6 +416,8 @@ static const struct key keys[] = {
 	{ "rounds", K_U32, C(rounds), "1", NULL },
 	{ "load", K_PROB, C(load), "0.5", NULL },
 	{ "cdf", K_PATH, C(cdf), "", NULL },
+	{ "htsim.topo", K_PATH, C(htsim_topo), "", NULL },
+	{ "htsim.cm", K_PATH, C(htsim_cm), "", NULL },
 	{ "mode", K_U8ENUM, C(mode), "optimistic", mode_names },
 	{ "ordered", K_BOOL, C(ordered), "0", NULL },
 	{ "duration", K_TIME, C(duration_ps), "0", NULL },
@@ -618,6 +620,23 @@ static int check(struct cfg *c)
 {
 	const char *why = NULL;
 
+	if (c->topo == TOPO_HTSIM) {
+		if (!c->htsim_topo[0]) {
+			fprintf(stderr, "netsim: topology htsim needs "
+				"htsim.topo\n");
+			return -1;
+		}
+		if (ht_topo_load(c->htsim_topo, &c->ht))
+			return -1;
+		/*
+		 * The file's speeds and latencies replace rate, fabric_rate
+		 * and delay: the host links' are what ideals and wire
+		 * limits are taken from.
+		 */
+		c->rate_mbps = c->ht.speed_mbps[0];
+		c->fabric_rate_mbps = c->ht.speed_mbps[1];
+		c->delay_ps = c->ht.link_ps[0];
+	}
 	if (!c->fabric_rate_mbps)
 		c->fabric_rate_mbps = c->rate_mbps;
 	if (c->topo == TOPO_STAR && !c->hosts) {
@@ -654,7 +673,10 @@ static int check(struct cfg *c)
 	else if (c->app == APP_ROUNDROBIN && c->topo == TOPO_STAR &&
 		 c->peers + 1 > c->hosts)
 		why = "roundrobin needs peers + 1 hosts";
-	else if (!c->duration_ps && !c->msgs && c->app != APP_ROUNDROBIN)
+	else if (c->app == APP_MATRIX && !c->htsim_cm[0])
+		why = "app matrix needs htsim.cm";
+	else if (!c->duration_ps && !c->msgs && c->app != APP_ROUNDROBIN &&
+		 c->app != APP_MATRIX)
 		why = "set duration or msgs";
 	else if (c->app == APP_OPENLOOP &&
 		 (!c->duration_ps || !c->cdf[0] || c->load <= 0))

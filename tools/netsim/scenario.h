@@ -11,13 +11,15 @@
 #include <stdint.h>
 
 #include "wren_tp.h"
+#include "htsim.h"
 
 enum topo_kind {
-	TOPO_BACK2BACK, TOPO_PARALLEL, TOPO_LEAFSPINE, TOPO_STAR, TOPO_FATTREE
+	TOPO_BACK2BACK, TOPO_PARALLEL, TOPO_LEAFSPINE, TOPO_STAR, TOPO_FATTREE,
+	TOPO_HTSIM
 };
 enum app_kind {
 	APP_STREAM, APP_INCAST, APP_PERMUTATION, APP_ROUNDROBIN, APP_PINGPONG,
-	APP_OPENLOOP
+	APP_OPENLOOP, APP_MATRIX
 };
 enum xport_kind { XP_WREN, XP_GBN, XP_NDP, XP_UET };
 
@@ -110,6 +112,9 @@ struct cfg {
 	/* 3-tier k-ary fat tree: k, over-subscription of edge and aggregation */
 	uint32_t ft_k;
 	double ft_os_edge, ft_os_agg;
+	/* topology = htsim: htsim's topology file, as read (htsim.h) */
+	char htsim_topo[256];
+	struct ht_topo ht;
 	uint32_t paths;			/* parallel */
 	uint64_t path_delay_ps[MAX_PATHS];
 	uint32_t npath_delay;
@@ -155,6 +160,7 @@ struct cfg {
 	uint32_t rounds;
 	double load;			/* openloop: of each host link */
 	char cdf[256];			/* openloop: flow-size distribution */
+	char htsim_cm[256];		/* matrix: htsim's connection matrix */
 	uint8_t mode;			/* enum wren_tp_mode */
 	bool ordered;
 	uint64_t duration_ps;		/* stop posting (0: after msgs) */

@@ -295,7 +295,8 @@ void port_enqueue(struct port *pt, struct pkt *p)
 			pkt_free(n, p);
 			return;
 		}
-	} else if (pt->qbytes + p->len > c->sw_buffer) {
+	} else if (pt->qbytes + p->len >
+		   (pt->buffer ? pt->buffer : c->sw_buffer)) {
 		size_t cut = c->sw_trim && pt->hbytes + WREN_WIRE_DATA_HDRS_LEN <=
 			     c->sw_hdr_buffer ? wren_wire_trim(p->data, p->len) :
 			     p->len;

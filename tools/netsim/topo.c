@@ -14,6 +14,10 @@
  *               aggregation switches, (k/2)^2 cores, k^3/4 hosts; edge
  *               uplinks at fabric_rate / ft.os_edge, aggregation-core
  *               links at that / ft.os_agg; ECMP up to the top of the path
+ *   htsim       the 2- or 3-tier fat tree an htsim topology file describes
+ *               (htsim.h): ToRs, aggregation switches per pod, cores,
+ *               bundles of parallel links, per-tier speeds, latencies
+ *               and queue sizes; ECMP up, over bundles on the way down
  *
  * Fat-tree switches: edges 0..k^2/2-1 (pod p's i-th is p*k/2 + i), then
  * aggregations (pod p's a-th is agg p*k/2 + a), then cores (core
@@ -55,6 +59,8 @@ uint32_t topo_leaf_of(const struct net *n, uint32_t host)
 {
 	uint32_t h = n->cfg->ft_k / 2;
 
+	if (n->cfg->topo == TOPO_HTSIM)
+		return host / n->cfg->ht.radix_down[0];
 	if (n->cfg->topo == TOPO_LEAFSPINE)
 		return host / n->cfg->hosts_per_leaf;
 	if (n->cfg->topo == TOPO_FATTREE)
@@ -98,6 +104,46 @@ static void ft_route(const struct cfg *c, uint32_t id, uint32_t dst,
 	}
 }
 
+/*
+ * htsim's tree (switch ids: ToRs, then aggregation switches, then cores,
+ * each numbered as htsim numbers them).  ToR t: its hosts on ports
+ * 0..R0-1 (host t * R0 + j on j), then B1 links to each aggregation
+ * switch it reaches (all of them on 2 tiers, its pod's on 3).
+ * Aggregation switch a: B1 links down to each ToR it reaches, then (3
+ * tiers) B2 links up to each of its cores, core podpos + A * l for the
+ * l-th (podpos = a % A, A switches a pod).  Core c: B2 links to
+ * aggregation switch c % A of each pod, pod by pod.
+ */
+static void ht_route(const struct ht_topo *t, uint32_t id, uint32_t dst,
+		     uint32_t *first, uint32_t *cnt)
+{
+	uint32_t R0 = t->radix_down[0], B1 = t->bundle[1], B2 = t->bundle[2];
+	uint32_t tor = dst / R0, pod = tor / t->tors_per_pod;
+	uint32_t ntordown = t->tiers == 2 ? t->ntor : t->tors_per_pod;
+
+	if (id < t->ntor) {
+		if (tor == id) {
+			*first = dst % R0;
+		} else {
+			*first = R0;
+			*cnt = t->radix_up[0];
+		}
+	} else if (id < t->ntor + t->nagg) {
+		uint32_t a = id - t->ntor;
+
+		if (t->tiers == 2 || a / t->aggs_per_pod == pod) {
+			*first = (tor % ntordown) * B1;
+			*cnt = B1;
+		} else {
+			*first = ntordown * B1;
+			*cnt = t->radix_up[1];
+		}
+	} else {
+		*first = pod * B2;
+		*cnt = B2;
+	}
+}
+
 void topo_route(const struct net *n, const struct sw *s, uint32_t dst,
 		uint32_t *first, uint32_t *cnt)
 {
@@ -131,6 +177,9 @@ void topo_route(const struct net *n, const struct sw *s, uint32_t dst,
 		return;
 	case TOPO_FATTREE:
 		ft_route(c, s->id, dst, first, cnt);
+		return;
+	case TOPO_HTSIM:
+		ht_route(&c->ht, s->id, dst, first, cnt);
 		return;
 	case TOPO_BACK2BACK:
 		break;
@@ -285,6 +334,113 @@ static void build_fattree(struct net *n)
 	}
 }
 
+/*
+ * htsim's tree, laid out as ht_route() says.  A tier's links below it run
+ * at its Downlink_speed with its Downlink_Latency both ways; a switch's
+ * own latency is added to every link out of it; queue sizes, when the
+ * file gives them, bound the ports of that tier and direction.
+ */
+/* @pt's queue size, and its name's "/b" in a bundle of @bundle links
+ * ("tor0>agg1/2", the third). */
+static void ht_port(struct port *pt, uint32_t queue, uint32_t bundle,
+		    uint32_t b)
+{
+	size_t len = strlen(pt->link.name);
+
+	pt->buffer = queue;
+	if (bundle > 1)
+		snprintf(pt->link.name + len, sizeof(pt->link.name) - len,
+			 "/%u", b);
+}
+
+/*
+ * Link b of the bundle between switch @lo of tier @tier - 1 and switch
+ * @hi of tier @tier: @up on @lo, @dn on @hi, at the upper tier's
+ * downlink speed and latency, each with the latency of the switch it
+ * leaves and the queue size of its tier and direction.
+ */
+static void ht_join(struct net *n, uint32_t tier, struct sw *lo,
+		    struct port *up, struct sw *hi, struct port *dn,
+		    uint32_t b)
+{
+	static const char *const names[] = { "tor", "agg", "core" };
+	const struct ht_topo *t = &n->cfg->ht;
+	uint32_t lo_id = lo->id - (tier == 2 ? t->ntor : 0);
+	uint32_t hi_id = hi->id - (tier == 2 ? t->ntor + t->nagg : t->ntor);
+	char up_fmt[16], dn_fmt[16];
+
+	snprintf(up_fmt, sizeof(up_fmt), "%s%%u>%s%%u", names[tier - 1],
+		 names[tier]);
+	snprintf(dn_fmt, sizeof(dn_fmt), "%s%%u>%s%%u", names[tier],
+		 names[tier - 1]);
+	link_setup(n, &up->link, t->speed_mbps[tier],
+		   t->link_ps[tier] + t->switch_ps[tier - 1], sw_rx, hi, up_fmt,
+		   lo_id, hi_id);
+	link_setup(n, &dn->link, t->speed_mbps[tier],
+		   t->link_ps[tier] + t->switch_ps[tier], sw_rx, lo, dn_fmt,
+		   hi_id, lo_id);
+	ht_port(up, t->queue_up[tier - 1], t->bundle[tier], b);
+	ht_port(dn, t->queue_down[tier], t->bundle[tier], b);
+}
+
+static void build_htsim(struct net *n)
+{
+	const struct cfg *c = n->cfg;
+	const struct ht_topo *t = &c->ht;
+	uint32_t R0 = t->radix_down[0], B1 = t->bundle[1], B2 = t->bundle[2];
+	uint32_t A = t->aggs_per_pod, NT = t->ntor, NA = t->nagg;
+	uint32_t ntordown = t->tiers == 2 ? t->ntor : t->tors_per_pod;
+	uint32_t naggup = t->tiers == 2 ? t->nagg : A;
+	uint32_t up1 = t->tiers == 3 ? t->radix_up[1] : 0;
+	uint32_t i, j, b;
+
+	for (i = 0; i < NT; i++)
+		sw_init(n, &n->sws[i], i, R0 + t->radix_up[0]);
+	for (i = 0; i < NA; i++)
+		sw_init(n, &n->sws[NT + i], NT + i, ntordown * B1 + up1);
+	for (i = 0; i < t->ncore; i++)
+		sw_init(n, &n->sws[NT + NA + i], NT + NA + i, t->pods * B2);
+	for (i = 0; i < NT; i++) {
+		struct sw *tor = &n->sws[i];
+		uint32_t pod = i / t->tors_per_pod;
+
+		for (j = 0; j < R0; j++) {
+			struct host *h = &n->hosts[i * R0 + j];
+			struct port *pt = &tor->ports[j];
+
+			link_setup(n, &h->up, t->speed_mbps[0], t->link_ps[0],
+				   sw_rx, tor, "host%u>tor%u", h->id, i);
+			link_setup(n, &pt->link, t->speed_mbps[0],
+				   t->link_ps[0] + t->switch_ps[0], host_rx, h,
+				   "tor%u>host%u", i, h->id);
+			ht_port(pt, t->queue_down[0], 1, 0);
+		}
+		for (j = 0; j < naggup; j++) {
+			uint32_t ag = t->tiers == 2 ? j : pod * A + j;
+			struct sw *agg = &n->sws[NT + ag];
+
+			for (b = 0; b < B1; b++)
+				ht_join(n, 1, tor, &tor->ports[R0 + j * B1 + b],
+					agg, &agg->ports[(i % ntordown) * B1 +
+							 b], b);
+		}
+	}
+	for (i = 0; t->tiers == 3 && i < NA; i++) {
+		struct sw *agg = &n->sws[NT + i];
+		uint32_t pod = i / A, podpos = i % A;
+
+		for (j = 0; j < up1 / B2; j++) {
+			uint32_t co = podpos + A * j;
+			struct sw *core = &n->sws[NT + NA + co];
+
+			for (b = 0; b < B2; b++)
+				ht_join(n, 2, agg,
+					&agg->ports[ntordown * B1 + j * B2 + b],
+					core, &core->ports[pod * B2 + b], b);
+		}
+	}
+}
+
 int topo_each_link(struct net *n, int (*fn)(struct link *l, void *arg),
 		   void *arg)
 {
@@ -355,6 +511,10 @@ int topo_build(struct net *n)
 		n->nhosts = c->hosts;
 		n->nsw = 1;
 		break;
+	case TOPO_HTSIM:
+		n->nhosts = c->ht.nodes;
+		n->nsw = c->ht.ntor + c->ht.nagg + c->ht.ncore;
+		break;
 	}
 	n->hosts = zalloc(n->nhosts * sizeof(*n->hosts));
 	n->sws = n->nsw ? zalloc(n->nsw * sizeof(*n->sws)) : NULL;
@@ -375,6 +535,9 @@ int topo_build(struct net *n)
 		break;
 	case TOPO_STAR:
 		build_star(n);
+		break;
+	case TOPO_HTSIM:
+		build_htsim(n);
 		break;
 	}
 	for (i = 0; i < c->nlo; i++) {

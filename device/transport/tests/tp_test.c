@@ -704,6 +704,223 @@ static void test_subflow_timer_repath(void)
 }
 
 /*
+ * A path that dies mid-message, after its sub-flow has measured its round
+ * trip: packets sent later on the other sub-flows come back, so its
+ * packets are overdue after their own round trip, not after min_rto_ns
+ * (here 200 us, far above the few microseconds of this wire).
+ */
+struct late_death {
+	unsigned int after;	/* DATA frames let through first */
+	uint16_t dead;		/* then this entropy's DATA is lost */
+};
+
+static enum net_verdict path_dies(struct net *net, struct net_filter_ctx *f)
+{
+	struct late_death *ld = net->filter_arg;
+
+	if (f->type != WREN_WIRE_DATA || f->from != 0)
+		return NET_PASS;
+	if (ld->after && !--ld->after)
+		ld->dead = f->sport;
+	return !ld->after && f->sport == ld->dead ? NET_DROP : NET_PASS;
+}
+
+static void test_overtaken_path(void)
+{
+	static struct late_death ld = { .after = 400 };
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	uint64_t t0;
+	int a;
+
+	cfg_default(&cfg);
+	cfg.min_rto_ns = 200000;
+	net = net_new(2, &cfg, 23);
+	net->filter = path_dies;
+	net->filter_arg = &ld;
+	CHECK(net_start(net));
+	t0 = net->now;
+	a = net_send(net, 0, 1, 1000000, false, 0, 0);
+	net_run(net, 100 * MS);
+	CHECK_EQ(net->msgs[a].delivered, 1);
+	CHECK_EQ(net->msgs[a].done_status, WREN_TP_OK);
+	net_stats(net, 0, &st);
+	CHECK(net->frames_dropped > 0);
+	CHECK(st.path_changes > 0);
+	/*
+	 * About 1000 frames of 100 ns: 100 us on the wire (105.7 us);
+	 * waiting for the RTO instead took 299.2 us.
+	 */
+	CHECK(net->msgs[a].delivered_at - t0 < 150000);
+	net_free(net);
+}
+
+/*
+ * Three sub-flows, and the way back works only on the paths of sub-flow
+ * 0 (whichever it moves to): ACKs that echo the others' packets are
+ * lost, as is any ACK on a path sub-flow 0 never took, and the ACKs that
+ * return cover the others' packets.  A message's last packet needs an
+ * answer of its own.
+ */
+struct one_way_back {
+	uint16_t good[64];	/* the paths back that work */
+	unsigned int ngood;
+	bool drop_last;		/* lose the first copy of each last packet
+				 * sent elsewhere */
+	unsigned int dropped;
+};
+
+static bool way_back(const struct one_way_back *ow, uint16_t sport)
+{
+	for (unsigned int i = 0; i < ow->ngood; i++)
+		if (ow->good[i] == sport)
+			return true;
+	return false;
+}
+
+static enum net_verdict one_way_back(struct net *net, struct net_filter_ctx *f)
+{
+	struct one_way_back *ow = net->filter_arg;
+	uint8_t sf = f->frame[WREN_WIRE_HDR + 2];
+
+	if (f->type == WREN_WIRE_DATA && f->from == 0) {
+		if (sf == 0 && !way_back(ow, f->sport) && ow->ngood < 64)
+			ow->good[ow->ngood++] = f->sport;
+		if (ow->drop_last && sf != 0 &&
+		    f->flags & WREN_WIRE_F_ACK_REQ &&
+		    !(f->flags & WREN_WIRE_F_RETX)) {
+			ow->dropped++;
+			return NET_DROP;
+		}
+		return NET_PASS;
+	}
+	if (f->type == WREN_WIRE_ACK && f->from == 1 && !way_back(ow, f->sport))
+		return NET_DROP;
+	return NET_PASS;
+}
+
+/* Ten messages one after the other: the slowest one's time. */
+static uint64_t one_way_back_run(uint64_t seed)
+{
+	static struct one_way_back ow;
+	struct wren_tp_config cfg;
+	struct net *net;
+	uint64_t worst = 0;
+
+	memset(&ow, 0, sizeof(ow));
+	cfg_default(&cfg);
+	cfg.subflows = 3;
+	net = net_new(2, &cfg, seed);
+	net->filter = one_way_back;
+	net->filter_arg = &ow;
+	CHECK(net_start(net));
+	for (int i = 0; i < 10; i++) {
+		uint64_t t0 = net->now;
+		int a = net_send(net, 0, 1, 20000, false, 0, 0);
+
+		while (net->msgs[a].done_status < 0 &&
+		       net->now - t0 < 10 * MS)
+			net_run(net, 1000);
+		CHECK_EQ(net->msgs[a].done_status, WREN_TP_OK);
+		CHECK_EQ(net->msgs[a].delivered, 1);
+		if (net->now - t0 > worst)
+			worst = net->now - t0;
+	}
+	net_free(net);
+	return worst;
+}
+
+/*
+ * A last packet sent on sub-flow 1 or 2 arrives, but its answer does
+ * not: the copy, resent on sub-flow 0, is a duplicate, and answered only
+ * on a fresh path it would never be heard (every message but the first
+ * stalled until given up); answered on its own path too, each message
+ * ends within a few timeouts (at most 167 us here).
+ */
+static void test_dup_answered_on_its_path(void)
+{
+	CHECK(one_way_back_run(37) < 1 * MS);
+}
+
+/*
+ * On the same network, mid-message: only sub-flow 0 has seen its round
+ * trip, so a packet lost on 1 is resent on 0 whatever room 2 has, and
+ * one lost on 0 goes where room says, no other having proven anything.
+ */
+static void test_retx_proven_path(void)
+{
+	static struct one_way_back ow;
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp *tp;
+	struct tp_ctx *c;
+
+	memset(&ow, 0, sizeof(ow));
+	cfg_default(&cfg);
+	cfg.subflows = 3;
+	net = net_new(2, &cfg, 41);
+	net->filter = one_way_back;
+	net->filter_arg = &ow;
+	CHECK(net_start(net));
+	net_send(net, 0, 1, 1000000, false, 0, 0);
+	net_run(net, 30000);
+	tp = net->node[0].tp;
+	c = tp_ctx_find(tp, net_ip(1), 0);
+	CHECK(c && c->sf);
+	if (!c || !c->sf) {
+		net_free(net);
+		return;
+	}
+	CHECK(c->sf[0].echo_ns > 0);
+	CHECK_EQ(c->sf[1].echo_ns, 0);
+	CHECK_EQ(c->sf[2].echo_ns, 0);
+	CHECK_EQ(tp_proven_subflow(tp, c, 1, 2), 0);
+	CHECK_EQ(tp_proven_subflow(tp, c, 0, 2), 2);
+	net_run(net, 100 * MS);
+	net_free(net);
+}
+
+/*
+ * Only sub-flow 0's paths lead to the target: sub-flows 1 and 2 lose
+ * every packet on every path they move to, while the target answers
+ * sub-flow 0's all along.  Their timeouts stay one RTO: doubling them,
+ * as for a target gone silent, left each packet they took near the end
+ * waiting 2^k timeouts.
+ */
+static enum net_verdict only_sf0(struct net *net, struct net_filter_ctx *f)
+{
+	(void)net;
+	return f->type == WREN_WIRE_DATA && f->from == 0 &&
+	       f->frame[WREN_WIRE_HDR + 2] != 0 ? NET_DROP : NET_PASS;
+}
+
+static void test_alive_no_backoff(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	uint64_t t0;
+	int a;
+
+	cfg_default(&cfg);
+	cfg.subflows = 3;
+	net = net_new(2, &cfg, 43);
+	net->filter = only_sf0;
+	CHECK(net_start(net));
+	t0 = net->now;
+	a = net_send(net, 0, 1, 2000000, false, 0, 0);
+	while (net->msgs[a].done_status < 0 && net->now - t0 < 100 * MS)
+		net_run(net, 1000);
+	CHECK_EQ(net->msgs[a].done_status, WREN_TP_OK);
+	net_stats(net, 0, &st);
+	CHECK(st.path_changes >= 4);
+	/* 2 MB over sub-flow 0: 493 us; with doubled timeouts 693 us. */
+	CHECK(net->now - t0 < 600000);
+	net_free(net);
+}
+
+/*
  * The target stops reading for a while (a host that is descheduled, a
  * full queue in front of it) and then takes every frame in the order they
  * came: the initiator times out and resends on other sub-flows, and then
@@ -1247,6 +1464,90 @@ static void test_grant_probe(void)
 }
 
 /*
+ * The way back of the initiator's latest data is dead (one direction of
+ * a path, as in netsim's S13): every grant sent only there is lost, and
+ * the initiator, with its granted bytes sent, waits for the regrant,
+ * cfg.min_rto_ns each time.  The copy of each grant on a fresh path gets
+ * through, so the message goes at the pace of the grants.
+ */
+struct grant_back {
+	uint16_t data_sport;	/* the latest DATA's path */
+	unsigned int dropped;
+};
+
+static enum net_verdict grant_back_dead(struct net *net,
+					struct net_filter_ctx *f)
+{
+	struct grant_back *gb = net->filter_arg;
+
+	if (f->type == WREN_WIRE_DATA && f->from == 0)
+		gb->data_sport = f->sport;
+	if (f->type == WREN_WIRE_GRANT && f->sport == gb->data_sport) {
+		gb->dropped++;
+		return NET_DROP;
+	}
+	return NET_PASS;
+}
+
+static void test_grant_copy(void)
+{
+	static struct grant_back gb;
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+	uint64_t t0;
+	int a;
+
+	cfg_default(&cfg);
+	cfg.grant_threshold = 16384;
+	cfg.grant_window = 8192;
+	cfg.grant_chunk = 8192;
+	net = net_new(2, &cfg, 41);
+	net->filter = grant_back_dead;
+	net->filter_arg = &gb;
+	CHECK(net_start(net));
+	t0 = net->now;
+	a = net_send(net, 0, 1, 100000, false, 0, 0);
+	net_run(net, 100 * MS);
+	CHECK_EQ(net->msgs[a].delivered, 1);
+	net_stats(net, 1, &st);
+	/* The grants on the data's path were sent, and lost. */
+	CHECK(gb.dropped >= 10);
+	CHECK(st.tx_grants >= 2 * gb.dropped);
+	/* 13 grants: with a regrant for each it would take 13 x 50 us. */
+	CHECK(net->msgs[a].delivered_at - t0 < 2 * cfg.min_rto_ns);
+	net_free(net);
+}
+
+/*
+ * Messages that compete for one target are granted a packet at a time,
+ * each arriving packet bringing the next grant: a lost one is covered by
+ * the next, so those grants go once.  Only a message granted alone, or a
+ * message's last grant, goes twice (test_grant_copy()).
+ */
+static void test_grant_copy_alone(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st;
+
+	cfg_default(&cfg);
+	cfg.grant_threshold = 16384;
+	cfg.grant_window = 8192;
+	cfg.grant_chunk = 8192;
+	net = net_new(4, &cfg, 47);
+	CHECK(net_start(net));
+	for (int from = 1; from < 4; from++)
+		CHECK(net_send(net, from, 0, 200 * 1024, false, 0, 0) >= 0);
+	net_run(net, 100 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st);
+	/* 600 packets: 594 grants; with every grant copied, 1160. */
+	CHECK(st.tx_grants < 700);
+	net_free(net);
+}
+
+/*
  * A target whose grants bring nothing (the initiator went away) grants
  * again less and less often, then gives the message up: a bounded number
  * of GRANTs, not one every min_rto_ns for as long as the context lives.
@@ -1272,7 +1573,8 @@ static void test_grant_give_up(void)
 	net_stats(net, 1, &st);
 	CHECK_EQ(net->node[1].rx_aborted, 1);
 	CHECK_EQ(st.msg_err_unresponsive, 1);
-	CHECK(st.tx_grants <= 1 + cfg.max_retries);
+	/* Each grant goes twice, on two paths (test_grant_copy()). */
+	CHECK(st.tx_grants <= 2 * (1 + cfg.max_retries));
 	CHECK_EQ(net->node[1].tp->granted_out, 0);
 	net_free(net);
 }
@@ -1652,9 +1954,19 @@ static const struct tap_test tests[] = {
 	{ "sub-flow timer on a dead path, path replaced", test_subflow_timer_repath },
 	{ "a stalled target causes no false loss on other sub-flows",
 	  test_stall_no_false_loss },
+	{ "a path that dies is left after its own round trip, not the RTO",
+	  test_overtaken_path },
+	{ "a lost packet is resent where answers are known to come back",
+	  test_retx_proven_path },
+	{ "a resent duplicate is answered on its own path too",
+	  test_dup_answered_on_its_path },
+	{ "a target that answers: a dead path's timeouts do not double",
+	  test_alive_no_backoff },
 	{ "grants pace large messages into one target", test_grants },
 	{ "grants that stop with nothing in flight are asked for again", test_grant_probe },
 	{ "grants that bring nothing back off, then the message is given up", test_grant_give_up },
+	{ "a grant goes on two paths: a dead way back delays nothing", test_grant_copy },
+	{ "competing messages' grants go once", test_grant_copy_alone },
 	{ "a header contradicting its message gives it up at both ends", test_contradicting_header },
 	{ "an ACK beyond what was sent starts the context over", test_contradicting_acks },
 	{ "bytes sent beyond the grant give the message up at both ends", test_beyond_grant },

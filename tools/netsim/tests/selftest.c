@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libgen.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -800,6 +801,151 @@ static void test_fattree(void)
 	   "(want 0.2..0.25)", full, os2, os4);
 }
 
+/*
+ * htsim's files (htsim.c): its topology format builds the tree its
+ * numbers say, and a connection matrix replays unchanged.  @dir holds
+ * the test files.
+ */
+static bool ht_shape(const char *topo, uint32_t *hosts, uint32_t *nsw,
+		     uint64_t *paths, uint32_t *rates, uint64_t *delays)
+{
+	const char *kv[] = { "topology", "htsim", "htsim.topo", topo,
+			     "msgs", "1", NULL };
+	static const char *const names[] = {
+		"host0>tor0", "tor1>agg3", "agg2>core6/1", "core6>agg2/0",
+	};
+	struct kvlist merged = { 0 };
+	struct net n = { 0 };
+	struct cfg c;
+	bool good = false;
+
+	if (cfg_from(&c, &merged, kv))
+		goto out;
+	sim_init(&n.sim);
+	n.cfg = &c;
+	rng_seed(&n.rng, c.seed, 0);
+	if (topo_build(&n))
+		goto out_sim;
+	*hosts = n.nhosts;
+	*nsw = n.nsw;
+	/* Same ToR, same pod, another pod. */
+	paths[0] = topo_paths(&n, 0, 1);
+	paths[1] = topo_paths(&n, 0, 4);
+	paths[2] = topo_paths(&n, 0, 31);
+	good = true;
+	for (int i = 0; i < 4; i++) {
+		struct link *l = topo_find_link(&n, names[i]);
+
+		rates[i] = l ? l->rate_mbps : 0;
+		delays[i] = l ? l->prop_ps : 0;
+		good &= l != NULL;
+	}
+	/* Every pair reaches its destination. */
+	for (uint32_t a = 0; a < n.nhosts; a++)
+		for (uint32_t b = 0; b < n.nhosts; b++)
+			if (a != b && !topo_paths(&n, a, b))
+				good = false;
+	good &= n.sws[0].ports[0].buffer == 256000 &&
+		n.sws[0].ports[4].buffer == 0;
+	topo_free(&n);
+out_sim:
+	sim_fini(&n.sim);
+	cfg_free(&c);
+out:
+	kv_free(&merged);
+	return good;
+}
+
+static int ht_run(const char *topo, const char *cm, struct run_out *out)
+{
+	const char *kv[] = {
+		"topology", "htsim", "htsim.topo", topo, "app", "matrix",
+		"htsim.cm", cm, "sw.buffer", "512K", "sw.ecn", "64K",
+		"sw.prio_ctrl", "1", "max_time", "20ms", NULL,
+	};
+	struct kvlist merged = { 0 };
+	struct cfg c;
+	int r;
+
+	*out = (struct run_out){ 0 };
+	r = cfg_from(&c, &merged, kv) ||
+	    run_one("htsim", &c, &merged, NULL, NULL, NULL, out);
+	cfg_free(&c);
+	kv_free(&merged);
+	return r || !out->ok ? -1 : 0;
+}
+
+static void test_htsim(const char *dir)
+{
+	char ft[512], ls[512], perm[512], trig[512], bad[512];
+	uint32_t hosts = 0, nsw = 0, rates[4];
+	uint64_t paths[3] = { 0 }, delays[4], lo = UINT64_MAX, hi = 0;
+	struct run_out o;
+	bool shape, order;
+	int r;
+	FILE *f;
+
+	snprintf(ft, sizeof(ft), "%s/htsim_ft32.topo", dir);
+	snprintf(ls, sizeof(ls), "%s/htsim_ls16.topo", dir);
+	snprintf(perm, sizeof(perm), "%s/htsim_perm16.cm", dir);
+	snprintf(trig, sizeof(trig), "%s/htsim_trig.cm", dir);
+	shape = ht_shape(ft, &hosts, &nsw, paths, rates, delays);
+	ok(shape && hosts == 32 && nsw == 8 + 16 + 8 && paths[0] == 1 &&
+	   paths[1] == 4 && paths[2] == 32 && rates[0] == 100000 &&
+	   rates[1] == 100000 && rates[2] == 50000 && rates[3] == 50000 &&
+	   delays[0] == 500000 && delays[1] == 600000 &&
+	   delays[2] == 800000 && delays[3] == 700000,
+	   "htsim topology: %u hosts, %u switches (want 32, 32), paths %llu "
+	   "/ %llu / %llu (want 1 / 4 / 32), tier rates and latencies, "
+	   "bundles, queue sizes as the file says", hosts, nsw,
+	   (unsigned long long)paths[0], (unsigned long long)paths[1],
+	   (unsigned long long)paths[2]);
+
+	r = ht_run(ls, perm, &o);
+	for (uint32_t i = 0; i < o.mx_n; i++) {
+		uint64_t fct = o.mx_done_ps[i] - o.mx_post_ps[i];
+
+		lo = fct < lo ? fct : lo;
+		hi = fct > hi ? fct : hi;
+	}
+	/* 500,000 bytes at the wire limit of 100 Gb/s: about 41 us. */
+	ok(!r && o.mx_n == 16 && lo > 40000000 && hi < 1.2 * lo,
+	   "htsim matrix: a 16-flow permutation of 500 KB replays: every "
+	   "flow done, FCT %.1f to %.1f us", lo / 1e6, hi / 1e6);
+
+	r = ht_run(ls, trig, &o);
+	order = o.mx_n == 6 && o.mx_post_ps[0] == 10000000 &&
+		o.mx_post_ps[1] == o.mx_done_ps[0] &&
+		o.mx_post_ps[2] == o.mx_done_ps[0] &&
+		o.mx_post_ps[3] > o.mx_post_ps[1] &&
+		o.mx_post_ps[3] > o.mx_post_ps[2] &&
+		o.mx_post_ps[4] == o.mx_done_ps[3] &&
+		o.mx_post_ps[5] == o.mx_done_ps[4];
+	ok(!r && order, "htsim matrix: start time, oneshot, barrier and "
+	   "multishot triggers start each flow in turn");
+
+	/* A file htsim refuses is refused, with its line. */
+	snprintf(bad, sizeof(bad), "%s/htsim_bad.topo.tmp",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	f = fopen(bad, "w");
+	if (f) {
+		fprintf(f, "Nodes 16\nTiers 2\nPodsize 16\nTier 0\n"
+			"Downlink_speed_Gbps 100\nRadix_Down 4\nRadix_Up 3\n"
+			"Downlink_Latency_ns 500\nTier 1\n"
+			"Downlink_speed_Gbps 100\nRadix_Down 4\n"
+			"Downlink_Latency_ns 500\n");
+		fclose(f);
+	}
+	fprintf(stderr, "# the error below is expected:\n");
+	{
+		struct ht_topo t;
+
+		ok(f && ht_topo_load(bad, &t) < 0,
+		   "htsim topology: radices that do not add up are refused");
+	}
+	unlink(bad);
+}
+
 static void test_scenario_errors(void)
 {
 	const char *bad_key[] = { "no_such_key", "1", "msgs", "1", NULL };
@@ -903,10 +1049,13 @@ static void test_cli(const char *netsim, const char *path)
 
 int main(int argc, char **argv)
 {
+	char dir[1024];
+
 	if (argc != 3) {
 		fprintf(stderr, "usage: selftest NETSIM DETERMINISM.ini\n");
 		return 2;
 	}
+	snprintf(dir, sizeof(dir), "%s", argv[2]);
 	printf("TAP version 13\n");
 	test_timing();
 	test_link_rate();
@@ -925,6 +1074,7 @@ int main(int argc, char **argv)
 	test_openloop();
 	test_incast_fair();
 	test_fattree();
+	test_htsim(dirname(dir));
 	test_scenario_errors();
 	test_determinism(argv[2]);
 	test_cli(argv[1], argv[2]);
