@@ -10,7 +10,6 @@
 #define _GNU_SOURCE
 #include <endian.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <poll.h>
@@ -20,23 +19,7 @@
 #include "swap.h"
 #include "swap_wire.h"
 #include "swap_fakeverbs.h"
-
-static unsigned int t_num, t_failed;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	t_num++;
-	if (!cond)
-		t_failed++;
-	printf("%sok %u - ", cond ? "" : "not ", t_num);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
+#include "tap_ok.h"
 
 /* ------------------------------------------------------------------ */
 /* Payloads: byte i of message k from s to d.                          */
@@ -1254,8 +1237,6 @@ int main(void)
 	t_64_partners();
 	t_fd();
 	t_api();
-	printf("1..%u\n", t_num);
-	if (t_failed)
-		printf("# %u of %u failed\n", t_failed, t_num);
-	return t_failed ? 1 : 0;
+	printf("1..%d\n", tap_tests);
+	return tap_done();
 }
