@@ -589,13 +589,15 @@ static struct tp_rx_msg *rx_msg_of(struct wren_tp *tp, struct tp_rx *rx,
 	    bit_test(rx->msn_done, i)) {
 		/*
 		 * Finished: only a refused message still has packets never
-		 * received.  Its refusal is said again, and only said: its
-		 * MSN is done already, and marking it done once more would
-		 * mark, once the base has moved on, the message that takes
-		 * its slot TP_MSN_WINDOW messages later.  One whose status
-		 * has aged out of the window (the initiator lost every NACK
-		 * while many messages went by) still gets an answer, or the
-		 * initiator would retry it until it gave the peer up.
+		 * received (a late GRANT_REQ of a completed one is acked
+		 * before, rx_grant_req_done()).  Its refusal is said again,
+		 * and only said: its MSN is done already, and marking it
+		 * done once more would mark, once the base has moved on, the
+		 * message that takes its slot TP_MSN_WINDOW messages later.
+		 * One whose status has aged out of the window (the initiator
+		 * lost every NACK while many messages went by) still gets an
+		 * answer, or the initiator would retry it until it gave the
+		 * peer up.
 		 */
 		if (rx->msn_tag[i] == msn && rx->msn_status[i])
 			nack(tp, p, session_of(rx), WREN_WIRE_NACK_STATUS,
@@ -673,6 +675,41 @@ static void rx_follow_bsn(struct wren_tp *tp, struct tp_rx *rx, uint32_t bsn)
 		bit_clear(rx->bits, rx->bsn & (tp->cfg.window - 1));
 		rx->bsn++;
 	}
+}
+
+/*
+ * @p's PSN (in the window, not a duplicate) is received: true if it came
+ * after a later one.
+ */
+static bool rx_take_psn(struct wren_tp *tp, struct tp_rx *rx,
+			const struct tp_rx_pkt *p)
+{
+	uint32_t w = tp->cfg.window;
+	bool late = seq_lt(p->psn + 1, rx->highest);
+
+	bit_set(rx->bits, p->psn & (w - 1));
+	if (seq_lt(rx->highest, p->psn + 1))
+		rx->highest = p->psn + 1;
+	if (p->psn == rx->bsn)
+		rx_follow_bsn(tp, rx, rx->bsn);
+	else
+		TP_COUNT_QP(tp, p->data.m.dst_qpn, rx_ooo_pkts, 1);
+	return late;
+}
+
+/*
+ * @p is a GRANT_REQ of a message that completed here (its status is
+ * recorded, and says so): the only packet of a finished message that
+ * can carry a PSN never received (rx_msg_of()).
+ */
+static bool rx_grant_req_done(const struct tp_rx *rx,
+			      const struct tp_rx_pkt *p)
+{
+	uint32_t msn = p->data.msn, i = msn % TP_MSN_WINDOW;
+
+	return p->data.msg_flags & WREN_WIRE_MSG_GRANT_REQ &&
+	       (seq_lt(msn, rx->msn_base) || bit_test(rx->msn_done, i)) &&
+	       rx->msn_tag[i] == msn && !rx->msn_status[i];
 }
 
 static void rx_duplicate(struct wren_tp *tp, struct tp_rx *rx,
@@ -758,6 +795,19 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		nack(tp, p, session_of(rx), WREN_WIRE_NACK_TRIMMED, 0);
 		return;
 	}
+	if (rx_grant_req_done(rx, p)) {
+		/*
+		 * A GRANT_REQ sent again (tp_ctx_timer()) that arrives after
+		 * the grants it asked for came anyway and its message
+		 * completed: it is a packet of its own with a PSN of its own,
+		 * which the initiator waits for before it completes the
+		 * message, so it is acknowledged, not refused: at once, as
+		 * the initiator has nothing else of the message to send.
+		 */
+		rx_take_psn(tp, rx, p);
+		ack_note(tp, rx, p, true);
+		return;
+	}
 	rm = rx_msg_of(tp, rx, p);
 	if (!rm)
 		return;
@@ -793,14 +843,7 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		return;
 	}
 
-	late = seq_lt(p->psn + 1, rx->highest);
-	bit_set(rx->bits, p->psn & (w - 1));
-	if (seq_lt(rx->highest, p->psn + 1))
-		rx->highest = p->psn + 1;
-	if (d == 0)
-		rx_follow_bsn(tp, rx, rx->bsn);
-	else
-		TP_COUNT_QP(tp, rm->m.dst_qpn, rx_ooo_pkts, 1);
+	late = rx_take_psn(tp, rx, p);
 	TP_COUNT_QP(tp, rm->m.dst_qpn, rx_data_pkts, 1);
 	TP_COUNT_QP(tp, rm->m.dst_qpn, rx_data_bytes, p->data.len);
 	rm->received += p->data.len;

@@ -1464,6 +1464,86 @@ static void test_grant_probe(void)
 }
 
 /*
+ * The GRANT_REQ that asks again (tp_ctx_timer()) is a packet of its own,
+ * with a PSN of its own.  Here it is slow (another path, or lost and
+ * resent), while the target's own regrant gets through: the initiator
+ * sends the rest, the message completes at the target, and only then
+ * does the request arrive.  Its PSN was never received, so it passes
+ * the duplicate check and meets a finished message; it must be acked,
+ * not refused, or the initiator fails a message that was delivered
+ * (IBV_WC_REM_OP_ERR on an RC QP, seen with libswap over a lossy
+ * multipath fabric).
+ */
+struct late_probe {
+	unsigned int reqs;	/* GRANT_REQs seen (first copies) */
+	uint32_t probe_psn;
+	bool hold_grants;
+};
+
+static enum net_verdict late_probe_filter(struct net *net,
+					  struct net_filter_ctx *f)
+{
+	struct late_probe *lp = net->filter_arg;
+
+	if (f->type == WREN_WIRE_GRANT && lp->hold_grants)
+		return NET_DROP;
+	if (f->type != WREN_WIRE_DATA || f->from != 0)
+		return NET_PASS;
+	/* No payload: a GRANT_REQ (the only message is large). */
+	if (f->len == WREN_WIRE_DATA_HDRS_LEN &&
+	    !(f->flags & WREN_WIRE_F_RETX) && ++lp->reqs == 2) {
+		lp->probe_psn = f->psn;
+		lp->hold_grants = false;
+	}
+	/*
+	 * The probe arrives after the rest of the message; its resent
+	 * copies are lost, so that none is left over on the wire once the
+	 * initiator closed the context.
+	 */
+	if (lp->reqs >= 2 && f->psn == lp->probe_psn) {
+		if (f->flags & WREN_WIRE_F_RETX)
+			return NET_DROP;
+		f->extra_delay = 5 * MS;
+	}
+	return NET_PASS;
+}
+
+static void test_grant_probe_late(void)
+{
+	static struct late_probe lp;
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st0, st1;
+	int a;
+
+	/* Ordered (an RC QP's messages) and not. */
+	for (int ordered = 0; ordered < 2; ordered++) {
+		cfg_default(&cfg);
+		cfg.grant_threshold = 16384;
+		cfg.grant_window = 8192;
+		cfg.grant_chunk = 8192;
+		net = net_new(2, &cfg, 43);
+		memset(&lp, 0, sizeof(lp));
+		lp.hold_grants = true;
+		net->filter = late_probe_filter;
+		net->filter_arg = &lp;
+		CHECK(net_start(net));
+		a = net_send(net, 0, 1, 40000, ordered, 0, 0);
+		net_run(net, 100 * MS);
+		CHECK_EQ(lp.reqs, 2);
+		CHECK_EQ(net->msgs[a].delivered, 1);
+		CHECK_EQ(net->msgs[a].done_status, WREN_TP_OK);
+		CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+		net_stats(net, 0, &st0);
+		net_stats(net, 1, &st1);
+		CHECK(st0.grant_probes >= 1);
+		CHECK_EQ(st1.tx_nacks, 0);
+		CHECK_EQ(st0.msg_errors, 0);
+		net_free(net);
+	}
+}
+
+/*
  * The way back of the initiator's latest data is dead (one direction of
  * a path, as in netsim's S13): every grant sent only there is lost, and
  * the initiator, with its granted bytes sent, waits for the regrant,
@@ -1964,6 +2044,8 @@ static const struct tap_test tests[] = {
 	  test_alive_no_backoff },
 	{ "grants pace large messages into one target", test_grants },
 	{ "grants that stop with nothing in flight are asked for again", test_grant_probe },
+	{ "a request for grants that arrives after its message completed is acked",
+	  test_grant_probe_late },
 	{ "grants that bring nothing back off, then the message is given up", test_grant_give_up },
 	{ "a grant goes on two paths: a dead way back delays nothing", test_grant_copy },
 	{ "competing messages' grants go once", test_grant_copy_alone },
