@@ -153,10 +153,12 @@ dmesg_mark() {
 	dmesg_seen=$(dmesg_problems | wc -l)
 }
 
+# dmesg_quiet [ERE]: with ERE, lines it matches are let through too.
 dmesg_quiet() {
 	local out
 
-	out=$(dmesg_problems | tail -n +$((${dmesg_seen:-0} + 1)))
+	out=$(dmesg_problems | tail -n +$((${dmesg_seen:-0} + 1)) |
+		grep -v -E "${1:-^\$}")
 	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
 }
 
