@@ -293,9 +293,15 @@ void tp_on_grant(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		if (m->msn != p->grant.msn)
 			continue;
 		ctx_answered(tp, c);
+		/*
+		 * Any grant of the message, even one that grants nothing new
+		 * (the answer to a GRANT_REQ of a message the target keeps
+		 * waiting), says the target is there and holds it.
+		 */
+		c->grant_probes = 0;
 		if (m->needs_grant && seq_lt(m->granted, p->grant.granted)) {
 			m->granted = min_u64(p->grant.granted, m->m.len);
-			c->grant_probes = 0;
+			c->grant_asks = 0;
 		}
 		break;
 	}

@@ -151,7 +151,7 @@ void tp_ctx_begin(struct wren_tp *tp, struct tp_ctx *c)
 	c->connect_tries = 0;
 	c->connect_deadline = 0;
 	c->grant_deadline = 0;
-	c->grant_probes = 0;
+	c->grant_probes = c->grant_asks = 0;
 	c->bsn = c->nsn = tp->env->random(tp->env_opaque);
 	c->next_msn = 0;
 }
@@ -385,6 +385,8 @@ void tp_ctx_timer(struct wren_tp *tp, struct tp_ctx *c)
 		struct tp_msg *m = tp_grant_stalled(tp, c);
 
 		c->grant_deadline = 0;
+		if (m)
+			c->grant_asks++;
 		if (m && ++c->grant_probes > tp->cfg.max_retries) {
 			ctx_fail(tp, c);
 			return;

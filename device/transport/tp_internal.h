@@ -231,7 +231,14 @@ struct tp_ctx {
 	 * comes by this deadline, it asks again (tp_ctx_timer()).
 	 */
 	uint64_t grant_deadline;	/* 0: not armed */
-	uint32_t grant_probes;		/* GRANT_REQs resent since a grant */
+	/*
+	 * GRANT_REQs resent since the target last answered (any GRANT:
+	 * the context fails above cfg.max_retries), and since the grant
+	 * last moved (the backoff: a target that keeps the message waiting
+	 * behind shorter ones is asked less and less often, not failed).
+	 */
+	uint32_t grant_probes;
+	uint32_t grant_asks;
 
 	/* Window: BSN oldest unacked, NSN next to assign. */
 	uint32_t bsn, nsn;

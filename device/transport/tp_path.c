@@ -127,7 +127,7 @@ void tp_ctx_timer_update(struct wren_tp *tp, struct tp_ctx *c)
 		c->grant_deadline = 0;
 	else if (!c->grant_deadline && c->sf)
 		c->grant_deadline = tp_now(tp) + tp_sf_rto(tp, c, &c->sf[0],
-							   c->grant_probes);
+							   c->grant_asks);
 	if (c->grant_deadline)
 		d = min_u64(d, c->grant_deadline);
 

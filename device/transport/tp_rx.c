@@ -815,10 +815,12 @@ void tp_rx_data(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		if (!rm->grant_mode) {
 			rm->grant_mode = true;
 			tp_grant_add(tp, rm);
-		} else if (rm->granted) {
+		} else {
 			/*
-			 * Asked again (tp_ctx_timer()): the grants were lost.
-			 * The latest is said again, at once.
+			 * Asked again (tp_ctx_timer()): the grants were lost,
+			 * or there were none yet (shorter messages go first).
+			 * The latest, perhaps 0, is said again at once, so
+			 * that the initiator knows the message waits here.
 			 */
 			tp_grant_again(tp, rm);
 		}

@@ -1628,6 +1628,55 @@ static void test_grant_copy_alone(void)
 }
 
 /*
+ * A message the target keeps waiting (shortest first: another initiator's
+ * shorter message takes the whole window for tens of milliseconds) is
+ * not a dead target.  Each GRANT_REQ sent again is answered with the
+ * latest grant, none yet, and the initiator goes on waiting instead of
+ * failing the context after cfg.max_retries unanswered-looking probes.
+ * The grants to node 2 are slow, so its message takes about 36 ms.
+ */
+static enum net_verdict slow_grants_to_2(struct net *net,
+					 struct net_filter_ctx *f)
+{
+	(void)net;
+	if (f->type == WREN_WIRE_GRANT && f->to == 2)
+		f->extra_delay = 300000;
+	return NET_PASS;
+}
+
+static void test_grant_wait_queued(void)
+{
+	struct wren_tp_config cfg;
+	struct net *net;
+	struct wren_tp_stats st0, st1;
+	int a, b;
+
+	cfg_default(&cfg);
+	cfg.grant_threshold = 16384;
+	cfg.grant_window = 8192;
+	cfg.grant_chunk = 8192;
+	net = net_new(3, &cfg, 47);
+	net->filter = slow_grants_to_2;
+	CHECK(net_start(net));
+	b = net_send(net, 2, 1, 900000, false, 0, 0);
+	net_run(net, MS / 10);
+	a = net_send(net, 0, 1, 1000000, false, 0, 0);
+	net_run(net, 200 * MS);
+	CHECK_EQ(net->msgs[b].delivered, 1);
+	CHECK_EQ(net->msgs[a].delivered, 1);
+	CHECK_EQ(net->msgs[a].done_status, WREN_TP_OK);
+	CHECK(net->msgs[a].delivered_seq > net->msgs[b].delivered_seq);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st0);
+	net_stats(net, 1, &st1);
+	/* It did ask, more often than it may ask a silent target. */
+	CHECK(st0.grant_probes > cfg.max_retries);
+	CHECK_EQ(st0.msg_errors, 0);
+	CHECK_EQ(st1.tx_nacks, 0);
+	net_free(net);
+}
+
+/*
  * A target whose grants bring nothing (the initiator went away) grants
  * again less and less often, then gives the message up: a bounded number
  * of GRANTs, not one every min_rto_ns for as long as the context lives.
@@ -2046,6 +2095,8 @@ static const struct tap_test tests[] = {
 	{ "grants that stop with nothing in flight are asked for again", test_grant_probe },
 	{ "a request for grants that arrives after its message completed is acked",
 	  test_grant_probe_late },
+	{ "a message the target keeps waiting is not a dead target",
+	  test_grant_wait_queued },
 	{ "grants that bring nothing back off, then the message is given up", test_grant_give_up },
 	{ "a grant goes on two paths: a dead way back delays nothing", test_grant_copy },
 	{ "competing messages' grants go once", test_grant_copy_alone },
