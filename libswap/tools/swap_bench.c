@@ -5,10 +5,11 @@
  * plain SEND/receive into pre-posted buffers each as large as the
  * largest message, --depth of them, the sender waiting for the
  * receiver's word after each --depth messages so that it never finds no
- * receive posted (RD has no RNR retry).  For each size: latency (half
- * the round trip of a ping-pong) and message rate (one way, the
- * receiver releasing each as it comes), the RDMA READs SWAP issued per
- * message, and memory per partner.  Lines:
+ * receive posted (RD has no RNR retry).  For each size, the two in turn
+ * --reps times: latency (half the round trip of a ping-pong) and message
+ * rate (one way, the receiver releasing each as it comes), the RDMA
+ * READs SWAP issued per message; then memory per partner.  Lines, one
+ * per protocol and repetition (the caller takes medians):
  *
  *   swap_bench: T swap|sendrecv SIZE lat_us L rate_kmps R reads_per_msg X
  *   swap_bench: memory per partner swap M sendrecv N
@@ -30,12 +31,12 @@ const char *tool_prog = "swap_bench";
 #define QKEY	0x11223344U
 
 static struct {
-	unsigned int index, iters, count, depth;
+	unsigned int index, iters, count, depth, reps;
 	const char *hub, *device;
 	uint16_t port;
 	struct swap_ep_attr attr;
 	uint64_t max_size;
-} o = { .port = 18710, .iters = 200, .count = 2000, .depth = 32,
+} o = { .port = 18710, .iters = 200, .count = 2000, .depth = 32, .reps = 1,
 	.max_size = 1 << 20 };
 
 /* The plain SEND/receive side. */
@@ -214,12 +215,20 @@ static void plain_send(struct plain *pl, size_t len)
 	pl->sends_out++;
 }
 
-/* The line scripts/bench-guests reads. */
+/* One protocol's figures at one size. */
+struct result {
+	double lat_us;		/* half a ping-pong's round trip */
+	double rate_kmps;	/* one way, thousands of messages a second */
+	double reads;		/* RDMA READs per message (SWAP only) */
+};
+
+/* The line scripts/bench-guests reads, once per repetition. */
 static void report(const char *tp, const char *proto, size_t size,
-		   double lat, double rate, double reads)
+		   const struct result *r)
 {
 	printf("swap_bench: %s %s %zu lat_us %.1f rate_kmps %.2f "
-	       "reads_per_msg %.3f\n", tp, proto, size, lat, rate, reads);
+	       "reads_per_msg %.3f\n", tp, proto, size, r->lat_us,
+	       r->rate_kmps, r->reads);
 	fflush(stdout);
 }
 
@@ -241,6 +250,82 @@ static void swap_recv_or_die(struct swap_ep *ep)
 	swap_msg_release(ep, &m);
 }
 
+/* SWAP: ping-pong, then @count messages one way and a word back. */
+static struct result bench_swap(struct swap_ep *ep, const void *buf,
+				size_t size, unsigned int iters,
+				unsigned int count)
+{
+	struct swap_stats s0, s1;
+	struct result r = { 0 };
+	unsigned int i;
+	uint64_t t;
+
+	t = tool_now_ns();
+	for (i = 0; i < iters; i++) {
+		if (o.index) {
+			swap_send_or_die(ep, buf, size);
+			swap_recv_or_die(ep);
+		} else {
+			swap_recv_or_die(ep);
+			swap_send_or_die(ep, buf, size);
+		}
+	}
+	r.lat_us = (double)(tool_now_ns() - t) / 2e3 / iters;
+	swap_ep_stats(ep, &s0);
+	t = tool_now_ns();
+	for (i = 0; i < count; i++)
+		if (o.index)
+			swap_send_or_die(ep, buf, size);
+		else
+			swap_recv_or_die(ep);
+	if (o.index)
+		swap_recv_or_die(ep);
+	else
+		swap_send_or_die(ep, buf, 0);
+	r.rate_kmps = count / ((double)(tool_now_ns() - t) / 1e6);
+	swap_ep_stats(ep, &s1);
+	r.reads = (double)(s1.reads - s0.reads) / count;
+	return r;
+}
+
+/*
+ * Plain SEND/receive: ping-pong, then @count messages one way in
+ * windows of --depth, the receiver saying when a window is reposted.
+ */
+static struct result bench_plain(struct plain *pl, size_t size,
+				 unsigned int iters, unsigned int count)
+{
+	struct result r = { 0 };
+	unsigned int i;
+	uint64_t t;
+
+	t = tool_now_ns();
+	for (i = 0; i < iters; i++) {
+		if (o.index) {
+			plain_send(pl, size);
+			plain_wait(pl, true);
+		} else {
+			plain_wait(pl, true);
+			plain_send(pl, size);
+		}
+	}
+	r.lat_us = (double)(tool_now_ns() - t) / 2e3 / iters;
+	t = tool_now_ns();
+	for (i = 0; i < count; i++) {
+		if (o.index) {
+			plain_send(pl, size);
+			if (i % o.depth == o.depth - 1)
+				plain_wait(pl, true);
+		} else {
+			plain_wait(pl, true);
+			if (i % o.depth == o.depth - 1)
+				plain_send(pl, 0);
+		}
+	}
+	r.rate_kmps = count / ((double)(tool_now_ns() - t) / 1e6);
+	return r;
+}
+
 /* An option's number. */
 #define NUM(name)	tool_num(name, optarg)
 
@@ -253,6 +338,7 @@ static void parse(int argc, char **argv)
 		{ "iters", 1, NULL, 'n' }, { "count", 1, NULL, 'c' },
 		{ "depth", 1, NULL, 'D' }, { "max-size", 1, NULL, 'M' },
 		{ "pool-size", 1, NULL, 'P' }, { "buf-size", 1, NULL, 'b' },
+		{ "reps", 1, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -295,25 +381,29 @@ static void parse(int argc, char **argv)
 		case 'b':
 			o.attr.buf_size = (uint32_t)NUM("buf-size");
 			break;
+		case 'r':
+			o.reps = (unsigned int)NUM("reps");
+			break;
 		default:
 			fprintf(stderr, "usage: swap_bench --index 0|1 "
 				"[--hub IP] [--transport rd|rc]\n"
 				"  [--device D] [--gid-index G] [--iters N] "
 				"[--count N] [--depth D]\n"
 				"  [--max-size B] [--pool-size B] "
-				"[--buf-size B]\n");
+				"[--buf-size B] [--reps N]\n");
 			exit(2);
 		}
 	}
-	if (o.index > 1 || (o.index && !o.hub) || !o.depth)
-		tool_die("--index 0 or 1, --hub for 1");
+	if (o.index > 1 || (o.index && !o.hub) || !o.depth || !o.reps)
+		tool_die("--index 0 or 1, --hub for 1, --depth and --reps "
+			 "at least 1");
 	tool_index = o.index;
 }
 
 int main(int argc, char **argv)
 {
 	struct rec me[2], them[2];
-	struct swap_stats s0, s1;
+	struct swap_stats st;
 	struct tool_ctl ctl;
 	struct ibv_pd *pd;
 	struct swap_ep *ep;
@@ -347,9 +437,7 @@ int main(int argc, char **argv)
 	tool_ctl_barrier(&ctl, 0);
 
 	for (size = 64; size <= o.max_size; size *= 4) {
-		unsigned int iters = o.iters, count = o.count, i;
-		double lat[2], rate[2], reads;
-		uint64_t t;
+		unsigned int iters = o.iters, count = o.count, rep;
 
 		/* Big messages: fewer, so that each size takes similar time. */
 		while (iters > 20 && (uint64_t)iters * size > (64ULL << 20))
@@ -360,67 +448,24 @@ int main(int argc, char **argv)
 		if (!count)
 			count = o.depth;
 
-		/* SWAP: ping-pong, then one way. */
-		t = tool_now_ns();
-		for (i = 0; i < iters; i++) {
-			if (o.index) {
-				swap_send_or_die(ep, buf, size);
-				swap_recv_or_die(ep);
-			} else {
-				swap_recv_or_die(ep);
-				swap_send_or_die(ep, buf, size);
-			}
-		}
-		lat[0] = (double)(tool_now_ns() - t) / 2e3 / iters;
-		swap_ep_stats(ep, &s0);
-		t = tool_now_ns();
-		for (i = 0; i < count; i++)
-			if (o.index)
-				swap_send_or_die(ep, buf, size);
-			else
-				swap_recv_or_die(ep);
-		if (o.index)
-			swap_recv_or_die(ep);
-		else
-			swap_send_or_die(ep, buf, 0);
-		rate[0] = count / ((double)(tool_now_ns() - t) / 1e6);
-		swap_ep_stats(ep, &s1);
-		reads = (double)(s1.reads - s0.reads) / count;
+		/*
+		 * The two protocols in turn, --reps times, so that the
+		 * machine's noise falls on both alike; a line each time.
+		 */
+		for (rep = 0; rep < o.reps; rep++) {
+			struct result sw = bench_swap(ep, buf, size, iters,
+						      count);
+			struct result pr = bench_plain(&pl, size, iters, count);
 
-		/* Plain SEND/receive: ping-pong, then one way in windows. */
-		t = tool_now_ns();
-		for (i = 0; i < iters; i++) {
 			if (o.index) {
-				plain_send(&pl, size);
-				plain_wait(&pl, true);
-			} else {
-				plain_wait(&pl, true);
-				plain_send(&pl, size);
+				report(tp, "swap", size, &sw);
+				report(tp, "sendrecv", size, &pr);
 			}
-		}
-		lat[1] = (double)(tool_now_ns() - t) / 2e3 / iters;
-		t = tool_now_ns();
-		for (i = 0; i < count; i++) {
-			if (o.index) {
-				plain_send(&pl, size);
-				if (i % o.depth == o.depth - 1)
-					plain_wait(&pl, true);
-			} else {
-				plain_wait(&pl, true);
-				/* All of this window reposted: say so. */
-				if (i % o.depth == o.depth - 1)
-					plain_send(&pl, 0);
-			}
-		}
-		rate[1] = count / ((double)(tool_now_ns() - t) / 1e6);
-		if (o.index) {
-			report(tp, "swap", size, lat[0], rate[0], reads);
-			report(tp, "sendrecv", size, lat[1], rate[1], 0);
 		}
 	}
-	swap_ep_stats(ep, &s1);
+	swap_ep_stats(ep, &st);
 	printf("swap_bench: memory per partner swap %" PRIu64 " sendrecv %zu\n",
-	       s1.mem_per_partner, (size_t)o.depth * o.max_size);
+	       st.mem_per_partner, (size_t)o.depth * o.max_size);
 	tool_ctl_barrier(&ctl, 0);
 	swap_ep_close(ep);
 	return 0;
