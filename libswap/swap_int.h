@@ -44,6 +44,7 @@ enum partner_state { P_FREE, P_ADDED, P_CONNECTED, P_FAILED };
 
 /* An INLINE send slot's SEND, kept until it completes. */
 struct swap_txslot {
+	bool busy;		/* posted (or to be posted again) */
 	int partner;
 	uint32_t gen;
 	uint32_t len;
@@ -116,7 +117,6 @@ struct swap_partner {
 	uint64_t heard_at;	/* last sign of life (ns) */
 	uint32_t writes_out;	/* WRITE work requests not completed */
 	enum ibv_wc_status write_refused;	/* a WRITE of this piece's */
-	uint32_t sends_out;
 
 	/* Receiving. */
 	struct swap_slot *slots;	/* buf_count, by seq % buf_count */
@@ -192,6 +192,7 @@ void swap_timers(struct swap_ep *ep);
 void swap_tx_done(struct swap_ep *ep, const struct ibv_wc *wc);
 void swap_read_post(struct swap_ep *ep, struct swap_partner *p);
 void swap_resend_due(struct swap_ep *ep, uint64_t now, uint64_t *next);
+void swap_tx_drain(struct swap_ep *ep, struct swap_partner *p);
 
 /* swap_rx.c */
 int swap_rx_post(struct swap_ep *ep, struct swap_partner *p, uint32_t rbuf);

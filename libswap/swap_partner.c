@@ -73,8 +73,10 @@ static int rc_qp_create(struct swap_ep *ep, struct swap_partner *p)
 
 static void partner_free(struct swap_ep *ep, struct swap_partner *p)
 {
-	if (p->qp && ep->tp == SWAP_TRANSPORT_RC)
+	if (p->qp && ep->tp == SWAP_TRANSPORT_RC) {
+		swap_tx_drain(ep, p);
 		ibv_destroy_qp(p->qp);
+	}
 	if (p->ah)
 		ibv_destroy_ah(p->ah);
 	if (p->fcb_mr)

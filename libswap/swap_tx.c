@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "swap_int.h"
 
@@ -94,8 +95,49 @@ static void read_done(struct swap_ep *ep, struct swap_partner *p)
 
 static void slot_put(struct swap_ep *ep, uint32_t idx)
 {
-	if (idx < ep->a.send_depth && ep->ntx_free < ep->a.send_depth)
+	/* Once only: swap_tx_drain() may have taken it back already. */
+	if (idx < ep->a.send_depth && ep->txs[idx].busy &&
+	    ep->ntx_free < ep->a.send_depth) {
+		ep->txs[idx].busy = false;
 		ep->tx_free[ep->ntx_free++] = idx;
+	}
+}
+
+/* Slots @p's SENDs still hold. */
+static uint32_t slots_held(const struct swap_ep *ep,
+			   const struct swap_partner *p)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < ep->a.send_depth; i++)
+		n += ep->txs[i].busy && ep->txs[i].partner == p->id &&
+		     ep->txs[i].gen == p->gen;
+	return n;
+}
+
+/* How long swap_tx_drain() waits for the flushes. */
+#define DRAIN_MS	1000
+
+/*
+ * RC: @p failed (its QP is in the error state) and its QP is about to be
+ * destroyed.  Wait for the completions of its SENDs, which the error
+ * state flushes: destroying a QP may discard its completions not yet
+ * polled (libwren and mlx5 do), and their slots would be lost to every
+ * partner for good.  A device that does not flush within DRAIN_MS has
+ * failed; its slots are taken back anyway.
+ */
+void swap_tx_drain(struct swap_ep *ep, struct swap_partner *p)
+{
+	uint64_t until = swap_now() + DRAIN_MS * 1000000ULL;
+	const struct timespec tick = { 0, 100000 };
+	uint32_t i;
+
+	while (slots_held(ep, p) && !ep->fatal && swap_now() < until)
+		if (swap_poll(ep) <= 0)
+			nanosleep(&tick, NULL);
+	for (i = 0; i < ep->a.send_depth; i++)
+		if (ep->txs[i].partner == p->id && ep->txs[i].gen == p->gen)
+			slot_put(ep, i);
 }
 
 static bool resend_later(struct swap_ep *ep, struct swap_partner *p,
@@ -255,8 +297,8 @@ static int send_slot(struct swap_ep *ep, struct swap_partner *p, int idx,
 {
 	int ret;
 
-	ep->txs[idx] = (struct swap_txslot){ .partner = p->id, .gen = p->gen,
-					     .len = len };
+	ep->txs[idx] = (struct swap_txslot){ .busy = true, .partner = p->id,
+					     .gen = p->gen, .len = len };
 	ret = send_post(ep, p, idx);
 	if (!ret)
 		p->tx_seq++;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * A fake libibverbs and libwren for libswap's unit test: RD QPs in one
- * process, posted SENDs, WRITEs and READs queued on a "wire" that runs
+ * A fake libibverbs and libwren for libswap's unit test: RD and RC QPs in
+ * one process, posted SENDs, WRITEs and READs queued on a "wire" that runs
  * when a CQ is polled (unless the test holds it), checked against the
  * responder's posted receives, memory regions, rights and bounds the way
  * a device does.  It also counts the READs each QP has outstanding per
  * remote key, from posting until the completion is polled, for the
- * one-READ rule.  Test scaffolding only; not the library's code.
+ * one-READ rule.  An RC QP in the error state flushes what it has posted
+ * and posts, and destroying one discards its completions not yet polled,
+ * as libwren and mlx5 do.  Test scaffolding only; not the library's code.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,6 +56,8 @@ struct fqp {
 	struct ibv_qp_ex qpx;
 	struct fcq *cq;
 	bool dead;
+	bool rc, err;		/* RC: its peer dest; error state: flushing */
+	uint32_t dest;
 	struct frecv *rq;
 	unsigned int rq_head, rq_count;
 	/* the request being built between wr_start and wr_complete */
@@ -86,7 +90,8 @@ static struct fread g_reads[4096];
 static unsigned int g_read_max;
 static uint64_t g_read_count;
 static struct ibv_device g_dev = { .name = "fake0" };
-static struct ibv_context g_ctx;
+static struct verbs_context g_vctx;	/* ibv_create_qp_ex() needs one */
+#define g_ctx	(g_vctx.context)
 static struct ibv_pd g_pd;
 
 static void *xzalloc(size_t n)
@@ -172,7 +177,7 @@ static void run_op(struct fake_op *op)
 		sender_done(src, op, op->fail, opc);
 		return;
 	}
-	if (!dst || dst->dead) {
+	if (!dst || dst->dead || dst->err) {
 		sender_done(src, op, IBV_WC_REM_INV_RD_REQ_ERR, opc);
 		return;
 	}
@@ -371,6 +376,8 @@ static void begin(struct ibv_qp_ex *qpx, enum fake_op_type t)
 	qp->cur.type = t;
 	qp->cur.wr_id = qpx->wr_id;
 	qp->cur.src_qpn = qpx->qp_base.qp_num;
+	if (qp->rc)
+		qp->cur.dst_qpn = qp->dest;
 	qp->cur_set = true;
 }
 
@@ -441,6 +448,12 @@ static int w_complete(struct ibv_qp_ex *qpx)
 	for (i = 0; i < qp->nbatch; i++) {
 		if (g_nwire == WIRE_MAX)
 			abort();
+		if (qp->err) {
+			sender_done(qp, &qp->batch[i], IBV_WC_WR_FLUSH_ERR,
+				    IBV_WC_SEND);
+			free(qp->batch[i].data);
+			continue;
+		}
 		if (qp->batch[i].type == FOP_READ)
 			read_track(qp->batch[i].src_qpn, qp->batch[i].rkey,
 				   qp->batch[i].wr_id);
@@ -457,8 +470,14 @@ static void w_abort(struct ibv_qp_ex *qpx)
 
 /* ------------------------------------------------------------------ */
 
+static struct ibv_qp *fake_create_qp_ex(struct ibv_context *ctx,
+					struct ibv_qp_init_attr_ex *attr);
+
 struct ibv_pd *fake_pd(void)
 {
+	g_vctx.sz = sizeof(g_vctx);
+	g_vctx.create_qp_ex = fake_create_qp_ex;
+	g_ctx.abi_compat = __VERBS_ABI_IS_EXTENDED;
 	g_ctx.device = &g_dev;
 	g_ctx.ops.poll_cq = fake_poll_cq;
 	g_ctx.ops.req_notify_cq = fake_req_notify;
@@ -644,18 +663,13 @@ int ibv_destroy_ah(struct ibv_ah *ah)
 	return 0;
 }
 
-struct ibv_qp *wrendv_create_qp(struct ibv_context *ctx,
-				struct ibv_qp_init_attr_ex *attr,
-				struct wrendv_qp_init_attr *dattr,
-				uint32_t inlen)
+static struct ibv_qp *qp_new(struct ibv_context *ctx,
+			     struct ibv_qp_init_attr_ex *attr)
 {
 	struct fqp *qp;
 	unsigned int i;
 
-	(void)inlen;
-	if (attr->qp_type != IBV_QPT_DRIVER ||
-	    dattr->driver_qp_type != WRENDV_QP_DRIVER_TYPE_RD ||
-	    attr->send_cq != attr->recv_cq) {
+	if (attr->send_cq != attr->recv_cq) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -668,7 +682,8 @@ struct ibv_qp *wrendv_create_qp(struct ibv_context *ctx,
 	qp = xzalloc(sizeof(*qp));
 	qp->qpx.qp_base.context = ctx;
 	qp->qpx.qp_base.pd = attr->pd;
-	qp->qpx.qp_base.qp_type = IBV_QPT_DRIVER;
+	qp->qpx.qp_base.qp_type = attr->qp_type;
+	qp->rc = attr->qp_type == IBV_QPT_RC;
 	qp->qpx.qp_base.qp_num = g_next_qpn++;
 	qp->qpx.wr_start = w_start;
 	qp->qpx.wr_complete = w_complete;
@@ -684,16 +699,88 @@ struct ibv_qp *wrendv_create_qp(struct ibv_context *ctx,
 	return &qp->qpx.qp_base;
 }
 
+struct ibv_qp *wrendv_create_qp(struct ibv_context *ctx,
+				struct ibv_qp_init_attr_ex *attr,
+				struct wrendv_qp_init_attr *dattr,
+				uint32_t inlen)
+{
+	(void)inlen;
+	if (attr->qp_type != IBV_QPT_DRIVER ||
+	    dattr->driver_qp_type != WRENDV_QP_DRIVER_TYPE_RD) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return qp_new(ctx, attr);
+}
+
+static struct ibv_qp *fake_create_qp_ex(struct ibv_context *ctx,
+					struct ibv_qp_init_attr_ex *attr)
+{
+	if (attr->qp_type != IBV_QPT_RC) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return qp_new(ctx, attr);
+}
+
+/* @qp's completions not yet polled: gone, as a destroyed QP's are. */
+static void cq_purge(struct fcq *cq, uint32_t qpn)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < cq->count; i++) {
+		struct ibv_wc *wc = &cq->wc[(cq->head + i) % CQ_MAX];
+
+		if (wc->qp_num != qpn)
+			cq->wc[(cq->head + n++) % CQ_MAX] = *wc;
+	}
+	cq->count = n;
+}
+
+/* RC into the error state: its receives and its work on the wire flush. */
+static void qp_flush(struct fqp *qp)
+{
+	uint32_t qpn = qp->qpx.qp_base.qp_num;
+	unsigned int i, n = 0;
+
+	qp->err = true;
+	for (i = 0; i < g_nwire; i++) {
+		if (g_wire[i].src_qpn != qpn) {
+			g_wire[n++] = g_wire[i];
+			continue;
+		}
+		sender_done(qp, &g_wire[i], IBV_WC_WR_FLUSH_ERR, IBV_WC_SEND);
+		free(g_wire[i].data);
+	}
+	g_nwire = n;
+	for (; qp->rq_count; qp->rq_count--) {
+		struct ibv_wc wc = {
+			.wr_id = qp->rq[qp->rq_head].wr_id,
+			.status = IBV_WC_WR_FLUSH_ERR,
+			.opcode = IBV_WC_RECV,
+			.qp_num = qpn,
+		};
+
+		qp->rq_head = (qp->rq_head + 1) % RQ_MAX;
+		cq_push(qp->cq, &wc);
+	}
+}
+
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
 	return (struct ibv_qp_ex *)qp;
 }
 
-int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
+int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 {
-	(void)qp;
-	(void)attr;
-	(void)mask;
+	struct fqp *qp = (struct fqp *)ibqp;
+
+	if (!qp->rc)
+		return 0;
+	if (mask & IBV_QP_DEST_QPN)
+		qp->dest = attr->dest_qp_num;
+	if (mask & IBV_QP_STATE && attr->qp_state == IBV_QPS_ERR)
+		qp_flush(qp);
 	return 0;
 }
 
@@ -705,13 +792,14 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	for (i = 0; i < MAX_QPS; i++)
 		if (g_qps[i] == qp)
 			g_qps[i] = NULL;
+	cq_purge(qp->cq, ibqp->qp_num);
 	free(qp->rq);
 	free(qp->batch);
 	free(qp);
 	return 0;
 }
 
-/* RC is not faked: the unit test runs the RD transport. */
+/* The old entry point: libswap asks for send operations, never this. */
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	(void)pd;

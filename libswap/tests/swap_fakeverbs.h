@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The unit test's stand-in for libibverbs and libwren (swap_fakeverbs.c):
- * every endpoint of the test in one process, RD QPs only, one "wire"
+ * every endpoint of the test in one process, RD and RC QPs, one "wire"
  * queue of posted operations that the test may hold, run backwards, or
  * tamper with.
  */
