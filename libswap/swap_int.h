@@ -54,6 +54,18 @@ struct swap_txslot {
 	uint64_t first_at;	/* the first refusal */
 };
 
+/*
+ * A piece's bytes in the staging ring (swap_ep.stage), from its copy
+ * until every WRITE of it has completed.  A WRITE's work request id
+ * names its record.
+ */
+struct swap_stage_rec {
+	uint64_t end;		/* ring position just past it */
+	int partner;
+	uint32_t gen;
+	uint32_t wrs_left;	/* its WRITEs not yet completed */
+};
+
 /* One received piece, in the order of its sequence number. */
 enum slot_state {
 	S_EMPTY,	/* nothing with this sequence number yet */
@@ -115,7 +127,7 @@ struct swap_partner {
 	uint64_t read_at;	/* no READ before (ns) */
 	uint32_t backoff_us;
 	uint64_t heard_at;	/* last sign of life (ns) */
-	uint32_t writes_out;	/* WRITE work requests not completed */
+	uint32_t writes_out;	/* its WRITE work requests not completed */
 	enum ibv_wc_status write_refused;	/* a WRITE of this piece's */
 
 	/* Receiving. */
@@ -161,10 +173,19 @@ struct swap_ep {
 	uint32_t ntx_free;
 	struct swap_txslot *txs;	/* per slot: what it holds */
 	uint32_t resends;		/* slots waiting to be sent again */
-	/* WRITE staging, and where partners' blocks are READ into. */
+	/*
+	 * WRITE staging, a ring: positions count up, stage_tail is where
+	 * the oldest piece not completed starts; its records, rec_tail to
+	 * rec_head (at most one per WRITE work request).
+	 */
 	uint8_t *stage;
 	struct ibv_mr *stage_mr;
 	size_t stage_size;
+	uint64_t stage_head, stage_tail;
+	struct swap_stage_rec stage_rec[SWAP_WRITE_WRS];
+	uint32_t rec_head, rec_tail;
+	uint32_t writes_out;		/* WRITE work requests, all partners */
+	/* Where partners' blocks are READ into. */
 	uint8_t *shadow;
 	struct ibv_mr *shadow_mr;
 

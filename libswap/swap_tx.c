@@ -3,8 +3,8 @@
  * Sending: room from the partner's flow-control block (read with one
  * RDMA READ at a time), INLINE messages in a SEND, larger ones placed
  * with RDMA WRITE into the partner's pool piece by piece, each piece
- * announced by a SEND once its WRITE has completed; and what the send
- * completions say about the partner.
+ * announced by a SEND: on RD once its WRITE has completed, on RC right
+ * behind it; and what the send completions say about the partner.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -103,11 +103,84 @@ static void slot_put(struct swap_ep *ep, uint32_t idx)
 	}
 }
 
-/* Slots @p's SENDs still hold. */
-static uint32_t slots_held(const struct swap_ep *ep,
-			   const struct swap_partner *p)
+static int usable(struct swap_ep *ep, struct swap_partner *p);
+
+/* Free the staging ring's completed pieces, oldest first. */
+static void stage_reap(struct swap_ep *ep)
 {
-	uint32_t i, n = 0;
+	while (ep->rec_tail != ep->rec_head) {
+		struct swap_stage_rec *r =
+			&ep->stage_rec[ep->rec_tail % SWAP_WRITE_WRS];
+
+		if (r->wrs_left)
+			break;
+		ep->stage_tail = r->end;
+		ep->rec_tail++;
+	}
+}
+
+/* A WRITE of staging record @idx completed: was it @p's? */
+static bool stage_done(struct swap_ep *ep, struct swap_partner *p,
+		       uint32_t idx)
+{
+	struct swap_stage_rec *r = &ep->stage_rec[idx % SWAP_WRITE_WRS];
+	bool ours;
+
+	if (!r->wrs_left)
+		return false;	/* taken back by swap_tx_drain() */
+	ours = p && r->partner == p->id && r->gen == p->gen;
+	r->wrs_left--;
+	ep->writes_out--;
+	if (ours && p->writes_out)
+		p->writes_out--;
+	stage_reap(ep);
+	return ours;
+}
+
+/*
+ * Room in the staging ring for @len bytes in one run and @wrs WRITEs:
+ * a new record for them, or NULL with *@err once @p failed.  Pieces of
+ * every partner share the ring and the bound on WRITEs out, which keeps
+ * the completion queue from overflowing.
+ */
+static struct swap_stage_rec *stage_get(struct swap_ep *ep,
+					struct swap_partner *p, size_t len,
+					uint32_t wrs, int *err)
+{
+	for (;;) {
+		uint64_t pos, at;
+		struct swap_stage_rec *r;
+
+		/* Empty: start at its beginning, where any piece fits. */
+		if (ep->rec_tail == ep->rec_head)
+			ep->stage_tail = ep->stage_head = (ep->stage_head +
+				ep->stage_size - 1) / ep->stage_size *
+				ep->stage_size;
+		pos = ep->stage_head;
+		at = pos % ep->stage_size;
+		/* A piece does not wrap: skip the ring's end. */
+		if (at + len > ep->stage_size)
+			pos += ep->stage_size - at;
+		if (pos + len - ep->stage_tail <= ep->stage_size &&
+		    ep->rec_head - ep->rec_tail < SWAP_WRITE_WRS &&
+		    ep->writes_out + wrs <= SWAP_WRITE_WRS) {
+			r = &ep->stage_rec[ep->rec_head++ % SWAP_WRITE_WRS];
+			*r = (struct swap_stage_rec){ .end = pos + len,
+				.partner = p->id, .gen = p->gen };
+			ep->stage_head = pos + len;
+			return r;
+		}
+		*err = usable(ep, p);
+		if (*err)
+			return NULL;
+		swap_wait(ep, UINT64_MAX);
+	}
+}
+
+/* Send slots and WRITEs of @p not yet completed. */
+static uint32_t held(const struct swap_ep *ep, const struct swap_partner *p)
+{
+	uint32_t i, n = p->writes_out;
 
 	for (i = 0; i < ep->a.send_depth; i++)
 		n += ep->txs[i].busy && ep->txs[i].partner == p->id &&
@@ -120,11 +193,11 @@ static uint32_t slots_held(const struct swap_ep *ep,
 
 /*
  * RC: @p failed (its QP is in the error state) and its QP is about to be
- * destroyed.  Wait for the completions of its SENDs, which the error
- * state flushes: destroying a QP may discard its completions not yet
- * polled (libwren and mlx5 do), and their slots would be lost to every
- * partner for good.  A device that does not flush within DRAIN_MS has
- * failed; its slots are taken back anyway.
+ * destroyed.  Wait for the completions of its SENDs and WRITEs, which
+ * the error state flushes: destroying a QP may discard its completions
+ * not yet polled (libwren and mlx5 do), and their send slots and staging
+ * space would be lost to every partner for good.  A device that does
+ * not flush within DRAIN_MS has failed; they are taken back anyway.
  */
 void swap_tx_drain(struct swap_ep *ep, struct swap_partner *p)
 {
@@ -132,12 +205,22 @@ void swap_tx_drain(struct swap_ep *ep, struct swap_partner *p)
 	const struct timespec tick = { 0, 100000 };
 	uint32_t i;
 
-	while (slots_held(ep, p) && !ep->fatal && swap_now() < until)
+	while (held(ep, p) && !ep->fatal && swap_now() < until)
 		if (swap_poll(ep) <= 0)
 			nanosleep(&tick, NULL);
 	for (i = 0; i < ep->a.send_depth; i++)
 		if (ep->txs[i].partner == p->id && ep->txs[i].gen == p->gen)
 			slot_put(ep, i);
+	for (i = 0; i < SWAP_WRITE_WRS; i++) {
+		struct swap_stage_rec *r = &ep->stage_rec[i];
+
+		if (r->wrs_left && r->partner == p->id && r->gen == p->gen) {
+			ep->writes_out -= r->wrs_left;
+			r->wrs_left = 0;
+		}
+	}
+	p->writes_out = 0;
+	stage_reap(ep);
 }
 
 static bool resend_later(struct swap_ep *ep, struct swap_partner *p,
@@ -163,11 +246,17 @@ void swap_tx_done(struct swap_ep *ep, const struct ibv_wc *wc)
 		return;
 	if (kind == WR_SEND)
 		slot_put(ep, idx);
-	/* A SEND names its slot, a WRITE or READ the partner's generation. */
-	ours = p && (kind == WR_SEND ? ep->txs[idx < ep->a.send_depth ? idx :
-			0].gen == p->gen : idx == p->gen);
-	if (ours && kind == WR_WRITE && p->writes_out)
-		p->writes_out--;
+	/*
+	 * A SEND names its slot, a WRITE its staging record, a READ the
+	 * partner's generation.
+	 */
+	if (kind == WR_SEND)
+		ours = p && ep->txs[idx < ep->a.send_depth ? idx : 0].gen ==
+			    p->gen;
+	else if (kind == WR_WRITE)
+		ours = stage_done(ep, p, idx);
+	else
+		ours = p && idx == p->gen;
 	if (ours && kind == WR_READ)
 		p->read_busy = false;
 	if (!ours || p->state != P_CONNECTED)
@@ -388,14 +477,28 @@ static int send_inline(struct swap_ep *ep, struct swap_partner *p,
 	return ret;
 }
 
-/* WRITE the staged @len bytes to @start of @p's pool; wait for them. */
+/*
+ * Copy @len bytes of @buf into the staging ring and WRITE them to
+ * @start of @p's pool.  On RD, wait for the WRITEs: a SEND after a WRITE
+ * may overtake it, and only the WRITE's completion proves placement.  On
+ * RC the header may follow at once (a SEND cannot pass a WRITE on one
+ * connection), so pieces stream; the ring is freed as WRITEs complete.
+ */
 static int write_once(struct swap_ep *ep, struct swap_partner *p,
-		      uint64_t start, size_t len)
+		      const uint8_t *buf, uint64_t start, size_t len)
 {
+	uint32_t wrs = (uint32_t)((len + ep->max_rdma - 1) / ep->max_rdma);
 	uint64_t off = start % p->ra.pool_size;
+	struct swap_stage_rec *r;
+	uint8_t *stage;
 	size_t done = 0;
 	int ret;
 
+	r = stage_get(ep, p, len, wrs, &ret);
+	if (!r)
+		return ret;
+	stage = ep->stage + (r->end - len) % ep->stage_size;
+	memcpy(stage, buf, len);
 	p->write_refused = 0;
 	while (done < len) {
 		size_t n = len - done;
@@ -403,12 +506,13 @@ static int write_once(struct swap_ep *ep, struct swap_partner *p,
 		if (n > ep->max_rdma)
 			n = ep->max_rdma;
 
-		post_begin(p, wr_id_make(WR_WRITE, (uint32_t)p->id, p->gen));
+		post_begin(p, wr_id_make(WR_WRITE, (uint32_t)p->id,
+					 (uint32_t)(r - ep->stage_rec)));
 		ibv_wr_rdma_write(p->qpx, p->ra.pool_rkey,
 				  p->ra.pool_addr + off + done);
 		post_addr(ep, p);
 		ibv_wr_set_sge(p->qpx, ep->stage_mr->lkey,
-			       (uintptr_t)ep->stage + done, (uint32_t)n);
+			       (uintptr_t)stage + done, (uint32_t)n);
 		ret = ibv_wr_complete(p->qpx);
 		if (ret) {
 			swap_fail(ep, p, ret > 0 ? ret : EIO,
@@ -416,15 +520,13 @@ static int write_once(struct swap_ep *ep, struct swap_partner *p,
 				  strerror(ret > 0 ? ret : EIO));
 			break;
 		}
+		r->wrs_left++;
+		ep->writes_out++;
 		p->writes_out++;
 		done += n;
 	}
-	/*
-	 * The header goes only once the data is in place: a SEND after a
-	 * WRITE may overtake it on RD, and its completion proves placement
-	 * on every transport.
-	 */
-	while (p->writes_out) {
+	stage_reap(ep);		/* nothing posted: nothing to wait for */
+	while (ep->tp == SWAP_TRANSPORT_RD && p->writes_out) {
 		ret = usable(ep, p);
 		if (ret)
 			return ret;
@@ -437,14 +539,14 @@ static int write_once(struct swap_ep *ep, struct swap_partner *p,
 #define WRITE_TRIES	8
 
 static int write_piece(struct swap_ep *ep, struct swap_partner *p,
-		       uint64_t start, size_t len)
+		       const uint8_t *buf, uint64_t start, size_t len)
 {
 	unsigned int tries = 0;
 	uint64_t until;
 	int ret;
 
 	for (;;) {
-		ret = write_once(ep, p, start, len);
+		ret = write_once(ep, p, buf, start, len);
 		if (ret || !p->write_refused)
 			return ret;
 		if (++tries == WRITE_TRIES) {
@@ -497,8 +599,7 @@ static int send_written(struct swap_ep *ep, struct swap_partner *p,
 		}
 		if (ret)
 			return ret;
-		memcpy(ep->stage, buf + off, n);
-		ret = write_piece(ep, p, start, n);
+		ret = write_piece(ep, p, buf + off, start, n);
 		if (ret)
 			return ret;
 		idx = slot_get(ep, p, UINT64_MAX);

@@ -89,6 +89,7 @@ static unsigned int g_nwire;
 static struct fread g_reads[4096];
 static unsigned int g_read_max;
 static uint64_t g_read_count;
+static uint64_t g_behind;	/* SENDs posted behind a WRITE not yet run */
 static struct ibv_device g_dev = { .name = "fake0" };
 static struct verbs_context g_vctx;	/* ibv_create_qp_ex() needs one */
 #define g_ctx	(g_vctx.context)
@@ -261,10 +262,16 @@ uint64_t fake_reads(void)
 	return g_read_count;
 }
 
+uint64_t fake_sends_behind_writes(void)
+{
+	return g_behind;
+}
+
 void fake_reset_counts(void)
 {
 	g_read_max = 0;
 	g_read_count = 0;
+	g_behind = 0;
 }
 
 void fake_kill_qp(uint32_t qpn)
@@ -440,6 +447,16 @@ static void w_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 	qp->cur_set = false;
 }
 
+static bool wire_has_write(uint32_t qpn)
+{
+	unsigned int i;
+
+	for (i = 0; i < g_nwire; i++)
+		if (g_wire[i].type == FOP_WRITE && g_wire[i].src_qpn == qpn)
+			return true;
+	return false;
+}
+
 static int w_complete(struct ibv_qp_ex *qpx)
 {
 	struct fqp *qp = fq(qpx);
@@ -454,6 +471,8 @@ static int w_complete(struct ibv_qp_ex *qpx)
 			free(qp->batch[i].data);
 			continue;
 		}
+		if (qp->batch[i].type == FOP_SEND)
+			g_behind += wire_has_write(qp->batch[i].src_qpn);
 		if (qp->batch[i].type == FOP_READ)
 			read_track(qp->batch[i].src_qpn, qp->batch[i].rkey,
 				   qp->batch[i].wr_id);

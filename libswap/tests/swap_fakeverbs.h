@@ -52,6 +52,8 @@ void fake_pump(void);
 /* The most READs one QP has had outstanding against one rkey. */
 unsigned int fake_read_max(void);
 uint64_t fake_reads(void);
+/* SENDs posted while a WRITE of the same QP waited on the wire. */
+uint64_t fake_sends_behind_writes(void);
 void fake_reset_counts(void);
 unsigned int fake_wire_len(void);
 

@@ -6,7 +6,8 @@ deliberate bugs.
 Each mutant below breaks one rule of the protocol in the library's
 sources (the one-READ rule, the sequence window, pool room, credits,
 buffer size, the source QP check, spilling, resending, RC's flushed
-sends at removal...); the sources
+sends at removal, RD's header before its WRITE completed, RC's
+header held back...); the sources
 are patched, swap_unit built in BUILD_DIR/mutant and run, and the
 sources restored.  Passes when every mutant makes the unit test fail.
 The two halves of the one-READ rule are each redundant with the other,
@@ -33,6 +34,8 @@ MUTANTS = [
  ("swap_wire.c", "if (f->pool_released > pos)", "if (0 && f->pool_released > pos)"),
  ("swap_rx.c", "if (!p || p->state != P_CONNECTED || wc->src_qp != p->ra.qpn)", "if (!p || p->state != P_CONNECTED)"),
  ("swap_partner.c", "\t\tswap_tx_drain(ep, p);\n", ""),
+ ("swap_tx.c", "while (ep->tp == SWAP_TRANSPORT_RD && p->writes_out)", "while (0 && p->writes_out)"),
+ ("swap_tx.c", "while (ep->tp == SWAP_TRANSPORT_RD && p->writes_out)", "while (p->writes_out)"),
 ]
 
 
