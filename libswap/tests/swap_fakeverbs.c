@@ -160,12 +160,16 @@ static uint8_t *mr_range(uint32_t rkey, uint64_t addr, uint32_t len,
 	return NULL;
 }
 
+static enum ibv_wc_opcode op_opcode(const struct fake_op *op)
+{
+	return op->type == FOP_SEND ? IBV_WC_SEND :
+	       op->type == FOP_WRITE ? IBV_WC_RDMA_WRITE : IBV_WC_RDMA_READ;
+}
+
 static void run_op(struct fake_op *op)
 {
 	struct fqp *src = qp_by_num(op->src_qpn), *dst = qp_by_num(op->dst_qpn);
-	enum ibv_wc_opcode opc = op->type == FOP_SEND ? IBV_WC_SEND :
-				 op->type == FOP_WRITE ? IBV_WC_RDMA_WRITE :
-				 IBV_WC_RDMA_READ;
+	enum ibv_wc_opcode opc = op_opcode(op);
 	uint8_t *mem;
 
 	if (!src || src->dead)
@@ -467,7 +471,7 @@ static int w_complete(struct ibv_qp_ex *qpx)
 			abort();
 		if (qp->err) {
 			sender_done(qp, &qp->batch[i], IBV_WC_WR_FLUSH_ERR,
-				    IBV_WC_SEND);
+				    op_opcode(&qp->batch[i]));
 			free(qp->batch[i].data);
 			continue;
 		}
@@ -768,7 +772,8 @@ static void qp_flush(struct fqp *qp)
 			g_wire[n++] = g_wire[i];
 			continue;
 		}
-		sender_done(qp, &g_wire[i], IBV_WC_WR_FLUSH_ERR, IBV_WC_SEND);
+		sender_done(qp, &g_wire[i], IBV_WC_WR_FLUSH_ERR,
+			    op_opcode(&g_wire[i]));
 		free(g_wire[i].data);
 	}
 	g_nwire = n;
