@@ -1170,7 +1170,6 @@ static void t_64_partners(void)
 static void t_rc_remove(void)
 {
 	struct swap_ep_attr a = small_attr();
-	struct swap_stats st;
 	struct tep *x, *y, *z;
 	int xy, yx, xz, zx, sent = 0, ret;
 	uint32_t k;
@@ -1200,7 +1199,6 @@ static void t_rc_remove(void)
 	for (k = 0, sent = 0; k < 8; k++)
 		sent += (ret = send_k(x, z, xz, k, 1000)) == 0;
 	settle();
-	swap_ep_stats(x->ep, &st);
 	ok(sent == 8 && z->got[x->name] == 8 && !z->bad,
 	   "  the other partner gets its slots back: %d of 8 sent (%d)",
 	   sent, ret);
