@@ -16,7 +16,8 @@
 # blocks halfway: the others pass when that partner alone failed
 # (ECONNRESET or EPROTO for --hostile) and the rest finished.  --lossy
 # (a fabric that loses frames) also wants the adapter's counters to show
-# retransmissions.
+# retransmissions.  Every run wants the kernel to have logged no error or
+# warning.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
@@ -51,6 +52,7 @@ fi
 limit=$(opt_value timeout 600 "$@")
 streams=$(opt_value streams 1 "$@")
 
+dmesg_mark
 check "LAN up" lan_up
 if [ "$dev" = rxe0 ]; then
 	nic=$(ip -o -4 addr show | awk '$4 ~ /^10\.0\.0\./ { print $2 }')
@@ -111,4 +113,5 @@ if [ "$dev" = wren_0 ]; then
 else
 	check "rxe removed" rdma link delete rxe0
 fi
+check "the kernel logged no error or warning" dmesg_quiet
 finish
