@@ -1600,6 +1600,55 @@ static void test_grant_copy(void)
 }
 
 /*
+ * Node 1's DATA with payload is lost until *(uint64_t *)filter_arg (its
+ * GRANT_REQ, a DATA frame without payload, gets through).
+ */
+static enum net_verdict node1_data_dark(struct net *net,
+					struct net_filter_ctx *f)
+{
+	return f->from == 1 && f->type == WREN_WIRE_DATA && f->len > 512 &&
+	       net->now < *(uint64_t *)net->filter_arg ? NET_DROP : NET_PASS;
+}
+
+/*
+ * A message whose initiator does not deliver what it was granted (busy
+ * elsewhere; here its data is lost for a while) holds at most half the
+ * target's grant window while another message waits: the longer message
+ * beside it is granted the other half and completes, where shortest
+ * first alone gave the whole window to the stalled one and left the
+ * target's link idle until its data came.
+ */
+static void test_grant_share(void)
+{
+	static uint64_t dark_until;
+	struct wren_tp_config cfg;
+	struct net *net;
+	uint64_t t0;
+	int a, b;
+
+	cfg_default(&cfg);
+	cfg.grant_threshold = 16384;
+	cfg.grant_window = 32768;
+	cfg.grant_chunk = 8192;
+	net = net_new(3, &cfg, 53);
+	net->filter = node1_data_dark;
+	net->filter_arg = &dark_until;
+	CHECK(net_start(net));
+	t0 = net->now;
+	dark_until = t0 + 400000;
+	a = net_send(net, 1, 0, 100000, false, 0, 0);
+	b = net_send(net, 2, 0, 200000, false, 0, 0);
+	net_run(net, 100 * MS);
+	CHECK_EQ(net_msgs_ok(net), 2);
+	CHECK_EQ(net->msgs[a].delivered, 1);
+	CHECK_EQ(net->msgs[b].delivered, 1);
+	/* The longer message did not wait for the stalled one's data. */
+	CHECK(net->msgs[b].delivered_at < dark_until - 100000);
+	CHECK(net->msgs[a].delivered_at > dark_until);
+	net_free(net);
+}
+
+/*
  * Messages that compete for one target are granted a packet at a time,
  * each arriving packet bringing the next grant: a lost one is covered by
  * the next, so those grants go once.  Only a message granted alone, or a
@@ -2049,6 +2098,8 @@ static const struct tap_test tests[] = {
 	{ "grants that bring nothing back off, then the message is given up", test_grant_give_up },
 	{ "a grant goes on two paths: a dead way back delays nothing", test_grant_copy },
 	{ "competing messages' grants go once", test_grant_copy_alone },
+	{ "a stalled message holds at most half the grant window",
+	  test_grant_share },
 	{ "a header contradicting its message gives it up at both ends", test_contradicting_header },
 	{ "an ACK beyond what was sent starts the context over", test_contradicting_acks },
 	{ "bytes sent beyond the grant give the message up at both ends", test_beyond_grant },
