@@ -1133,6 +1133,38 @@ static void test_priorities(void)
 	}
 }
 
+/*
+ * cfg.prio_short: of two long (granted) messages to two targets, the one
+ * with fewer bytes left goes out first, whole, rather than in turn with
+ * the other: one finishes early instead of both late.
+ */
+static void test_tx_shortest_first(void)
+{
+	struct wren_tp_config cfg;
+	struct prio_seen ps;
+	struct net *net;
+	unsigned int n2 = 0;
+
+	cfg_default(&cfg);
+	cfg.grant_threshold = 16384;
+	cfg.prio_short = 4096;
+	memset(&ps, 0, sizeof(ps));
+	net = net_new(3, &cfg, 59);
+	net->filter = see_prio;
+	net->filter_arg = &ps;
+	CHECK(net_start(net));
+	CHECK(net_send(net, 0, 1, 300000, false, 0, 0) >= 0);
+	CHECK(net_send(net, 0, 2, 100000, false, 0, 0) >= 0);
+	net_run(net, 10 * MS);
+	CHECK_EQ(net_msgs_ok(net), 2);
+	for (int p = 0; p < 8; p++)
+		n2 += ps.prec[2][p];
+	CHECK(n2 >= 98);
+	/* In turn, about n2 of node 1's frames went before the last. */
+	CHECK(ps.last[2] - n2 < 10);
+	net_free(net);
+}
+
 static void test_refusals(void)
 {
 	struct wren_tp_config cfg;
@@ -2109,6 +2141,8 @@ static const struct tap_test tests[] = {
 	{ "a lone granted message: whole chunks, no stop and go", test_grant_lone_chunks },
 	{ "trimmed packets are resent on NACK", test_trimmed },
 	{ "prio_short: IP precedence by urgency, short messages first", test_priorities },
+	{ "prio_short: of long messages, the fewest bytes left first",
+	  test_tx_shortest_first },
 	{ "refused messages complete with the target's status", test_refusals },
 	{ "a refused message's late packets do not touch a later one", test_refused_then_window_later },
 	{ "a local read error does not block later messages", test_local_read_error },
