@@ -1773,18 +1773,19 @@ static void test_grant_copy_alone(void)
 }
 
 /*
- * A message the target keeps waiting (shortest first: another initiator's
- * shorter message takes the whole window for tens of milliseconds) is
- * not a dead target.  Each GRANT_REQ sent again is answered with the
- * latest grant, none yet, and the initiator goes on waiting instead of
- * failing the context after cfg.max_retries unanswered-looking probes.
- * The grants to node 2 are slow, so its message takes about 36 ms.
+ * A message the target keeps waiting (shortest first: two other
+ * initiators' shorter messages hold the whole window, half each, for
+ * tens of milliseconds) is not a dead target.  Each GRANT_REQ sent again
+ * is answered with the latest grant, none yet, and the initiator goes on
+ * waiting instead of failing the context after cfg.max_retries
+ * unanswered-looking probes.  The grants to nodes 2 and 3 are slow, so
+ * their messages take about 45 ms.
  */
-static enum net_verdict slow_grants_to_2(struct net *net,
-					 struct net_filter_ctx *f)
+static enum net_verdict slow_grants_to_2_3(struct net *net,
+					   struct net_filter_ctx *f)
 {
 	(void)net;
-	if (f->type == WREN_WIRE_GRANT && f->to == 2)
+	if (f->type == WREN_WIRE_GRANT && f->to >= 2)
 		f->extra_delay = 300000;
 	return NET_PASS;
 }
@@ -1794,23 +1795,26 @@ static void test_grant_wait_queued(void)
 	struct wren_tp_config cfg;
 	struct net *net;
 	struct wren_tp_stats st0, st1;
-	int a, b;
+	int a, b, c;
 
 	cfg_default(&cfg);
 	cfg.grant_threshold = 16384;
 	cfg.grant_window = 8192;
 	cfg.grant_chunk = 8192;
-	net = net_new(3, &cfg, 47);
-	net->filter = slow_grants_to_2;
+	net = net_new(4, &cfg, 47);
+	net->filter = slow_grants_to_2_3;
 	CHECK(net_start(net));
-	b = net_send(net, 2, 1, 900000, false, 0, 0);
+	b = net_send(net, 2, 1, 600000, false, 0, 0);
+	c = net_send(net, 3, 1, 600000, false, 0, 0);
 	net_run(net, MS / 10);
 	a = net_send(net, 0, 1, 1000000, false, 0, 0);
-	net_run(net, 200 * MS);
+	net_run(net, 300 * MS);
 	CHECK_EQ(net->msgs[b].delivered, 1);
+	CHECK_EQ(net->msgs[c].delivered, 1);
 	CHECK_EQ(net->msgs[a].delivered, 1);
 	CHECK_EQ(net->msgs[a].done_status, WREN_TP_OK);
-	CHECK(net->msgs[a].delivered_seq > net->msgs[b].delivered_seq);
+	CHECK(net->msgs[a].delivered_seq > net->msgs[b].delivered_seq &&
+	      net->msgs[a].delivered_seq > net->msgs[c].delivered_seq);
 	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
 	net_stats(net, 0, &st0);
 	net_stats(net, 1, &st1);
