@@ -24,6 +24,15 @@ static void cfg_default(struct wren_tp_config *cfg)
 	cfg->grant_threshold = 0;
 }
 
+/* The defaults, with grants from 16 KiB and a window and chunk of 8 KiB. */
+static void cfg_grants_8k(struct wren_tp_config *cfg)
+{
+	cfg_default(cfg);
+	cfg->grant_threshold = 16384;
+	cfg->grant_window = 8192;
+	cfg->grant_chunk = 8192;
+}
+
 static struct net *net_new(int nodes, const struct wren_tp_config *cfg,
 			   uint64_t seed)
 {
@@ -1477,10 +1486,7 @@ static void test_grant_probe(void)
 	struct wren_tp_stats st;
 	int a;
 
-	cfg_default(&cfg);
-	cfg.grant_threshold = 16384;
-	cfg.grant_window = 8192;
-	cfg.grant_chunk = 8192;
+	cfg_grants_8k(&cfg);
 	net = net_new(2, &cfg, 31);
 	net->filter = drop_grants;
 	net->filter_arg = &dropping;
@@ -1553,10 +1559,7 @@ static void test_grant_probe_late(void)
 
 	/* Ordered (an RC QP's messages) and not. */
 	for (int ordered = 0; ordered < 2; ordered++) {
-		cfg_default(&cfg);
-		cfg.grant_threshold = 16384;
-		cfg.grant_window = 8192;
-		cfg.grant_chunk = 8192;
+		cfg_grants_8k(&cfg);
 		net = net_new(2, &cfg, 43);
 		memset(&lp, 0, sizeof(lp));
 		lp.hold_grants = true;
@@ -1613,10 +1616,7 @@ static void test_grant_copy(void)
 	uint64_t t0;
 	int a;
 
-	cfg_default(&cfg);
-	cfg.grant_threshold = 16384;
-	cfg.grant_window = 8192;
-	cfg.grant_chunk = 8192;
+	cfg_grants_8k(&cfg);
 	net = net_new(2, &cfg, 41);
 	net->filter = grant_back_dead;
 	net->filter_arg = &gb;
@@ -1725,10 +1725,7 @@ static void test_grant_three_paths(void)
 	uint64_t t0;
 	int a;
 
-	cfg_default(&cfg);
-	cfg.grant_threshold = 16384;
-	cfg.grant_window = 8192;
-	cfg.grant_chunk = 8192;
+	cfg_grants_8k(&cfg);
 	net = net_new(2, &cfg, 61);
 	net->filter = grant_twice_dead;
 	net->filter_arg = &gt;
@@ -1756,10 +1753,7 @@ static void test_grant_copy_alone(void)
 	struct net *net;
 	struct wren_tp_stats st;
 
-	cfg_default(&cfg);
-	cfg.grant_threshold = 16384;
-	cfg.grant_window = 8192;
-	cfg.grant_chunk = 8192;
+	cfg_grants_8k(&cfg);
 	net = net_new(4, &cfg, 47);
 	CHECK(net_start(net));
 	for (int from = 1; from < 4; from++)
@@ -1797,10 +1791,7 @@ static void test_grant_wait_queued(void)
 	struct wren_tp_stats st0, st1;
 	int a, b, c;
 
-	cfg_default(&cfg);
-	cfg.grant_threshold = 16384;
-	cfg.grant_window = 8192;
-	cfg.grant_chunk = 8192;
+	cfg_grants_8k(&cfg);
 	net = net_new(4, &cfg, 47);
 	net->filter = slow_grants_to_2_3;
 	CHECK(net_start(net));
@@ -1836,10 +1827,7 @@ static void test_grant_give_up(void)
 	struct net *net;
 	struct wren_tp_stats st;
 
-	cfg_default(&cfg);
-	cfg.grant_threshold = 16384;
-	cfg.grant_window = 8192;
-	cfg.grant_chunk = 8192;
+	cfg_grants_8k(&cfg);
 	net = net_new(2, &cfg, 32);
 	CHECK(net_start(net));
 	net_send(net, 0, 1, 100000, false, 0, 0);
@@ -2005,10 +1993,7 @@ static void test_beyond_grant(void)
 	struct net *net;
 	int a;
 
-	cfg_default(&cfg);
-	cfg.grant_threshold = 16384;
-	cfg.grant_window = 8192;
-	cfg.grant_chunk = 8192;
+	cfg_grants_8k(&cfg);
 	net = net_new(2, &cfg, 38);
 	net->filter = alter_grant;
 	net->filter_arg = &b;
