@@ -109,6 +109,10 @@ static void ack_one(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 			*highest = p->sf_seq + 1;
 		if (!p->resent && p->sent_ns > c->acked_sent_ns)
 			c->acked_sent_ns = p->sent_ns;
+		if (!p->resent && !seq_lt(p->sf_seq, s->repath_seq)) {
+			s->unechoed++;
+			s->past_ask += s->asking && seq_lt(s->ask_seq, p->sf_seq);
+		}
 		t->mask |= 1U << p->sf;
 		t->bytes[p->sf] += p->len;
 		t->pkts[p->sf]++;
@@ -167,8 +171,16 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		c->need_connect = false;
 		c->connect_deadline = 0;
 	}
+	if (!c->win)
+		return;
+	/*
+	 * It came back on the path of the sub-flow it names, late or not:
+	 * ACKs on different ways back overtake each other.
+	 */
+	if (p->sf < tp->cfg.subflows && p->sport == c->sf[p->sf].entropy)
+		tp_sf_came_back(&c->sf[p->sf], now);
 	/* An ack older than what we know tells nothing new. */
-	if (!c->win || seq_lt(p->bsn, c->bsn))
+	if (seq_lt(p->bsn, c->bsn))
 		return;
 	if (seq_lt(c->nsn, p->bsn)) {
 		/*
@@ -200,7 +212,6 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 
 		if (rtt > p->ack.hold_ns && rtt < (1U << 31)) {
 			tp_rtt_sample(c, s, rtt - p->ack.hold_ns);
-			s->echo_ns = now;
 			tp_sf_judge_path(tp, c, s, p->ack.ce_count);
 		}
 		s->backoff = 0;
@@ -213,6 +224,7 @@ void tp_on_ack(struct wren_tp *tp, const struct tp_rx_pkt *p)
 		if (!(t.mask & 1U << i))
 			continue;
 		sf_detect_losses(tp, c, i);
+		tp_sf_judge_way_back(tp, c, s);
 		/* An answer re-arms the sub-flow's timer. */
 		s->rto_deadline = s->inflight ? now + tp_sf_rto(tp, c, s, s->backoff) : 0;
 		tp_cc_on_ack(tp, s, t.bytes[i],

@@ -26,6 +26,8 @@
 #define TP_NONE			UINT32_MAX
 #define TP_MAX_BACKOFF		10	/* retransmit timeout doublings */
 #define TP_CONGESTED_SAMPLES	16	/* before a congested path is left */
+#define TP_ECHO_ASK		8	/* acked unechoed: ask for an echo */
+#define TP_ECHO_LATE		4	/* acked past the ask: no way back */
 
 /* IP precedence of a packet with cfg.prio_short (wren_tp.h). */
 #define TP_PREC_GRANTED		1
@@ -179,11 +181,21 @@ struct tp_subflow {
 	uint32_t highest_acked_old;	/* as highest_acked, before it */
 	uint32_t inflight;
 	uint32_t congested;		/* consecutive congested samples */
+	/*
+	 * Its way back (tp_sf_ask_way_back(), tp_sf_judge_way_back()):
+	 * packets acknowledged since an ACK last came back along its path,
+	 * and the ask for one (an ACK_REQ on sf_seq ask_seq) with the
+	 * packets sent after it and acknowledged since.
+	 */
+	uint32_t unechoed;
+	uint32_t ask_seq;
+	uint32_t past_ask;
+	bool asking;
 	uint64_t srtt_ns, rttvar_ns, min_rtt_ns;	/* 0: no sample yet */
 	uint64_t qdelay_ns;		/* of the latest sample */
 	uint64_t rto_deadline;		/* 0: not armed */
-	uint64_t echo_ns;		/* its latest round trip proven, 0: none
-					 * on this path */
+	uint64_t echo_ns;		/* an ACK last came back along its path,
+					 * 0: none on this path */
 	uint16_t *ring;			/* window index by sf_seq, 2 * window */
 
 	/* Congestion control (tp_cc.c). */
@@ -575,6 +587,11 @@ uint32_t tp_slot_psn(const struct wren_tp *tp, const struct tp_ctx *c,
 		     uint32_t idx);
 void tp_rtt_sample(struct tp_ctx *c, struct tp_subflow *s, uint64_t rtt);
 void tp_sf_repath(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s);
+void tp_sf_came_back(struct tp_subflow *s, uint64_t now);
+bool tp_sf_ask_way_back(const struct wren_tp *tp, struct tp_subflow *s,
+			uint32_t seq);
+void tp_sf_judge_way_back(struct wren_tp *tp, struct tp_ctx *c,
+			  struct tp_subflow *s);
 void tp_sf_judge_path(struct wren_tp *tp, struct tp_ctx *c,
 		      struct tp_subflow *s, uint32_t ce);
 void tp_sf_overtaken(struct wren_tp *tp, struct tp_ctx *c);

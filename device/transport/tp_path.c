@@ -201,14 +201,14 @@ uint32_t tp_pick_subflow(struct wren_tp *tp, struct tp_ctx *c,
 
 /*
  * The sub-flow to resend a packet lost on @lost on: of @pick (the one
- * with the most room) and the others, the one whose round trip was
- * proven last, an ACK echoing its own packet.  Room says nothing of the
- * way back: ACKs of other sub-flows cover the packets of a sub-flow
- * whose way back died, so it looks healthy, and the answer to a copy
- * sent there, often the last one its message waits for, is lost again
- * (netsim's S13 with links dark).  A sub-flow that moved has proven
- * nothing of its new path yet.  Retransmissions are not held back by
- * the windows, only counted in them.
+ * with the most room) and the others, the one an ACK came back along
+ * last (tp_sf_came_back()).  Room says nothing of the way back: ACKs of
+ * other sub-flows cover the packets of a sub-flow whose way back died,
+ * so it looks healthy (until tp_sf_judge_way_back() finds it out), and
+ * the answer to a copy sent there, often the last one its message waits
+ * for, is lost again (netsim's S13 with links dark).  A sub-flow that
+ * moved has proven nothing of its new path yet.  Retransmissions are
+ * not held back by the windows, only counted in them.
  */
 uint32_t tp_proven_subflow(struct wren_tp *tp, struct tp_ctx *c,
 			   uint32_t lost, uint32_t pick)
@@ -293,6 +293,8 @@ void tp_sf_repath(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s)
 	s->highest_acked_old = s->highest_acked;
 	s->repath_seq = s->next_seq;
 	s->congested = 0;
+	s->unechoed = 0;
+	s->asking = false;
 	tp->stats.path_changes++;
 }
 
@@ -310,6 +312,52 @@ void tp_sf_judge_path(struct wren_tp *tp, struct tp_ctx *c,
 		return;
 	}
 	if (tp->cfg.repath && ++s->congested >= TP_CONGESTED_SAMPLES)
+		tp_sf_repath(tp, c, s);
+}
+
+/*
+ * An ACK came back on @s's path: the way back works.  A path that
+ * delivers and does not answer (one direction of a link dark, as in
+ * netsim's S13 with links down) has its packets acknowledged by the other
+ * sub-flows' ACKs and looks healthy: no timeout fires and its window
+ * grows, with no RTT sample nor ECN echo to hold it; but every ACK and
+ * GRANT the target sends back along it is lost, the last ACK of a
+ * message among them, which then waits out a retransmit timeout.
+ */
+void tp_sf_came_back(struct tp_subflow *s, uint64_t now)
+{
+	s->echo_ns = now;
+	s->unechoed = 0;
+	s->asking = false;
+}
+
+/*
+ * Should @s's next packet (sub-flow sequence @seq) ask for its ACK at
+ * once?  On a path whose way back is unproven (new, or silent for
+ * TP_ECHO_ASK acknowledged packets: ACKs name the latest packet to
+ * arrive, and sub-flows sent in turn may seldom be it), yes.
+ */
+bool tp_sf_ask_way_back(const struct wren_tp *tp, struct tp_subflow *s,
+			uint32_t seq)
+{
+	if (!tp->cfg.repath || s->asking ||
+	    (s->echo_ns && s->unechoed < TP_ECHO_ASK))
+		return false;
+	s->asking = true;
+	s->ask_seq = seq;
+	s->past_ask = 0;
+	return true;
+}
+
+/*
+ * The ask went unanswered while TP_ECHO_LATE packets sent after it on
+ * the same path were acknowledged by other ACKs: it arrived (a path
+ * delivers in order) and its ACK was lost on the way back.  Move.
+ */
+void tp_sf_judge_way_back(struct wren_tp *tp, struct tp_ctx *c,
+			  struct tp_subflow *s)
+{
+	if (s->asking && s->past_ask >= TP_ECHO_LATE)
 		tp_sf_repath(tp, c, s);
 }
 

@@ -199,7 +199,8 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 		h.flags |= WREN_WIRE_F_RETX | WREN_WIRE_F_ACK_REQ;
 		tp_count_retx(tp, m->m.src_qpn, p->cause, 1);
 	}
-	if (p->offset + p->len == m->m.len)
+	if (p->offset + p->len == m->m.len ||
+	    tp_sf_ask_way_back(tp, s, p->sf_seq))
 		h.flags |= WREN_WIRE_F_ACK_REQ;
 	if (m->m.flags & WREN_TP_MSG_ORDERED)
 		mflags |= WREN_WIRE_MSG_ORDERED;

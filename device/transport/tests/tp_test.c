@@ -132,6 +132,8 @@ static void test_clean_delivery(void)
 	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
 	net_stats(net, 0, &st);
 	CHECK_EQ(st.retx_timeout + st.retx_fast, 0);
+	/* Every ask for an answer was answered: no path was left. */
+	CHECK_EQ(st.path_changes, 0);
 	CHECK_EQ(st.ctx_created, 1);
 	CHECK_EQ(st.tx_msgs, net->nmsgs);
 	net_stats(net, 1, &st);
@@ -762,6 +764,51 @@ static void test_overtaken_path(void)
 	 * waiting for the RTO instead took 299.2 us.
 	 */
 	CHECK(net->msgs[a].delivered_at - t0 < 150000);
+	net_free(net);
+}
+
+/*
+ * The first path taken delivers, but nothing comes back along it: ACKs
+ * and GRANTs on that entropy are lost.  Its packets are acknowledged by
+ * the other sub-flow's ACKs, so no timeout fires for them; only its
+ * unanswered ask for an answer shows it, and the sub-flow moves before
+ * the message's end, whose last ACK would otherwise be lost there.
+ */
+static enum net_verdict dark_way_back(struct net *net, struct net_filter_ctx *f)
+{
+	uint16_t *dark = net->filter_arg;
+
+	if (f->type == WREN_WIRE_DATA && f->from == 0 && !*dark)
+		*dark = f->sport;
+	return f->from == 1 && f->sport == *dark ? NET_DROP : NET_PASS;
+}
+
+static void test_way_back_dark(void)
+{
+	static uint16_t dark;
+	struct wren_tp_config cfg;
+	struct wren_tp_stats st;
+	struct net *net;
+	struct tp_ctx *c;
+
+	cfg_default(&cfg);
+	cfg.subflows = 2;
+	net = net_new(2, &cfg, 43);
+	dark = 0;
+	net->filter = dark_way_back;
+	net->filter_arg = &dark;
+	CHECK(net_start(net));
+	net_send(net, 0, 1, 1000000, false, 0, 0);
+	net_run(net, 30000);
+	c = tp_ctx_find(net->node[0].tp, net_ip(1), 0);
+	CHECK(c && c->sf);
+	if (c && c->sf)
+		CHECK(c->sf[0].entropy != dark && c->sf[1].entropy != dark);
+	net_stats(net, 0, &st);
+	CHECK(st.path_changes >= 1);
+	CHECK_EQ(st.retx_timeout, 0);
+	net_run(net, 10 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
 	net_free(net);
 }
 
@@ -2077,8 +2124,15 @@ static void test_share_rx_ctx(void)
  */
 static enum net_verdict hold_last(struct net *net, struct net_filter_ctx *f)
 {
-	return f->type == WREN_WIRE_DATA && f->from == 1 &&
-	       f->flags & WREN_WIRE_F_ACK_REQ && *(bool *)net->filter_arg ?
+	const uint8_t *x = tp_ext((uint8_t *)f->frame);
+
+	if (f->type != WREN_WIRE_DATA || f->from != 1 ||
+	    !*(bool *)net->filter_arg)
+		return NET_PASS;
+	/* Its payload ends the message (a SEND: the data header only). */
+	return wren_wire_get32(TP_FIELD(x, wren_wire_data, offset)) + f->len -
+	       WREN_WIRE_DATA_HDRS_LEN ==
+	       wren_wire_get32(TP_FIELD(x, wren_wire_data, msg_len)) ?
 	       NET_DROP : NET_PASS;
 }
 
@@ -2219,6 +2273,8 @@ static const struct tap_test tests[] = {
 	  test_stall_no_false_loss },
 	{ "a path that dies is left after its own round trip, not the RTO",
 	  test_overtaken_path },
+	{ "a path with no way back is left, though it delivers",
+	  test_way_back_dark },
 	{ "a lost packet is resent where answers are known to come back",
 	  test_retx_proven_path },
 	{ "a resent duplicate is answered on its own path too",
