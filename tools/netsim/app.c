@@ -388,6 +388,16 @@ static int mx_init(struct net *n, struct app *a)
 			a->c->htsim_cm, a->cm.nodes, n->nhosts);
 		return -1;
 	}
+	for (i = 0; i < a->cm.nfails; i++) {
+		const char *why = topo_ht_fail(n, &a->cm.fails[i]);
+
+		if (why) {
+			fprintf(stderr, "%s: failure of AGG %u link %u: %s\n",
+				a->c->htsim_cm, a->cm.fails[i].agg,
+				a->cm.fails[i].link, why);
+			return -1;
+		}
+	}
 	a->nflows = a->cm.nconns;
 	a->flows = calloc(a->nflows ? a->nflows : 1, sizeof(*a->flows));
 	a->mx = calloc(a->nflows ? a->nflows : 1, sizeof(*a->mx));

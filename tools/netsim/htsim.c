@@ -467,10 +467,49 @@ static int parse_trigger(struct reader *r, struct ht_cm *cm, uint32_t *n)
 	return 0;
 }
 
+/*
+ * "failure switch_type AGG switch_id S link_id L": htsim fails only
+ * aggregation switches' uplinks.
+ */
+static int parse_failure(struct reader *r, struct ht_cm *cm)
+{
+	struct ht_fail f = { UINT32_MAX, UINT32_MAX };
+	struct ht_fail *nf;
+
+	for (int i = 1; i < r->ntok; i += 2) {
+		const char *k = r->tok[i], *v = i + 1 < r->ntok ?
+						r->tok[i + 1] : NULL;
+
+		if (!v)
+			return fail(r, "failure field \"%s\" has no value", k);
+		if (!strcmp(k, "switch_type")) {
+			if (strcmp(v, "AGG"))
+				return fail(r, "a failure of a %s switch: htsim "
+					    "fails AGG uplinks only", v);
+		} else if (!strcmp(k, "switch_id")) {
+			if (get_u32(r, v, &f.agg))
+				return -1;
+		} else if (!strcmp(k, "link_id")) {
+			if (get_u32(r, v, &f.link))
+				return -1;
+		} else {
+			return fail(r, "unknown failure field \"%s\"", k);
+		}
+	}
+	if (f.agg == UINT32_MAX || f.link == UINT32_MAX)
+		return fail(r, "a failure needs switch_id and link_id");
+	nf = realloc(cm->fails, (cm->nfails + 1) * sizeof(*nf));
+	if (!nf)
+		return fail(r, "out of memory");
+	cm->fails = nf;
+	cm->fails[cm->nfails++] = f;
+	return 0;
+}
+
 int ht_cm_load(const char *path, struct ht_cm *cm)
 {
 	struct reader r = { .path = path };
-	uint32_t want_conns = 0, want_trigs = 0, ntrigs = 0;
+	uint32_t want_conns = 0, want_trigs = 0, ntrigs = 0, want_fails = 0;
 	bool have_conns = false;
 	int ret;
 
@@ -488,9 +527,10 @@ int ht_cm_load(const char *path, struct ht_cm *cm)
 			ret = parse_conn(&r, cm, arrow);
 		} else if (!strcmp(k, "trigger")) {
 			ret = parse_trigger(&r, cm, &ntrigs);
-		} else if (!strcmp(k, "failure") || !strcmp(k, "Failures")) {
-			ret = fail(&r, "htsim's link failures are not read "
-				   "here: use link.NAME.down");
+		} else if (!strcmp(k, "failure")) {
+			ret = parse_failure(&r, cm);
+		} else if (r.ntok == 2 && !strcmp(k, "Failures")) {
+			ret = get_u32(&r, r.tok[1], &want_fails);
 		} else if (r.ntok == 2 && !strcmp(k, "Nodes")) {
 			ret = get_u32(&r, r.tok[1], &cm->nodes);
 		} else if (r.ntok == 2 && !strcmp(k, "Connections")) {
@@ -515,6 +555,11 @@ int ht_cm_load(const char *path, struct ht_cm *cm)
 	if (!have_conns || want_conns != cm->nconns) {
 		fail(&r, "\"Connections %u\", but %u flows", want_conns,
 		     cm->nconns);
+		goto bad;
+	}
+	if (want_fails != cm->nfails) {
+		fail(&r, "\"Failures %u\", but %u failures", want_fails,
+		     cm->nfails);
 		goto bad;
 	}
 	if (want_trigs != ntrigs) {
@@ -552,5 +597,6 @@ void ht_cm_free(struct ht_cm *cm)
 {
 	free(cm->conns);
 	free(cm->trigs);
+	free(cm->fails);
 	memset(cm, 0, sizeof(*cm));
 }

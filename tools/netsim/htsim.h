@@ -5,7 +5,8 @@
  * its fat-tree topology files (.topo: nodes, tiers, pod size, and per
  * tier link speed, latency, radices, over-subscription, bundles, switch
  * latency and queue sizes) and its connection matrices (.cm: flows
- * "src->dst" with a size and a start time or a trigger).  README.rst,
+ * "src->dst" with a size and a start time or a trigger, and failed
+ * links).  README.rst,
  * "htsim's files", says what each field means here.
  */
 #ifndef NETSIM_HTSIM_H
@@ -55,12 +56,20 @@ struct ht_trig {
 	uint32_t next;		/* multishot: next target, in file order */
 };
 
+/* A failed link: aggregation switch @agg's @link-th uplink (its first,
+ * in a bundle), gone from the start. */
+struct ht_fail {
+	uint32_t agg, link;
+};
+
 struct ht_cm {
 	uint32_t nodes;
 	struct ht_conn *conns;
 	uint32_t nconns;
 	struct ht_trig *trigs;
 	uint32_t ntrigs;
+	struct ht_fail *fails;
+	uint32_t nfails;
 };
 
 /* Read and check @path; -1 after printing "path:line: why". */

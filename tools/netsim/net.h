@@ -94,6 +94,7 @@ struct port {
 	struct pkt *hh, *ht;
 	uint32_t qbytes, hbytes;
 	bool busy;
+	bool failed;			/* gone: ECMP passes it over */
 	uint64_t drops, marks, trims, hdr_drops, ctrl_prio, data_prio;
 	uint32_t max_q;
 };
@@ -104,6 +105,10 @@ struct sw {
 	uint64_t salt;
 	uint32_t nports;
 	struct port *ports;
+	uint32_t nfailed;		/* ports failed */
+	/* Frames whose hash chose a failed port, and of those the ones
+	 * with no port left to take. */
+	uint64_t rerouted, unroutable;
 };
 
 void sw_init(struct net *n, struct sw *s, uint32_t id, uint32_t nports);
@@ -166,6 +171,8 @@ void topo_route(const struct net *n, const struct sw *s, uint32_t dst,
 int topo_each_link(struct net *n, int (*fn)(struct link *l, void *arg),
 		   void *arg);
 struct link *topo_find_link(struct net *n, const char *name);
+/* htsim's failed link (htsim.h): NULL, or why it is not in the tree. */
+const char *topo_ht_fail(struct net *n, const struct ht_fail *f);
 /* The group a permutation pairs across: leaf, fat-tree pod, else host. */
 uint32_t topo_leaf_of(const struct net *n, uint32_t host);
 /* Equal-cost paths host @a -> host @b that end at @b (0: unreachable). */

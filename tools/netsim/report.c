@@ -386,6 +386,11 @@ static void switches_json(struct jw *w, struct net *n)
 		jw_u64(w, "data_prio", dp);
 		jw_u64(w, "prio_drops", hd);
 		jw_u64(w, "max_queue", mq);
+		if (s->nfailed) {
+			jw_u64(w, "failed_ports", s->nfailed);
+			jw_u64(w, "rerouted", s->rerouted);
+			jw_u64(w, "unroutable", s->unroutable);
+		}
 		jw_end(w, '}');
 	}
 	jw_end(w, ']');

@@ -142,7 +142,12 @@ int run_one(const char *name, const struct cfg *c,
 	for (i = 0; i < n->nsw; i++) {
 		const struct sw *s = &n->sws[i];
 
+		out->sw_rerouted += s->rerouted;
 		for (uint32_t j = 0; j < s->nports; j++) {
+			if (s->ports[j].failed) {
+				out->sw_failed++;
+				out->sw_failed_tx += s->ports[j].link.tx_pkts;
+			}
 			out->sw_drops += s->ports[j].drops;
 			out->sw_marks += s->ports[j].marks;
 			out->sw_trims += s->ports[j].trims;

@@ -22,6 +22,10 @@ struct run_out {
 	uint32_t sw_max_q;		/* deepest any port queue got */
 	uint64_t sw_trims;
 	uint32_t sw_ports_used;		/* ports that sent anything */
+	/* htsim's failed links: ports, frames they sent, frames whose hash
+	 * chose one */
+	uint32_t sw_failed;
+	uint64_t sw_failed_tx, sw_rerouted;
 	/* Every transport's retransmissions; frames the links lost. */
 	uint64_t retx_pkts, lost_pkts;
 	/* sw.pfc: PAUSEs sent, packets beyond the headroom */

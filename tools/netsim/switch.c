@@ -352,6 +352,27 @@ void sw_rx(void *node, struct pkt *p)
 	}
 	topo_route(n, s, dst, &first, &cnt);
 	pick = ecmp_pick(s->salt, h.saddr, h.daddr, h.sport, h.dport, cnt);
+	if (s->ports[first + pick].failed) {
+		/* Hashed again over the ports left, as a switch whose
+		 * routing took the link out would. */
+		uint32_t live = 0;
+
+		for (uint32_t i = 0; i < cnt; i++)
+			live += !s->ports[first + i].failed;
+		s->rerouted++;
+		if (!live) {
+			s->unroutable++;
+			pkt_free(n, p);
+			return;
+		}
+		pick = ecmp_pick(s->salt, h.saddr, h.daddr, h.sport, h.dport,
+				 live);
+		for (uint32_t i = 0;; i++)
+			if (!s->ports[first + i].failed && !pick--) {
+				pick = i;
+				break;
+			}
+	}
 	port_enqueue(&s->ports[first + pick], p);
 }
 

@@ -441,6 +441,34 @@ static void build_htsim(struct net *n)
 	}
 }
 
+/*
+ * Take htsim's failed link out of its tree, both ways: the first link of
+ * aggregation switch f->agg's f->link-th bundle up, to core podpos + A x
+ * link as ht_route() lays them out.  A failure htsim knows from the
+ * start, so ECMP never chooses it (sw_rx()); not a dark link
+ * (link.NAME.down), which the switches go on hashing onto.
+ */
+const char *topo_ht_fail(struct net *n, const struct ht_fail *f)
+{
+	const struct ht_topo *t = &n->cfg->ht;
+	uint32_t B1 = t->bundle[1], B2 = t->bundle[2], A = t->aggs_per_pod;
+	struct sw *agg, *core;
+
+	if (n->cfg->topo != TOPO_HTSIM || t->tiers != 3)
+		return "a failure needs an htsim topology of 3 tiers";
+	if (f->agg >= t->nagg)
+		return "no such aggregation switch";
+	if (f->link >= t->radix_up[1] / B2)
+		return "no such uplink of that aggregation switch";
+	agg = &n->sws[t->ntor + f->agg];
+	core = &n->sws[t->ntor + t->nagg + f->agg % A + A * f->link];
+	agg->ports[t->tors_per_pod * B1 + f->link * B2].failed = true;
+	core->ports[f->agg / A * B2].failed = true;
+	agg->nfailed++;
+	core->nfailed++;
+	return NULL;
+}
+
 int topo_each_link(struct net *n, int (*fn)(struct link *l, void *arg),
 		   void *arg)
 {

@@ -877,7 +877,7 @@ static int ht_run(const char *topo, const char *cm, struct run_out *out)
 
 static void test_htsim(const char *dir)
 {
-	char ft[512], ls[512], perm[512], trig[512], bad[512];
+	char ft[512], ls[512], perm[512], trig[512], fails[512], bad[512];
 	uint32_t hosts = 0, nsw = 0, rates[4];
 	uint64_t paths[3] = { 0 }, delays[4], lo = UINT64_MAX, hi = 0;
 	struct run_out o;
@@ -889,6 +889,7 @@ static void test_htsim(const char *dir)
 	snprintf(ls, sizeof(ls), "%s/htsim_ls16.topo", dir);
 	snprintf(perm, sizeof(perm), "%s/htsim_perm16.cm", dir);
 	snprintf(trig, sizeof(trig), "%s/htsim_trig.cm", dir);
+	snprintf(fails, sizeof(fails), "%s/htsim_fail.cm", dir);
 	shape = ht_shape(ft, &hosts, &nsw, paths, rates, delays);
 	ok(shape && hosts == 32 && nsw == 8 + 16 + 8 && paths[0] == 1 &&
 	   paths[1] == 4 && paths[2] == 32 && rates[0] == 100000 &&
@@ -923,6 +924,17 @@ static void test_htsim(const char *dir)
 		o.mx_post_ps[5] == o.mx_done_ps[4];
 	ok(!r && order, "htsim matrix: start time, oneshot, barrier and "
 	   "multishot triggers start each flow in turn");
+
+	/*
+	 * A failed link is gone both ways: nothing crosses it, the frames
+	 * ECMP hashed onto it take the other links, every flow ends.
+	 */
+	r = ht_run(ft, fails, &o);
+	ok(!r && o.mx_n == 16 && o.sw_failed == 2 && !o.sw_failed_tx &&
+	   o.sw_rerouted > 0,
+	   "htsim matrix: a failed link (agg1>core5/0, core5>agg1/0) carries "
+	   "nothing, %llu frames hashed onto it went elsewhere, every flow "
+	   "done", (unsigned long long)o.sw_rerouted);
 
 	/* A file htsim refuses is refused, with its line. */
 	snprintf(bad, sizeof(bad), "%s/htsim_bad.topo.tmp",
