@@ -16,7 +16,7 @@ BUILD := $(WREN_TOP)/build
 .PHONY: all setup modules modules-6.1 engine-test transport-test static guest-smoke \
 	check demo clean help netsim netsim-test fabric fabric-test bench \
 	dissector-test \
-	bench-sim bench-sim-smoke bench-guests fuzz rdtest rdtest-test swap swap-test \
+	bench-sim bench-sim-smoke bench-sim-scale bench-guests fuzz rdtest rdtest-test swap swap-test \
 	kunit kunit-mutants layers install uninstall dkms-install dkms-uninstall \
 	uverbs-fuzz soak debug-kernel debug-selftest
 
@@ -49,6 +49,7 @@ help:
 	@echo "make bench-guests     perftest between guests, Wren against rxe"
 	@echo "make bench-sim        simulator scenarios S1-S11, targets and plots"
 	@echo "make bench-sim-smoke  the make-check subset of bench-sim"
+	@echo "make bench-sim-scale  the simulator at 8,192 and 1,024 hosts"
 	@echo "make install          install the built modules and libwren (KVER=, DESTDIR=)"
 	@echo "make uninstall        remove exactly what make install installed"
 	@echo "make dkms-install     register the modules' source with DKMS, build, install"
@@ -167,7 +168,7 @@ swap-test: swap
 	@$(MAKE) --no-print-directory -C libswap test
 
 # Benchmarks report, they do not pass or fail (make check runs a smoke).
-bench: bench-sim bench-guests
+bench: bench-sim bench-sim-scale bench-guests
 
 # perftest between two guests, Wren UD and RD against rxe UD and RC.
 bench-guests: setup modules
@@ -178,6 +179,9 @@ bench-sim: netsim
 
 bench-sim-smoke: netsim
 	@/usr/bin/python3 tools/netsim/bench.py --smoke
+
+bench-sim-scale: netsim
+	@/usr/bin/python3 tools/netsim/bench.py --scale
 
 demo:
 	@scripts/demo

@@ -7,6 +7,7 @@
 #   /usr/bin/python3 tools/netsim/bench.py --smoke      the make-check subset
 #   /usr/bin/python3 tools/netsim/bench.py --blackhole  S8 over 20 seeds
 #   /usr/bin/python3 tools/netsim/bench.py --long       also the long runs
+#   /usr/bin/python3 tools/netsim/bench.py --scale      8,192 and 1,024 hosts
 #   /usr/bin/python3 tools/netsim/bench.py --only s11_hadoop   one scenario
 #
 # Every run is its own netsim process, two at a time, longest first, and
@@ -25,6 +26,14 @@
 # to 20 (--reps), writes build/bench/netsim-blackhole.json and .csv, and
 # ends with "netsim: K of N black-hole runs finished every message within
 # B ms (slowest X ms)"; non-zero unless all N did.
+#
+# --scale runs the simulator's own targets (issue 19): an 8,192-host
+# permutation and a 1,024-host WebSearch at 50 % load, each within
+# SCALE_WALL_S of wall, both at once (one core each); writes
+# build/bench/netsim-scale.json and .csv with each run's wall time,
+# events per second, wall per simulated millisecond and peak memory, and
+# ends with "netsim: K of 2 scale runs within 600 s"; non-zero unless
+# both are.
 
 import argparse
 import concurrent.futures
@@ -35,6 +44,7 @@ import re
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -137,6 +147,15 @@ BLACKHOLE_BOUND_US = 32 * INIT_RTO_US
 # No run takes more than a few seconds; this is for hangs.
 RUN_TIMEOUT = 120
 
+# --scale: S9's 2 MiB permutation on a 1:1 k = 32 fat tree (8,192 hosts,
+# every flow across the core) and S10's WebSearch at 50 % load on a 1:1
+# leaf-spine of 32 x 32 (1,024 hosts), one seed each.
+SCALE = [("s9_perm2m", "wren_prio", {"topology": "fattree", "ft.k": "32"}),
+         ("s10_websearch", "wren_50", {"leaves": "32",
+                                       "hosts_per_leaf": "32",
+                                       "spines": "32"})]
+SCALE_WALL_S = 600
+
 # Rough cost in seconds, to start the long runs first.
 COST = {("s7_peers", "rate_64k"): 60, ("s7_peers", "rate_8k"): 10,
         ("s6_permutation", None): 8, ("s4_failure", None): 3,
@@ -176,15 +195,26 @@ def one(job):
     if os.path.exists(jpath):
         os.unlink(jpath)
     t0 = time.monotonic()
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True,
-                           timeout=RUN_TIMEOUT)
-        rc, err = p.returncode, p.stderr
-    except subprocess.TimeoutExpired:
+    timeout = SCALE_WALL_S + 60 if "wall_limit" in sets else RUN_TIMEOUT
+    killed = threading.Event()
+    with open(os.path.join(OUT, "raw", tag + ".err"), "w+") as ef:
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=ef)
+
+        def kill():
+            killed.set()
+            p.kill()
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        # wait4, not wait: the child's own peak memory comes with it.
+        _, status, usage = os.wait4(p.pid, 0)
+        timer.cancel()
+        p.returncode = rc = os.waitstatus_to_exitcode(status)
+        ef.seek(0)
+        err = ef.read()
+    if killed.is_set():
         # A transport that spins inside one call never gets back to the
         # simulator's max_time: report it as a crash, keep going.
-        rc, err = -1, "killed after %d s (a hang?)" % RUN_TIMEOUT
+        rc, err = -1, "killed after %d s (a hang?)" % timeout
         if os.path.exists(jpath):
             os.unlink(jpath)
     wall = time.monotonic() - t0
@@ -197,7 +227,7 @@ def one(job):
         except (ValueError, KeyError, IndexError):
             res = None
     return {"scenario": scenario, "run": run, "seed": seed, "sets": sets,
-            "rc": rc,
+            "rc": rc, "maxrss_kb": usage.ru_maxrss,
             "stderr": err[-2000:], "wall_s": wall, "result": res,
             "cmd": " ".join(cmd)}
 
@@ -903,6 +933,61 @@ def blackhole_main(results, njobs, nreps, wall, jobs):
     return 0 if everything and ok == len(everything) else 1
 
 
+def scale_main(results, wall, jobs):
+    """--scale: a line per run with the simulator's own figures."""
+    rows = []
+    print("netsim bench --scale: %d runs in %.1f s wall, %d jobs" %
+          (len(SCALE), wall, jobs))
+    print("%-26s %6s %7s %8s %9s %8s %9s %6s %7s %s" %
+          ("run", "hosts", "wall s", "events", "events/s", "sim us",
+           "s/sim ms", "GB", "p99 us", "ok"))
+    for s, name, _ in SCALE:
+        r = results[s][name][0]
+        res = r["result"] or {}
+        sim = res.get("sim", {})
+        events, sim_us = sim.get("events", 0), sim.get("end_us", 0)
+        done = bool(res and res["integrity"]["pass"] and
+                    res["integrity"]["complete"])
+        row = {"scenario": s, "run": name, "sets": r["sets"],
+               "cmd": r["cmd"], "rc": r["rc"], "hosts": res.get("hosts", 0),
+               "wall_s": r["wall_s"], "events": events,
+               "events_per_s": events / r["wall_s"],
+               "sim_us": sim_us,
+               "wall_s_per_sim_ms": r["wall_s"] * 1e3 / sim_us
+               if sim_us else None,
+               "maxrss_gb": r["maxrss_kb"] / 2**20,
+               "p99_us": res.get("messages", {}).get("latency_ns", {})
+               .get("p99", 0) / 1e3,
+               "complete": done}
+        row["ok"] = done and r["rc"] == 0 and r["wall_s"] < SCALE_WALL_S
+        rows.append(row)
+        print("%-26s %6d %7.1f %7.1fM %8.2fM %8.1f %9.1f %6.2f %7.1f %s" %
+              ("%s.%s" % (s, name), row["hosts"], row["wall_s"],
+               events / 1e6, row["events_per_s"] / 1e6, sim_us,
+               row["wall_s_per_sim_ms"] or 0, row["maxrss_gb"],
+               row["p99_us"], "yes" if row["ok"] else "NO"))
+        if not row["ok"]:
+            print("  rc %d: %s\n  %s" % (r["rc"], r["stderr"].strip(),
+                                          r["cmd"]))
+    base = os.path.join(OUT, "netsim-scale")
+    with open(base + ".json", "w") as f:
+        json.dump({"mode": "scale", "bound_s": SCALE_WALL_S, "runs": rows,
+                   "wall": {"total_s": wall}}, f, indent=1)
+    keys = ["scenario", "run", "hosts", "wall_s", "events", "events_per_s",
+            "sim_us", "wall_s_per_sim_ms", "maxrss_gb", "p99_us", "ok"]
+    with open(base + ".csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(keys)
+        for row in rows:
+            w.writerow([row[k] for k in keys])
+    print()
+    print("wrote %s.json, %s.csv" % ((os.path.relpath(base, TOP),) * 2))
+    ok = sum(1 for row in rows if row["ok"])
+    print("netsim: %d of %d scale runs within %d s" % (ok, len(rows),
+                                                     SCALE_WALL_S))
+    return 0 if ok == len(rows) else 1
+
+
 def main():
     global netsim_path
 
@@ -913,6 +998,9 @@ def main():
     mode.add_argument("--blackhole", action="store_true",
                       help="S8, every run over %d seeds, for make check" %
                       BLACKHOLE_SEEDS)
+    mode.add_argument("--scale", action="store_true",
+                      help="the 8,192- and 1,024-host runs, each within "
+                      "%d s" % SCALE_WALL_S)
     ap.add_argument("--long", action="store_true",
                     help="also the runs left out for time (LONG)")
     ap.add_argument("--only", action="append", metavar="SCENARIO",
@@ -937,6 +1025,10 @@ def main():
         jobs = SMOKE
     elif args.blackhole:
         jobs = [(BLACKHOLE, r, {}) for r in run_names(BLACKHOLE)]
+    elif args.scale:
+        nreps = 1
+        jobs = [(sc, r, dict(sets, wall_limit=str(SCALE_WALL_S)))
+                for sc, r, sets in SCALE]
     else:
         jobs = [(s, r, {}) for s in SCENARIOS for r in run_names(s)
                 if (args.long or (s, r) not in LONG) and
@@ -962,6 +1054,8 @@ def main():
             rs.sort(key=lambda r: r["seed"])
     if args.blackhole:
         return blackhole_main(results, len(jobs), nreps, wall, args.jobs)
+    if args.scale:
+        return scale_main(results, wall, args.jobs)
 
     targets = evaluate(results, args.smoke)
     if args.only:	# the other scenarios' targets have nothing to judge
