@@ -101,7 +101,6 @@ struct gbn_tx {
 	uint64_t next_ps;		/* pacing: the next packet may leave */
 	uint32_t t_cnt, bc_cnt;		/* increase events since a CNP */
 	uint64_t bc_bytes;		/* towards the next byte-counter event */
-	bool cnp_seen;			/* in this alpha period */
 	void *pace, *alpha_tm, *rate_tm;
 	/* IRN: selectively acked PSNs, by PSN modulo IRN_RING. */
 	uint8_t *sacked;
@@ -131,8 +130,14 @@ struct gbn_rx {
 	struct gbn_rx *hnext;
 	struct gbn_rx *cnext;		/* has an ACK or NAK to send */
 	bool queued, ack, nak, cnp, in_msg;
-	bool cnp_ever;
-	uint64_t last_cnp_ns;
+	/*
+	 * DCQCN's NP (the paper's Figure 6): a CNP goes at once for a
+	 * marked packet when none went in the last interval; then, at the
+	 * end of each interval, another if a marked packet came during it.
+	 */
+	bool cnp_window, ce_in_window;
+	void *cnp_tm;
+	struct gbn *g;
 	/* IRN: PSNs held above expected, messages under way, NACKs due. */
 	uint8_t *got;
 	struct irn_rmsg *msgs;
@@ -331,6 +336,28 @@ static void rx_queue_ctrl(struct gbn *g, struct gbn_rx *r)
 	host_env_ops.tx_kick(g->host);
 }
 
+/* DCQCN's NP: a CNP now, and an interval in which marks wait. */
+static void rx_send_cnp(struct gbn *g, struct gbn_rx *r, uint64_t now)
+{
+	r->cnp = true;
+	r->cnp_window = true;
+	r->ce_in_window = false;
+	rx_queue_ctrl(g, r);
+	host_env_ops.timer_arm(r->cnp_tm, now + g->c->cnp_ns);
+}
+
+/* The interval is over: a CNP if a marked packet came during it. */
+static void rx_cnp_timer(void *arg)
+{
+	struct gbn_rx *r = arg;
+	struct gbn *g = r->g;
+
+	if (r->ce_in_window)
+		rx_send_cnp(g, r, host_env_ops.now_ns(g->host));
+	else
+		r->cnp_window = false;
+}
+
 /* The message holding PSN @psn, or NULL past the end. */
 static struct gbn_msg *msg_of(struct gbn_tx *t, uint32_t psn)
 {
@@ -447,15 +474,16 @@ static void tx_rate_timer(void *arg)
 		dcqcn_arm(g, t->rate_tm, g->c->rate_ns);
 }
 
-/* alpha decays by (1 - g) each period without a CNP. */
+/*
+ * alpha decays by (1 - g) each period without a CNP: a CNP restarts the
+ * period (the paper's Figure 7 resets the alpha timer with the others).
+ */
 static void tx_alpha_timer(void *arg)
 {
 	struct gbn_tx *t = arg;
 	struct gbn *g = t->g;
 
-	if (!t->cnp_seen)
-		t->alpha *= 1 - g->c->g;
-	t->cnp_seen = false;
+	t->alpha *= 1 - g->c->g;
 	/* Idle at line rate with alpha near 0: nothing left to decay. */
 	if (t->rc < g->net->cfg->rate_mbps || t->alpha > 1.0 / 1024)
 		dcqcn_arm(g, t->alpha_tm, g->c->alpha_ns);
@@ -471,12 +499,10 @@ static void dcqcn_cnp(struct gbn *g, struct gbn_tx *t)
 	if (t->rc < c->min_rate_mbps)
 		t->rc = c->min_rate_mbps;
 	t->alpha = (1 - c->g) * t->alpha + c->g;
-	t->cnp_seen = true;
 	t->t_cnt = t->bc_cnt = 0;
 	t->bc_bytes = 0;
 	dcqcn_arm(g, t->rate_tm, c->rate_ns);
-	if (!sim_queued(&((struct sim_timer *)t->alpha_tm)->ev))
-		dcqcn_arm(g, t->alpha_tm, c->alpha_ns);
+	dcqcn_arm(g, t->alpha_tm, c->alpha_ns);
 	g->st.cc_decreases++;
 }
 
@@ -570,6 +596,7 @@ static struct gbn_rx *rx_lookup(struct gbn *g, uint32_t ip, uint32_t ctx,
 		b = hash2(ip, ctx, g->rxhsize);
 	}
 	r = zalloc(sizeof(*r));
+	r->g = g;
 	r->src_ip = ip;
 	r->src_ctx = ctx;
 	r->sport = sport;
@@ -628,6 +655,8 @@ static void gbn_destroy(void *tp)
 				nx = x->next;
 				free(x);
 			}
+			if (r->cnp_tm)
+				host_env_ops.timer_free(r->cnp_tm);
 			free(r->got);
 			free(r);
 		}
@@ -1103,12 +1132,15 @@ static void rx_data(struct gbn *g, const uint8_t *f, size_t len)
 		if (r->ce < UINT16_MAX)
 			r->ce++;
 		/* DCQCN's NP: at most one CNP a flow per interval. */
-		if (dcqcn(g) && (!r->cnp_ever ||
-				 now - r->last_cnp_ns >= g->c->cnp_ns)) {
-			r->cnp_ever = true;
-			r->last_cnp_ns = now;
-			r->cnp = true;
-			rx_queue_ctrl(g, r);
+		if (dcqcn(g)) {
+			if (r->cnp_window) {
+				r->ce_in_window = true;
+			} else {
+				if (!r->cnp_tm)
+					r->cnp_tm = host_env_ops.timer_new(
+						g->host, rx_cnp_timer, r);
+				rx_send_cnp(g, r, now);
+			}
 		}
 	}
 	if (irn(g)) {
