@@ -422,7 +422,8 @@ static void switches_json(struct jw *w, struct net *n)
 			const struct port *p = &n->sws[i].ports[j];
 
 			if (n->nhosts > 16 && !p->drops && !p->trims &&
-			    !p->marks)
+			    !p->marks && !(p->qhist &&
+					   p->max_q > 2 * n->cfg->mtu))
 				continue;
 			snprintf(name, sizeof(name), "%s", p->link.name);
 			jw_obj(w, NULL);
