@@ -104,6 +104,8 @@ struct port {
 	 */
 	uint64_t *qhist;
 	uint64_t q_since;
+	/* sw.qhist: data packets dropped and sent within the same window. */
+	uint64_t meas_drops, meas_tx;
 };
 
 #define PORT_QHIST_BUCKETS	1024

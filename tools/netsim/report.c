@@ -450,6 +450,10 @@ static void switches_json(struct jw *w, struct net *n)
 				jw_u64(w, "queue_meas_max",
 				       qhist_pct(p->qhist, qw, 1.0));
 			}
+			if (n->cfg->sw_qhist) {
+				jw_u64(w, "drops_meas", p->meas_drops);
+				jw_u64(w, "data_tx_meas", p->meas_tx);
+			}
 			jw_end(w, '}');
 			listed++;
 		}

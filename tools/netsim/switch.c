@@ -152,6 +152,16 @@ void pfc_init(struct net *n)
 			n->sws[i].ports[j].link.tx_port = &n->sws[i].ports[j];
 }
 
+/* sw.qhist: is now within the measured window? */
+static bool port_meas(const struct port *pt)
+{
+	const struct net *n = pt->link.net;
+	const struct cfg *c = n->cfg;
+
+	return c->sw_qhist && n->sim.now >= c->warmup_ps &&
+	       (!c->duration_ps || n->sim.now < c->duration_ps);
+}
+
 void port_qhist(struct port *pt)
 {
 	struct net *n = pt->link.net;
@@ -218,6 +228,7 @@ static void port_start(struct port *pt)
 		if (!pt->qh[c])
 			pt->qt[c] = NULL;
 		port_qhist(pt);
+		pt->meas_tx += port_meas(pt);
 		pt->qbytes -= p->len;
 		pt->cbytes[c] -= p->len;
 		if (p->pfc)
@@ -322,6 +333,7 @@ void port_enqueue(struct port *pt, struct pkt *p)
 	if (c->sw_pfc) {
 		if (!pfc_admit(p, cls, c)) {
 			pt->drops++;
+			pt->meas_drops += port_meas(pt);
 			pkt_free(n, p);
 			return;
 		}
@@ -347,6 +359,7 @@ void port_enqueue(struct port *pt, struct pkt *p)
 			goto queued;
 		}
 		pt->drops++;
+		pt->meas_drops += port_meas(pt);
 		pkt_free(n, p);
 		return;
 	}
