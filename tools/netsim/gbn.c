@@ -111,6 +111,7 @@ struct gbn_tx {
 	/* Swift: window in packets, last decrease, last round trip. */
 	double swnd;
 	uint64_t sw_dec_ns, sw_rtt_ns;
+	uint64_t sw_srtt_ns, sw_rttvar_ns;	/* the timeout's EWMAs */
 };
 
 /* IRN: the NACKs a receiver owes, one per out-of-order packet. */
@@ -249,6 +250,20 @@ static bool tx_can_send(const struct gbn_tx *t)
 	return t->nxt != t->end && t->inflight < t->cwnd;
 }
 
+/*
+ * Swift: the window falls to 0.001 packets at least (the paper's section
+ * 3.4); below one packet the flow is paced, a packet per RTT / window.
+ */
+#define SWIFT_MIN_WND	0.001
+
+/* Swift: the timeout before a round trip was measured (a choice). */
+#define SWIFT_RTO_INIT_NS	1000000
+
+static bool swift_paced(const struct gbn *g, const struct gbn_tx *t)
+{
+	return g->c->cc == GBN_CC_SWIFT && t->swnd < 1;
+}
+
 /* Swift: cut the window by @f, at most once a round trip. */
 static void swift_cut(struct gbn *g, struct gbn_tx *t, double f)
 {
@@ -258,8 +273,8 @@ static void swift_cut(struct gbn *g, struct gbn_tx *t, double f)
 		return;
 	t->sw_dec_ns = now;
 	t->swnd *= f;
-	if (t->swnd < 1)
-		t->swnd = 1;
+	if (t->swnd < SWIFT_MIN_WND)
+		t->swnd = SWIFT_MIN_WND;
 	g->st.cc_decreases++;
 }
 
@@ -272,6 +287,16 @@ static void swift_ack(struct gbn *g, struct gbn_tx *t, uint32_t ts,
 	double a, b, fs, target;
 
 	t->sw_rtt_ns = delay;
+	if (!t->sw_srtt_ns) {
+		t->sw_srtt_ns = delay;
+		t->sw_rttvar_ns = delay / 2;
+	} else {
+		uint64_t d = delay > t->sw_srtt_ns ? delay - t->sw_srtt_ns :
+						     t->sw_srtt_ns - delay;
+
+		t->sw_rttvar_ns = (3 * t->sw_rttvar_ns + d) / 4;
+		t->sw_srtt_ns = (7 * t->sw_srtt_ns + delay) / 8;
+	}
 	/* Flow scaling: alpha / sqrt(window) + beta, in [0, range]. */
 	a = c->sw_fs_range_ns / (1 / sqrt(c->sw_fs_min) - 1 / sqrt(c->sw_fs_max));
 	b = -a / sqrt(c->sw_fs_max);
@@ -300,7 +325,7 @@ static bool tx_paced(struct gbn *g, struct gbn_tx *t)
 {
 	uint64_t now = g->net->sim.now;
 
-	if (!dcqcn(g) || t->next_ps <= now)
+	if (!(dcqcn(g) || swift_paced(g, t)) || t->next_ps <= now)
 		return false;
 	if (!sim_queued(&((struct sim_timer *)t->pace)->ev))
 		host_env_ops.timer_arm(t->pace, (t->next_ps + PS_PER_NS - 1) /
@@ -377,6 +402,20 @@ static void tx_arm(struct gbn *g, struct gbn_tx *t)
 	/* IRN: a short timeout when too few are out for NACKs to come. */
 	if (irn(g) && t->high - t->una <= g->c->rto_low_n)
 		rto = g->c->rto_low_ns;
+	/*
+	 * Swift: a timeout from an EWMA of the round trip (its section
+	 * 3.6; the form is RFC 6298's), not shorter than rto_low, and
+	 * RTT / window past the next paced send.
+	 */
+	if (swift(g) && !t->sw_srtt_ns && rto < SWIFT_RTO_INIT_NS)
+		rto = SWIFT_RTO_INIT_NS;
+	if (swift(g) && t->sw_srtt_ns) {
+		rto = t->sw_srtt_ns + 4 * t->sw_rttvar_ns;
+		if (rto < g->c->rto_low_ns)
+			rto = g->c->rto_low_ns;
+		if (swift_paced(g, t))
+			rto += (uint64_t)(t->sw_rtt_ns / t->swnd);
+	}
 	host_env_ops.timer_arm(t->rto, now + rto);
 }
 
@@ -411,10 +450,8 @@ static void tx_rto(void *arg)
 		t->sack_high = t->high;
 		t->retx_next = t->una;
 		t->cause = WREN_TP_RETX_TIMEOUT;
-		if (swift(g)) {
-			t->sw_dec_ns = 0;
+		if (swift(g))
 			swift_cut(g, t, 1 - g->c->sw_max_mdf);
-		}
 		tx_arm(g, t);
 		tx_make_ready(g, t);
 		return;
@@ -822,6 +859,11 @@ static size_t pull_data(struct gbn *g, struct gbn_tx *t, uint8_t *f)
 			t->bc_cnt++;
 			dcqcn_increase(g, t);
 		}
+	} else if (swift_paced(g, t) && t->sw_rtt_ns) {
+		/* Swift below one packet: the next after RTT / window. */
+		t->next_ps = g->net->sim.now +
+			     (uint64_t)(t->sw_rtt_ns * (double)PS_PER_NS /
+					t->swnd);
 	}
 	g->st.tx_pkts++;
 	g->st.tx_bytes += flen;
