@@ -101,7 +101,6 @@ struct gbn_tx {
 	uint64_t next_ps;		/* pacing: the next packet may leave */
 	uint32_t t_cnt, bc_cnt;		/* increase events since a CNP */
 	uint64_t bc_bytes;		/* towards the next byte-counter event */
-	bool cnp_seen;			/* in this alpha period */
 	void *pace, *alpha_tm, *rate_tm;
 	/* IRN: selectively acked PSNs, by PSN modulo IRN_RING. */
 	uint8_t *sacked;
@@ -112,6 +111,7 @@ struct gbn_tx {
 	/* Swift: window in packets, last decrease, last round trip. */
 	double swnd;
 	uint64_t sw_dec_ns, sw_rtt_ns;
+	uint64_t sw_srtt_ns, sw_rttvar_ns;	/* the timeout's EWMAs */
 };
 
 /* IRN: the NACKs a receiver owes, one per out-of-order packet. */
@@ -131,8 +131,14 @@ struct gbn_rx {
 	struct gbn_rx *hnext;
 	struct gbn_rx *cnext;		/* has an ACK or NAK to send */
 	bool queued, ack, nak, cnp, in_msg;
-	bool cnp_ever;
-	uint64_t last_cnp_ns;
+	/*
+	 * DCQCN's NP (the paper's Figure 6): a CNP goes at once for a
+	 * marked packet when none went in the last interval; then, at the
+	 * end of each interval, another if a marked packet came during it.
+	 */
+	bool cnp_window, ce_in_window;
+	void *cnp_tm;
+	struct gbn *g;
 	/* IRN: PSNs held above expected, messages under way, NACKs due. */
 	uint8_t *got;
 	struct irn_rmsg *msgs;
@@ -244,6 +250,20 @@ static bool tx_can_send(const struct gbn_tx *t)
 	return t->nxt != t->end && t->inflight < t->cwnd;
 }
 
+/*
+ * Swift: the window falls to 0.001 packets at least (the paper's section
+ * 3.4); below one packet the flow is paced, a packet per RTT / window.
+ */
+#define SWIFT_MIN_WND	0.001
+
+/* Swift: the timeout before a round trip was measured (a choice). */
+#define SWIFT_RTO_INIT_NS	1000000
+
+static bool swift_paced(const struct gbn *g, const struct gbn_tx *t)
+{
+	return g->c->cc == GBN_CC_SWIFT && t->swnd < 1;
+}
+
 /* Swift: cut the window by @f, at most once a round trip. */
 static void swift_cut(struct gbn *g, struct gbn_tx *t, double f)
 {
@@ -253,8 +273,8 @@ static void swift_cut(struct gbn *g, struct gbn_tx *t, double f)
 		return;
 	t->sw_dec_ns = now;
 	t->swnd *= f;
-	if (t->swnd < 1)
-		t->swnd = 1;
+	if (t->swnd < SWIFT_MIN_WND)
+		t->swnd = SWIFT_MIN_WND;
 	g->st.cc_decreases++;
 }
 
@@ -267,6 +287,16 @@ static void swift_ack(struct gbn *g, struct gbn_tx *t, uint32_t ts,
 	double a, b, fs, target;
 
 	t->sw_rtt_ns = delay;
+	if (!t->sw_srtt_ns) {
+		t->sw_srtt_ns = delay;
+		t->sw_rttvar_ns = delay / 2;
+	} else {
+		uint64_t d = delay > t->sw_srtt_ns ? delay - t->sw_srtt_ns :
+						     t->sw_srtt_ns - delay;
+
+		t->sw_rttvar_ns = (3 * t->sw_rttvar_ns + d) / 4;
+		t->sw_srtt_ns = (7 * t->sw_srtt_ns + delay) / 8;
+	}
 	/* Flow scaling: alpha / sqrt(window) + beta, in [0, range]. */
 	a = c->sw_fs_range_ns / (1 / sqrt(c->sw_fs_min) - 1 / sqrt(c->sw_fs_max));
 	b = -a / sqrt(c->sw_fs_max);
@@ -295,7 +325,7 @@ static bool tx_paced(struct gbn *g, struct gbn_tx *t)
 {
 	uint64_t now = g->net->sim.now;
 
-	if (!dcqcn(g) || t->next_ps <= now)
+	if (!(dcqcn(g) || swift_paced(g, t)) || t->next_ps <= now)
 		return false;
 	if (!sim_queued(&((struct sim_timer *)t->pace)->ev))
 		host_env_ops.timer_arm(t->pace, (t->next_ps + PS_PER_NS - 1) /
@@ -331,6 +361,28 @@ static void rx_queue_ctrl(struct gbn *g, struct gbn_rx *r)
 	host_env_ops.tx_kick(g->host);
 }
 
+/* DCQCN's NP: a CNP now, and an interval in which marks wait. */
+static void rx_send_cnp(struct gbn *g, struct gbn_rx *r, uint64_t now)
+{
+	r->cnp = true;
+	r->cnp_window = true;
+	r->ce_in_window = false;
+	rx_queue_ctrl(g, r);
+	host_env_ops.timer_arm(r->cnp_tm, now + g->c->cnp_ns);
+}
+
+/* The interval is over: a CNP if a marked packet came during it. */
+static void rx_cnp_timer(void *arg)
+{
+	struct gbn_rx *r = arg;
+	struct gbn *g = r->g;
+
+	if (r->ce_in_window)
+		rx_send_cnp(g, r, host_env_ops.now_ns(g->host));
+	else
+		r->cnp_window = false;
+}
+
 /* The message holding PSN @psn, or NULL past the end. */
 static struct gbn_msg *msg_of(struct gbn_tx *t, uint32_t psn)
 {
@@ -350,6 +402,20 @@ static void tx_arm(struct gbn *g, struct gbn_tx *t)
 	/* IRN: a short timeout when too few are out for NACKs to come. */
 	if (irn(g) && t->high - t->una <= g->c->rto_low_n)
 		rto = g->c->rto_low_ns;
+	/*
+	 * Swift: a timeout from an EWMA of the round trip (its section
+	 * 3.6; the form is RFC 6298's), not shorter than rto_low, and
+	 * RTT / window past the next paced send.
+	 */
+	if (swift(g) && !t->sw_srtt_ns && rto < SWIFT_RTO_INIT_NS)
+		rto = SWIFT_RTO_INIT_NS;
+	if (swift(g) && t->sw_srtt_ns) {
+		rto = t->sw_srtt_ns + 4 * t->sw_rttvar_ns;
+		if (rto < g->c->rto_low_ns)
+			rto = g->c->rto_low_ns;
+		if (swift_paced(g, t))
+			rto += (uint64_t)(t->sw_rtt_ns / t->swnd);
+	}
 	host_env_ops.timer_arm(t->rto, now + rto);
 }
 
@@ -384,10 +450,8 @@ static void tx_rto(void *arg)
 		t->sack_high = t->high;
 		t->retx_next = t->una;
 		t->cause = WREN_TP_RETX_TIMEOUT;
-		if (swift(g)) {
-			t->sw_dec_ns = 0;
+		if (swift(g))
 			swift_cut(g, t, 1 - g->c->sw_max_mdf);
-		}
 		tx_arm(g, t);
 		tx_make_ready(g, t);
 		return;
@@ -447,15 +511,16 @@ static void tx_rate_timer(void *arg)
 		dcqcn_arm(g, t->rate_tm, g->c->rate_ns);
 }
 
-/* alpha decays by (1 - g) each period without a CNP. */
+/*
+ * alpha decays by (1 - g) each period without a CNP: a CNP restarts the
+ * period (the paper's Figure 7 resets the alpha timer with the others).
+ */
 static void tx_alpha_timer(void *arg)
 {
 	struct gbn_tx *t = arg;
 	struct gbn *g = t->g;
 
-	if (!t->cnp_seen)
-		t->alpha *= 1 - g->c->g;
-	t->cnp_seen = false;
+	t->alpha *= 1 - g->c->g;
 	/* Idle at line rate with alpha near 0: nothing left to decay. */
 	if (t->rc < g->net->cfg->rate_mbps || t->alpha > 1.0 / 1024)
 		dcqcn_arm(g, t->alpha_tm, g->c->alpha_ns);
@@ -471,12 +536,10 @@ static void dcqcn_cnp(struct gbn *g, struct gbn_tx *t)
 	if (t->rc < c->min_rate_mbps)
 		t->rc = c->min_rate_mbps;
 	t->alpha = (1 - c->g) * t->alpha + c->g;
-	t->cnp_seen = true;
 	t->t_cnt = t->bc_cnt = 0;
 	t->bc_bytes = 0;
 	dcqcn_arm(g, t->rate_tm, c->rate_ns);
-	if (!sim_queued(&((struct sim_timer *)t->alpha_tm)->ev))
-		dcqcn_arm(g, t->alpha_tm, c->alpha_ns);
+	dcqcn_arm(g, t->alpha_tm, c->alpha_ns);
 	g->st.cc_decreases++;
 }
 
@@ -570,6 +633,7 @@ static struct gbn_rx *rx_lookup(struct gbn *g, uint32_t ip, uint32_t ctx,
 		b = hash2(ip, ctx, g->rxhsize);
 	}
 	r = zalloc(sizeof(*r));
+	r->g = g;
 	r->src_ip = ip;
 	r->src_ctx = ctx;
 	r->sport = sport;
@@ -628,6 +692,8 @@ static void gbn_destroy(void *tp)
 				nx = x->next;
 				free(x);
 			}
+			if (r->cnp_tm)
+				host_env_ops.timer_free(r->cnp_tm);
 			free(r->got);
 			free(r);
 		}
@@ -793,6 +859,11 @@ static size_t pull_data(struct gbn *g, struct gbn_tx *t, uint8_t *f)
 			t->bc_cnt++;
 			dcqcn_increase(g, t);
 		}
+	} else if (swift_paced(g, t) && t->sw_rtt_ns) {
+		/* Swift below one packet: the next after RTT / window. */
+		t->next_ps = g->net->sim.now +
+			     (uint64_t)(t->sw_rtt_ns * (double)PS_PER_NS /
+					t->swnd);
 	}
 	g->st.tx_pkts++;
 	g->st.tx_bytes += flen;
@@ -1103,12 +1174,15 @@ static void rx_data(struct gbn *g, const uint8_t *f, size_t len)
 		if (r->ce < UINT16_MAX)
 			r->ce++;
 		/* DCQCN's NP: at most one CNP a flow per interval. */
-		if (dcqcn(g) && (!r->cnp_ever ||
-				 now - r->last_cnp_ns >= g->c->cnp_ns)) {
-			r->cnp_ever = true;
-			r->last_cnp_ns = now;
-			r->cnp = true;
-			rx_queue_ctrl(g, r);
+		if (dcqcn(g)) {
+			if (r->cnp_window) {
+				r->ce_in_window = true;
+			} else {
+				if (!r->cnp_tm)
+					r->cnp_tm = host_env_ops.timer_new(
+						g->host, rx_cnp_timer, r);
+				rx_send_cnp(g, r, now);
+			}
 		}
 	}
 	if (irn(g)) {

@@ -97,7 +97,21 @@ struct port {
 	bool failed;			/* gone: ECMP passes it over */
 	uint64_t drops, marks, trims, hdr_drops, ctrl_prio, data_prio;
 	uint32_t max_q;
+	/*
+	 * sw.qhist: picoseconds the data queue spent at each length (in
+	 * buckets of sw.qhist bytes, the last one open-ended) within
+	 * [warmup, duration], and when qbytes last changed.
+	 */
+	uint64_t *qhist;
+	uint64_t q_since;
+	/* sw.qhist: data packets dropped and sent within the same window. */
+	uint64_t meas_drops, meas_tx;
 };
+
+#define PORT_QHIST_BUCKETS	1024
+
+/* sw.qhist: account the queue's length up to now (before it changes). */
+void port_qhist(struct port *pt);
 
 struct sw {
 	struct net *net;

@@ -350,6 +350,27 @@ out:
 	free(g);
 }
 
+/*
+ * sw.qhist: the length the queue was at or below for @q of the measured
+ * time (the upper edge of its bucket; the last bucket is open-ended).
+ */
+static uint64_t qhist_pct(const uint64_t *h, uint32_t width, double q)
+{
+	uint64_t total = 0, acc = 0;
+	uint32_t b;
+
+	for (b = 0; b < PORT_QHIST_BUCKETS; b++)
+		total += h[b];
+	for (b = 0; b < PORT_QHIST_BUCKETS; b++) {
+		acc += h[b];
+		if (acc && acc >= q * total)
+			break;
+	}
+	if (b >= PORT_QHIST_BUCKETS - 1)
+		return (uint64_t)(PORT_QHIST_BUCKETS - 1) * width;
+	return (uint64_t)(b + 1) * width;
+}
+
 static void switches_json(struct jw *w, struct net *n)
 {
 	uint32_t i, j, listed = 0;
@@ -401,7 +422,8 @@ static void switches_json(struct jw *w, struct net *n)
 			const struct port *p = &n->sws[i].ports[j];
 
 			if (n->nhosts > 16 && !p->drops && !p->trims &&
-			    !p->marks)
+			    !p->marks && !(p->qhist &&
+					   p->max_q > 2 * n->cfg->mtu))
 				continue;
 			snprintf(name, sizeof(name), "%s", p->link.name);
 			jw_obj(w, NULL);
@@ -415,6 +437,23 @@ static void switches_json(struct jw *w, struct net *n)
 			jw_u64(w, "data_prio", p->data_prio);
 			jw_u64(w, "prio_drops", p->hdr_drops);
 			jw_u64(w, "max_queue", p->max_q);
+			port_qhist((struct port *)p);
+			if (p->qhist) {
+				uint32_t qw = n->cfg->sw_qhist;
+
+				jw_u64(w, "queue_p50",
+				       qhist_pct(p->qhist, qw, 0.50));
+				jw_u64(w, "queue_p95",
+				       qhist_pct(p->qhist, qw, 0.95));
+				jw_u64(w, "queue_p99",
+				       qhist_pct(p->qhist, qw, 0.99));
+				jw_u64(w, "queue_meas_max",
+				       qhist_pct(p->qhist, qw, 1.0));
+			}
+			if (n->cfg->sw_qhist) {
+				jw_u64(w, "drops_meas", p->meas_drops);
+				jw_u64(w, "data_tx_meas", p->meas_tx);
+			}
 			jw_end(w, '}');
 			listed++;
 		}

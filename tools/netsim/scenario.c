@@ -334,6 +334,7 @@ static const struct key keys[] = {
 	{ "sw.pfc_xoff", K_U32, C(sw_pfc_xoff), "64K", NULL },
 	{ "sw.pfc_xon", K_U32, C(sw_pfc_xon), "32K", NULL },
 	{ "sw.pfc_headroom", K_U32, C(sw_pfc_headroom), "0", NULL },
+	{ "sw.qhist", K_U32, C(sw_qhist), "0", NULL },
 	{ "loss", K_PROB, I(loss), "0", NULL },
 	{ "p_gb", K_PROB, I(p_gb), "0", NULL },
 	{ "p_bg", K_PROB, I(p_bg), "0", NULL },

@@ -138,6 +138,9 @@ struct cfg {
 	 * above XOFF (0: the link's PAUSE round trip, a frame each end). */
 	bool sw_pfc;
 	uint32_t sw_pfc_xoff, sw_pfc_xon, sw_pfc_headroom;
+	/* Time-weighted data queue length of every switch port over
+	 * [warmup, duration], in buckets of this many bytes (0: off). */
+	uint32_t sw_qhist;
 
 	struct imp imp;			/* every link */
 	struct link_override *lo;

@@ -152,6 +152,45 @@ void pfc_init(struct net *n)
 			n->sws[i].ports[j].link.tx_port = &n->sws[i].ports[j];
 }
 
+/* sw.qhist: is now within the measured window? */
+static bool port_meas(const struct port *pt)
+{
+	const struct net *n = pt->link.net;
+	const struct cfg *c = n->cfg;
+
+	return c->sw_qhist && n->sim.now >= c->warmup_ps &&
+	       (!c->duration_ps || n->sim.now < c->duration_ps);
+}
+
+void port_qhist(struct port *pt)
+{
+	struct net *n = pt->link.net;
+	const struct cfg *c = n->cfg;
+	uint64_t from = pt->q_since, to = n->sim.now;
+	uint32_t b;
+
+	pt->q_since = to;
+	if (!c->sw_qhist)
+		return;
+	if (from < c->warmup_ps)
+		from = c->warmup_ps;
+	if (c->duration_ps && to > c->duration_ps)
+		to = c->duration_ps;
+	if (to <= from)
+		return;
+	if (!pt->qhist) {
+		pt->qhist = calloc(PORT_QHIST_BUCKETS, sizeof(*pt->qhist));
+		if (!pt->qhist) {
+			perror("netsim: sw.qhist");
+			exit(2);
+		}
+	}
+	b = pt->qbytes / c->sw_qhist;
+	if (b >= PORT_QHIST_BUCKETS)
+		b = PORT_QHIST_BUCKETS - 1;
+	pt->qhist[b] += to - from;
+}
+
 static void port_txdone(struct sim_ev *ev)
 {
 	struct port *pt = container_of(ev, struct port, txev);
@@ -188,6 +227,8 @@ static void port_start(struct port *pt)
 		pt->qh[c] = p->next;
 		if (!pt->qh[c])
 			pt->qt[c] = NULL;
+		port_qhist(pt);
+		pt->meas_tx += port_meas(pt);
 		pt->qbytes -= p->len;
 		pt->cbytes[c] -= p->len;
 		if (p->pfc)
@@ -292,6 +333,7 @@ void port_enqueue(struct port *pt, struct pkt *p)
 	if (c->sw_pfc) {
 		if (!pfc_admit(p, cls, c)) {
 			pt->drops++;
+			pt->meas_drops += port_meas(pt);
 			pkt_free(n, p);
 			return;
 		}
@@ -317,6 +359,7 @@ void port_enqueue(struct port *pt, struct pkt *p)
 			goto queued;
 		}
 		pt->drops++;
+		pt->meas_drops += port_meas(pt);
 		pkt_free(n, p);
 		return;
 	}
@@ -325,6 +368,7 @@ void port_enqueue(struct port *pt, struct pkt *p)
 		pt->marks++;
 	if (cls)
 		pt->data_prio++;
+	port_qhist(pt);
 	pt->qbytes += p->len;
 	pt->cbytes[cls] += p->len;
 	if (pt->qbytes > pt->max_q)

@@ -590,8 +590,11 @@ void topo_free(struct net *n)
 {
 	uint32_t i;
 
-	for (i = 0; i < n->nsw; i++)
+	for (i = 0; i < n->nsw; i++) {
+		for (uint32_t j = 0; j < n->sws[i].nports; j++)
+			free(n->sws[i].ports[j].qhist);
 		free(n->sws[i].ports);
+	}
 	free(n->sws);
 	free(n->hosts);
 }
