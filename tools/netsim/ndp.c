@@ -68,6 +68,8 @@ struct ndp_rx {
 	struct ndp_rx *hnext, *pnext;
 	uint32_t src_ip, src_ctx;
 	uint32_t expected;		/* every PSN below arrived */
+	uint32_t top;			/* one past the highest PSN seen */
+	bool last;			/* a packet marked last, none after */
 	uint8_t got[NDP_RING];
 	struct peer_rmsg *msgs;
 	uint32_t pending;		/* PULLs owed */
@@ -377,10 +379,17 @@ static void pull_owe(struct ndp *d, struct ndp_rx *r)
 static void pacer_fire(struct sim_ev *ev)
 {
 	struct ndp *d = container_of(ev, struct ndp, pacer);
-	struct ndp_rx *r = d->phead;
+	struct ndp_rx *r;
 
-	if (!r)
+	/* Flows whose PULLs were released while queued are passed over. */
+	while ((r = d->phead) && !r->pending) {
+		d->phead = r->pnext;
+		r->in_pq = false;
+	}
+	if (!r) {
+		d->ptail = NULL;
 		return;
+	}
 	d->phead = r->pnext;
 	if (!d->phead)
 		d->ptail = NULL;
@@ -410,6 +419,8 @@ static void rx_data(struct ndp *d, const uint8_t *f, size_t len)
 	uint32_t src = wren_wire_get32(f + WREN_WIRE_IP_SRC);
 	struct ndp_rx *r = rx_lookup(d, src, ntohl(wh->src_ctx));
 
+	if ((int32_t)(psn - r->top) >= 0)
+		r->top = psn + 1;
 	if (wh->flags & WREN_WIRE_F_TRIMMED) {
 		/* Its payload was cut: ask for it again, and pull. */
 		ctl_push(d, WREN_WIRE_NACK, src, 0, r->src_ctx, psn);
@@ -443,6 +454,19 @@ static void rx_data(struct ndp *d, const uint8_t *f, size_t len)
 		r->got[r->expected % NDP_RING] = 0;
 		r->expected++;
 	}
+	/*
+	 * The sender had nothing more queued when it sent a packet marked
+	 * last, and every packet it had sent has arrived: the PULLs still
+	 * owed would find nothing to send, and each would cost the link a
+	 * packet's time.  Release them, as the paper's simulator releases
+	 * a flow's PULLs once the flow has arrived whole.
+	 */
+	if (wh->flags & NDP_F_LAST)
+		r->last = true;
+	else if (psn + 1 == r->top)
+		r->last = false;	/* sent after: more was queued */
+	if (r->last && r->expected == r->top)
+		r->pending = 0;
 }
 
 /* ------------------------------------------------------------------ */

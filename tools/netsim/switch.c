@@ -272,6 +272,16 @@ static bool pkt_is_ctrl(const struct pkt *p)
 	return type != WREN_WIRE_DATA && type != WREN_WIRE_UD;
 }
 
+/* A Wren DATA packet a switch has already cut to its headers. */
+static bool pkt_is_trimmed(const struct pkt *p)
+{
+	const uint8_t *f = p->data;
+
+	return p->len <= WREN_WIRE_DATA_HDRS_LEN &&
+	       wren_wire_type(f, p->len) == WREN_WIRE_DATA &&
+	       (f[WREN_WIRE_HDR + 1] & WREN_WIRE_F_TRIMMED);
+}
+
 /*
  * Does the packet joining @pt's data queue get CE?  A step at sw.ecn, or
  * with sw.kmax the RED-style profile DCQCN's switches run (its CP): no
@@ -325,6 +335,21 @@ void port_enqueue(struct port *pt, struct pkt *p)
 			return;
 		}
 		pt->ctrl_prio++;
+		pt->hbytes += p->len;
+		q_append(&pt->hh, &pt->ht, p);
+		goto queued;
+	}
+	/*
+	 * A header trimmed at an earlier hop is a header here too: it
+	 * joins the header queue, as at the switch that cut it, rather
+	 * than waiting behind data or being dropped with it.
+	 */
+	if (c->sw_trim && pkt_is_trimmed(p)) {
+		if (pt->hbytes + p->len > c->sw_hdr_buffer) {
+			pt->hdr_drops++;
+			pkt_free(n, p);
+			return;
+		}
 		pt->hbytes += p->len;
 		q_append(&pt->hh, &pt->ht, p);
 		goto queued;
