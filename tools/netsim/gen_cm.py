@@ -9,14 +9,15 @@
 #             posted) to i + 1, i + 2, ... in turn, as collective
 #             libraries stagger an all-to-all, so no host is everybody's
 #             first target
-#   incast    --senders hosts (1, 2, ...) send one message of --size each
-#             to host 0, and hosts that are not host 0 run a permutation
-#             of --bg-size messages among themselves (a random derangement
-#             across leaves, --leaf hosts a leaf; seeded, so the file is
-#             the same for the same arguments): with --bg-hosts rest, the
-#             hosts that are neither host 0 nor a sender; with all, every
-#             host but host 0 (a sender then also carries a background
-#             flow)
+#   incast    --senders hosts (--first, --first + 1, ...) send one
+#             message of --size each to host 0, and hosts that are not
+#             host 0 run a background among themselves: --bg-rounds
+#             rounds, --bg-period-us apart, of a permutation of --bg-size
+#             messages (a fresh random derangement across leaves each
+#             round, --leaf hosts a leaf; seeded, so the file is the same
+#             for the same arguments); with --bg-hosts rest, the hosts
+#             that are neither host 0 nor a sender, with all, every host
+#             but host 0 (a sender then also carries background flows)
 #
 # Nothing targets host 0 but the incast.  The scenario files that read
 # these name them under build/netsim/cm/; bench.py writes them before it
@@ -24,7 +25,7 @@
 #
 #   python3 tools/netsim/gen_cm.py --all
 #
-# The lines come first in flow order: "SRC->DST id ID start 0 size B".
+# A line per flow, in flow order: "SRC->DST id ID start PS size B".
 
 import argparse
 import os
@@ -35,8 +36,8 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CMDIR = os.path.join(TOP, "build", "netsim", "cm")
 
 # The files the scenarios read: name -> (kind, arguments).  The incast
-# files' first --senders lines are the incast, the rest the background
-# (bench.py reads them that way).
+# files list the incast first, then the background; bench.py tells them
+# apart by their target (host 0 or not).
 FILES = {
     "a2a_128x64k.cm": ("alltoall", {"hosts": 128, "size": 64 << 10}),
     "incast32_bg.cm": ("incast", {"hosts": 128, "senders": 32,
