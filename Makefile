@@ -47,7 +47,7 @@ help:
 	@echo "make swap-test        its unit test on fake verbs"
 	@echo "make bench            every benchmark: bench-sim, bench-guests"
 	@echo "make bench-guests     perftest between guests, Wren against rxe"
-	@echo "make bench-sim        simulator scenarios S1-S11, targets and plots"
+	@echo "make bench-sim        simulator scenarios S1-S17, targets and plots"
 	@echo "make bench-sim-smoke  the make-check subset of bench-sim"
 	@echo "make bench-sim-scale  the simulator at 8,192 and 1,024 hosts"
 	@echo "make install          install the built modules and libwren (KVER=, DESTDIR=)"

@@ -57,7 +57,11 @@ OUT = os.path.join(TOP, "build", "bench")
 
 SCENARIOS = ["s1_p2p", "s2_loss", "s3_skew", "s4_failure", "s5_incast",
              "s6_permutation", "s7_peers", "s8_blackhole", "s9_perm2m",
-             "s10_websearch", "s11_hadoop", "s12_fattree", "s13_degraded"]
+             "s10_websearch", "s11_hadoop", "s12_fattree", "s13_degraded",
+             "s14_alltoall", "s15_incast_bg", "s16_perm16m", "s17_googlerpc"]
+
+# Scenarios whose connection matrices gen_cm.py writes into build/ first.
+GEN_CM = ("s14_alltoall", "s15_incast_bg")
 
 # S10: open-loop WebSearch at three loads; FCT slowdown per size bucket.
 S10_LOADS = ("30", "50", "80")
@@ -83,6 +87,23 @@ S9 = [("wren", "wren", "single"), ("wren, prio", "wren_prio", "single_prio"),
 # 80 % (the 50 % runs stay in).
 LONG = {("s11_hadoop", "%s_%s" % (p, load)) for p in ("wren",) + S10_PEERS
         for load in ("30", "80")}
+# S17 (Google RPC) likewise: its 50 % runs stay in.
+LONG |= {("s17_googlerpc", "%s_%s" % (p, load))
+         for p in ("wren",) + S10_PEERS for load in ("30", "80")}
+LONG.add(("s17_googlerpc", "wren_noprio_50"))
+
+# S14 (all-to-all) and S15 (incast with background): Wren and the
+# peers, each with S9's settings (S15's runs prefixed i32_ and i127_).
+MX_RUNS = ("wren", "roce", "roce_pfc", "irn", "ndp", "swift", "uet")
+MX_PEERS = MX_RUNS[1:]
+S15_RUNS = ("wren", "roce", "irn", "ndp", "swift", "uet")
+S15_INCASTS = ("i32", "i127")
+# Their base round trip, for the ideals: 8 links of 500 ns (host to host
+# across a spine and back).
+MX_RTT_US = 4.0
+# S16: S9's judged runs (control first) with 16 MiB messages.
+S16 = [(label, run, single) for label, run, single in S9
+       if run.endswith("_prio")]
 
 # S13: S9's permutation with one uplink per leaf at 25 % (or dark, Wren
 # only): (label, run, S9's healthy run, S9's single-flow run).
@@ -183,7 +204,13 @@ COST = {("s7_peers", "rate_64k"): 60, ("s7_peers", "rate_8k"): 10,
         ("s11_hadoop", "uet_50"): 8,
         ("s11_hadoop", "wren_80"): 14, ("s11_hadoop", "wren_50"): 7,
         ("s11_hadoop", "wren_30"): 4, ("s11_hadoop", "irn_80"): 6,
-        ("s11_hadoop", "roce_80"): 5, ("s11_hadoop", None): 3}
+        ("s11_hadoop", "roce_80"): 5, ("s11_hadoop", None): 3,
+        ("s14_alltoall", None): 3, ("s14_alltoall", "irn"): 4,
+        ("s15_incast_bg", None): 3, ("s15_incast_bg", "i127_wren"): 6,
+        ("s15_incast_bg", "i127_ndp"): 6, ("s15_incast_bg", "i32_wren"): 5,
+        ("s15_incast_bg", "i32_ndp"): 5, ("s16_perm16m", None): 1,
+        ("s16_perm16m", "wren_prio"): 3, ("s16_perm16m", "ndp_prio"): 3,
+        ("s16_perm16m", "uet_prio"): 2, ("s17_googlerpc", None): 5}
 
 
 def run_names(scenario):
@@ -212,7 +239,7 @@ def one(job):
     timeout = SCALE_WALL_S + 60 if "wall_limit" in sets else RUN_TIMEOUT
     killed = threading.Event()
     with open(os.path.join(OUT, "raw", tag + ".err"), "w+") as ef:
-        # From the top: scenarios name their workload files from there.
+        # Paths in the scenarios (cdf, htsim.cm) are the tree's.
         p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=ef,
                              cwd=TOP)
 
@@ -469,6 +496,64 @@ def evaluate(results, smoke):
                       "Hadoop %s %%: p99 slowdown %s <= best peer" %
                       (load, b), own, "<=", min(peers) if peers else None)
 
+    if not smoke:
+        # S14: the whole all-to-all no later than any peer's.
+        peers = [v for v in (mx(results, "s14_alltoall", p, "last")
+                             for p in MX_PEERS) if v is not None]
+        t.add("S14.peers", "s14_alltoall",
+              "all-to-all completion / ideal <= best peer's",
+              mx(results, "s14_alltoall", "wren", "last"), "<=",
+              min(peers) if peers else None)
+        # S15: the incast beside background traffic, as S5's ls_* runs.
+        for inc in S15_INCASTS:
+            run = "%s_wren" % inc
+            last = mx(results, "s15_incast_bg", run, "last")
+            t.add("S15.%s.time" % inc, "s15_incast_bg",
+                  "%s + background: last flow within 1.03 x ideal" % inc,
+                  last, "<=", 1.03)
+            t.add("S15.%s.spread" % inc, "s15_incast_bg",
+                  "%s + background: first / last flow done >= 0.95" % inc,
+                  mx(results, "s15_incast_bg", run, "first_to_last"), ">=",
+                  0.95)
+            peers = [v for v in (mx(results, "s15_incast_bg",
+                                    "%s_%s" % (inc, p), "last")
+                                 for p in S15_RUNS[1:]) if v is not None]
+            t.add("S15.%s.peers" % inc, "s15_incast_bg",
+                  "%s + background: last flow / ideal <= best peer's" %
+                  inc, last, "<=", min(peers) if peers else None)
+        # S16: S9's bound and comparison with 16 MiB messages.
+        own = s9_ratio(results, "wren_prio", "single_prio",
+                       scen="s16_perm16m")
+        t.add("S16.p99", "s16_perm16m",
+              "16 MiB permutation p99 <= 1.10 x single flow", own, "<=",
+              1.10)
+        peers = [v for v in (s9_ratio(results, run, single,
+                                      scen="s16_perm16m")
+                             for _, run, single in S16[1:])
+                 if v is not None]
+        t.add("S16.peers", "s16_perm16m",
+              "16 MiB permutation p99/single <= best peer's", own, "<=",
+              min(peers) if peers else None)
+        # S17: as S10, Google RPC sizes (30 and 80 % with --long).
+        if results.get("s17_googlerpc"):
+            t.add("S17.50.small", "s17_googlerpc",
+                  "Google RPC 50 %: p99 slowdown < 100 KB under 2.0",
+                  s10(results, "wren_50", "lt_100KB", "slowdown_p99",
+                      "s17_googlerpc"), "<", 2.0)
+        for load in S10_LOADS:
+            for b in S10_BUCKETS[:-1]:
+                peers = [v for v in (s10(results, "%s_%s" % (p, load), b,
+                                         "slowdown_p99", "s17_googlerpc")
+                                     for p in S10_PEERS) if v is not None]
+                own = s10(results, "wren_%s" % load, b, "slowdown_p99",
+                          "s17_googlerpc")
+                if own is None and not peers and \
+                        results.get("s17_googlerpc"):
+                    continue	# not run (LONG) or an empty bucket
+                t.add("S17.%s.%s" % (load, b), "s17_googlerpc",
+                      "Google RPC %s %%: p99 slowdown %s <= best peer" %
+                      (load, b), own, "<=", min(peers) if peers else None)
+
     # Every run intact: data, duplicates, losses, completion.
     bad = [r for _, _, r in reps(results)
            if not (r["result"] and r["result"]["integrity"]["pass"])]
@@ -491,6 +576,102 @@ def s10(results, run, bucket, fig, scen="s10_websearch"):
     if not get(results, scen, run, "fct", bucket, "n"):
         return None
     return get(results, scen, run, "fct", bucket, fig)
+
+
+_CM = {}
+
+
+def mx_flows(res):
+    """The (src, dst, bytes) of each flow of a matrix run, in file order,
+    from the connection matrix it names."""
+    path = os.path.join(TOP, res["config"]["htsim.cm"])
+    if path not in _CM:
+        flows = []
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if not w or "->" not in w[0]:
+                    continue
+                src, dst = w[0].split("->")
+                flows.append((int(src), int(dst),
+                              int(w[w.index("size") + 1])))
+        _CM[path] = flows
+    return _CM[path]
+
+
+def pctl(v, q):
+    """Percentile @q of @v as report.c takes it (nearest rank)."""
+    v = sorted(v)
+    return v[max(0, -(-len(v) * q // 100) - 1)]
+
+
+def mx_figs(res, incast):
+    """S14, S15: the figures of one matrix repetition.  All-to-all: the
+    exchange's completion (its last flow, to the last ACK) and the
+    per-flow FCT at p50 and p99 over the ideal (the busiest host's bytes
+    out at its link's wire limit plus the base RTT).  Incast (the flows
+    into host 0): its last flow over its ideal (its bytes at host 0's
+    wire limit plus the base RTT), the first flow done over the last, and
+    the other flows' (the background's) FCT over theirs.  A figure that
+    needs a flow that never finished is None; "unfinished" counts them."""
+    if not res or "matrix" not in res:
+        return None
+    flows = mx_flows(res)
+    m = res["matrix"]
+    wl = res["goodput"]["link_wire_limit_gbps"] * 1e3	# bits per us
+    done = [s + f if f >= 0 else None
+            for s, f in zip(m["start_us"], m["fct_us"])]
+    out = {"unfinished": sum(1 for d in done if d is None)}
+    if not incast:
+        # All-to-all: every flow alike.
+        out_b = {}
+        for s, _, b in flows:
+            out_b[s] = out_b.get(s, 0) + b
+        ideal = max(out_b.values()) * 8 / wl + MX_RTT_US
+        out["ideal_us"] = ideal
+        fct = [f for f in m["fct_us"] if f >= 0]
+        if out["unfinished"] or not fct:
+            return out
+        out["last_us"] = max(done)
+        out["last"] = max(done) / ideal
+        out["fct_p50"] = pctl(fct, 50) / ideal
+        out["fct_p99"] = pctl(fct, 99) / ideal
+        return out
+    inc = [i for i, fl in enumerate(flows) if fl[1] == 0]
+    ideal = sum(flows[i][2] for i in inc) * 8 / wl + MX_RTT_US
+    out["ideal_us"] = ideal
+    d = [done[i] for i in inc]
+    if None not in d:
+        out["last_us"] = max(d)
+        out["last"] = max(d) / ideal
+        out["first_to_last"] = min(d) / max(d)
+    bg = [i for i in range(len(flows)) if flows[i][1] != 0]
+    bfct = [m["fct_us"][i] / (flows[i][2] * 8 / wl + MX_RTT_US)
+            for i in bg if m["fct_us"][i] >= 0]
+    if bg and len(bfct) == len(bg):
+        out["bg_p50"] = pctl(bfct, 50)
+        out["bg_p99"] = pctl(bfct, 99)
+    return out
+
+
+def mx(results, scen, run, key):
+    """A figure of mx_figs, median over the repetitions that have it."""
+    vals = []
+    for r in results.get(scen, {}).get(run, []):
+        f = mx_figs(r["result"], scen == "s15_incast_bg")
+        if f and f.get(key) is not None:
+            vals.append(f[key])
+    return statistics.median(vals) if vals else None
+
+
+def mx_unfinished(results, scen, run):
+    """Flows never finished, summed over the repetitions (None: no
+    repetition ran)."""
+    vals = [(mx_figs(r["result"], scen == "s15_incast_bg") or {})
+            .get("unfinished")
+            for r in results.get(scen, {}).get(run, [])]
+    vals = [v for v in vals if v is not None]
+    return sum(vals) if vals else None
 
 
 RETX = ("retx_timeout", "retx_fast", "retx_nack", "retx_reconnect")
@@ -615,7 +796,46 @@ def beside(results):
             "%.4f / %.4f" % (rx, retx_share(results, "s12_fattree", run,
                                             True))
             if rx is not None else None)
-    for scen, tag in (("s10_websearch", "S10"), ("s11_hadoop", "S11")):
+    for run in MX_RUNS:
+        add("S14 %s completion / ideal" % run,
+            mx(results, "s14_alltoall", run, "last"))
+        add("S14 %s completion" % run,
+            mx(results, "s14_alltoall", run, "last_us"), "us")
+        for pct in ("p50", "p99"):
+            add("S14 %s per-flow FCT %s / ideal" % (run, pct),
+                mx(results, "s14_alltoall", run, "fct_" + pct))
+        n = mx_unfinished(results, "s14_alltoall", run)
+        add("S14 %s flows never finished (all seeds)" % run, n or None)
+    add("S14 ideal (127 x 64 KiB at the wire limit + base RTT)",
+        mx(results, "s14_alltoall", "wren", "ideal_us"), "us")
+    for inc in S15_INCASTS:
+        for p in S15_RUNS:
+            run = "%s_%s" % (inc, p)
+            add("S15 %s last flow / ideal" % run,
+                mx(results, "s15_incast_bg", run, "last"))
+            add("S15 %s first / last flow done" % run,
+                mx(results, "s15_incast_bg", run, "first_to_last"))
+            add("S15 %s background FCT p50 / p99 over ideal" % run,
+                "%.3f / %.3f" % (mx(results, "s15_incast_bg", run,
+                                    "bg_p50"),
+                                 mx(results, "s15_incast_bg", run,
+                                    "bg_p99"))
+                if mx(results, "s15_incast_bg", run, "bg_p99") else None)
+            n = mx_unfinished(results, "s15_incast_bg", run)
+            add("S15 %s flows never finished (all seeds)" % run, n or None)
+        add("S15 %s incast ideal" % inc,
+            mx(results, "s15_incast_bg", "%s_wren" % inc, "ideal_us"), "us")
+    for label, run, single in S16:
+        one = g("s16_perm16m", single, "messages", "latency_ns", "p50")
+        add("S16 %s single-flow time" % label, one / 1e3 if one else None,
+            "us")
+        for pct in ("p50", "p99"):
+            add("S16 %s %s / single flow" % (label, pct),
+                s9_ratio(results, run, single, pct, "s16_perm16m"))
+        add("S16 %s goodput (fraction of wire limit)" % label,
+            g("s16_perm16m", run, "goodput", "fraction_of_wire_limit"))
+    for scen, tag in (("s10_websearch", "S10"), ("s11_hadoop", "S11"),
+                      ("s17_googlerpc", "S17")):
         for run in run_names(scen):
             for b in S10_BUCKETS:
                 p50 = s10(results, run, b, "slowdown_p50", scen)
@@ -874,23 +1094,67 @@ def plots(results):
     ax.legend()
     save(fig, "s9_perm2m.png")
 
-    # S10: p99 slowdown by size bucket, a panel per load.
-    fig, axs = plt.subplots(1, len(S10_LOADS), figsize=(12, 4), sharey=True)
-    for ax, load in zip(axs, S10_LOADS):
-        for tp in ("wren",) + S10_PEERS:
-            ys = [s10(results, "%s_%s" % (tp, load), b, "slowdown_p99")
-                  for b in S10_BUCKETS[:-1]]
-            if any(y is not None for y in ys):
-                ax.plot(range(len(ys)), [y or 0 for y in ys], "o-",
-                        label=tp)
-        ax.set_xticks(range(len(S10_BUCKETS) - 1))
-        ax.set_xticklabels(["<100K", "100K-1M", "1-10M", ">10M"])
-        ax.set_yscale("log")
-        ax.set_title("WebSearch, %s %% load" % load)
-        ax.set_xlabel("flow size")
-    axs[0].set_ylabel("p99 FCT slowdown (median of seeds)")
-    axs[0].legend()
-    save(fig, "s10_websearch.png")
+    # S10, S17: p99 slowdown by size bucket, a panel per load.
+    for scen, wl in (("s10_websearch", "WebSearch"),
+                     ("s17_googlerpc", "Google RPC")):
+        if not results.get(scen):
+            continue
+        fig, axs = plt.subplots(1, len(S10_LOADS), figsize=(12, 4),
+                                sharey=True)
+        for ax, load in zip(axs, S10_LOADS):
+            for tp in ("wren",) + S10_PEERS:
+                ys = [s10(results, "%s_%s" % (tp, load), b, "slowdown_p99",
+                          scen) for b in S10_BUCKETS[:-1]]
+                if any(y is not None for y in ys):
+                    ax.plot(range(len(ys)), [y or 0 for y in ys], "o-",
+                            label=tp)
+            ax.set_xticks(range(len(S10_BUCKETS) - 1))
+            ax.set_xticklabels(["<100K", "100K-1M", "1-10M", ">10M"])
+            ax.set_yscale("log")
+            ax.set_title("%s, %s %% load" % (wl, load))
+            ax.set_xlabel("flow size")
+        axs[0].set_ylabel("p99 FCT slowdown (median of seeds)")
+        # The legend where there are lines (S17 at 50 % only by default).
+        for ax in axs:
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend()
+                break
+        save(fig, scen + ".png")
+
+    # S14, S15: each transport's figures over their ideals.
+    for scen, groups, title in (
+            ("s14_alltoall", [("", MX_RUNS)],
+             "S14: all-to-all, 128 x 127 x 64 KiB"),
+            ("s15_incast_bg", [(inc + "_", S15_RUNS) for inc in S15_INCASTS],
+             "S15: incast beside a permutation")):
+        if not results.get(scen):
+            continue
+        fig, ax = plt.subplots(figsize=(7, 4))
+        keys = ("last", "fct_p99") if scen == "s14_alltoall" else \
+            ("last", "bg_p99")
+        x = 0
+        ticks = []
+        for pre, runs in groups:
+            for i, tp in enumerate(runs):
+                for k, key in enumerate(keys):
+                    v = mx(results, scen, pre + tp, key)
+                    if v is not None:
+                        ax.bar(x + k * 0.4, v, 0.4, color="C%d" % k,
+                               label=key if not ticks and not i
+                               and pre == groups[0][0] else None)
+                ticks.append((x + 0.2, pre + tp))
+                x += 1
+            x += 0.5
+        ax.set_xticks([t for t, _ in ticks])
+        ax.set_xticklabels([n for _, n in ticks], rotation=60, ha="right",
+                           fontsize=7)
+        ax.axhline(1, ls=":", c="grey")
+        if scen == "s15_incast_bg":	# RoCEv2's background: 100 x
+            ax.set_yscale("log")
+        ax.set_ylabel("over ideal (median of seeds)")
+        ax.set_title(title)
+        ax.legend()
+        save(fig, scen + ".png")
     return made
 
 
@@ -1074,6 +1338,10 @@ def main():
     jobs = [(s, r, sets, seed) for s, r, sets in jobs
             for seed in range(1, (nreps_of.get((s, r), nreps)
                                   if args.blackhole else nreps) + 1)]
+    if any(j[0] in GEN_CM for j in jobs):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import gen_cm
+        gen_cm.make_all()
     jobs = sorted(jobs, key=lambda j: -COST.get((j[0], j[1]),
                                                COST.get((j[0], None), 1)))
     t0 = time.monotonic()
