@@ -1340,6 +1340,7 @@ def main():
                                   if args.blackhole else nreps) + 1)]
     if any(j[0] in GEN_CM for j in jobs):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        sys.dont_write_bytecode = True	# no __pycache__ in the tree
         import gen_cm
         gen_cm.make_all()
     jobs = sorted(jobs, key=lambda j: -COST.get((j[0], j[1]),
