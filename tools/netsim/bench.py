@@ -782,20 +782,22 @@ def beside(results):
             s13_ratio(results, run, single, "p99", "p50"))
         add("S13 %s goodput (fraction of wire limit)" % label,
             g("s13_degraded", run, "goodput", "fraction_of_wire_limit"))
-    for label, run, single in S12:
-        one = g("s12_fattree", single, "messages", "latency_ns", "p50")
-        add("S12 %s single-flow time" % label, one / 1e3 if one else None,
-            "us")
-        for pct in ("p50", "p99"):
-            add("S12 %s %s / single flow" % (label, pct),
-                s9_ratio(results, run, single, pct, "s12_fattree"))
-        add("S12 %s goodput (fraction of wire limit)" % label,
-            g("s12_fattree", run, "goodput", "fraction_of_wire_limit"))
-        rx = retx_share(results, "s12_fattree", run)
-        add("S12 %s retransmitted / spurious, per DATA packet" % label,
-            "%.4f / %.4f" % (rx, retx_share(results, "s12_fattree", run,
-                                            True))
-            if rx is not None else None)
+    for scen, tag, runs in (("s12_fattree", "S12", S12),
+                            ("s16_perm16m", "S16", S16)):
+        for label, run, single in runs:
+            one = g(scen, single, "messages", "latency_ns", "p50")
+            add("%s %s single-flow time" % (tag, label),
+                one / 1e3 if one else None, "us")
+            for pct in ("p50", "p99"):
+                add("%s %s %s / single flow" % (tag, label, pct),
+                    s9_ratio(results, run, single, pct, scen))
+            add("%s %s goodput (fraction of wire limit)" % (tag, label),
+                g(scen, run, "goodput", "fraction_of_wire_limit"))
+            rx = retx_share(results, scen, run)
+            add("%s %s retransmitted / spurious, per DATA packet" %
+                (tag, label),
+                "%.4f / %.4f" % (rx, retx_share(results, scen, run, True))
+                if rx is not None else None)
     for run in MX_RUNS:
         add("S14 %s completion / ideal" % run,
             mx(results, "s14_alltoall", run, "last"))
@@ -825,15 +827,6 @@ def beside(results):
             add("S15 %s flows never finished (all seeds)" % run, n or None)
         add("S15 %s incast ideal" % inc,
             mx(results, "s15_incast_bg", "%s_wren" % inc, "ideal_us"), "us")
-    for label, run, single in S16:
-        one = g("s16_perm16m", single, "messages", "latency_ns", "p50")
-        add("S16 %s single-flow time" % label, one / 1e3 if one else None,
-            "us")
-        for pct in ("p50", "p99"):
-            add("S16 %s %s / single flow" % (label, pct),
-                s9_ratio(results, run, single, pct, "s16_perm16m"))
-        add("S16 %s goodput (fraction of wire limit)" % label,
-            g("s16_perm16m", run, "goodput", "fraction_of_wire_limit"))
     for scen, tag in (("s10_websearch", "S10"), ("s11_hadoop", "S11"),
                       ("s17_googlerpc", "S17")):
         for run in run_names(scen):
