@@ -1151,13 +1151,13 @@ def plots(results):
     return made
 
 
+DARK = " dark"
+
+
 def run_label(r):
     """A run's name, with DARK if this repetition darkens a link."""
     return r["run"] + (DARK if any(k.endswith(".down")
                                    for k in r["sets"]) else "")
-
-
-DARK = " dark"
 
 
 def blackhole_delay(results, s, name, r):
@@ -1186,12 +1186,13 @@ def blackhole_main(results, njobs, wall, jobs):
     print("%-26s %5s %8s %10s %10s %s" % ("run", "seeds", "finished",
                                           "median ms", "worst ms",
                                           "(seed)"))
-    everything = []
+    everything, delays = [], {}
     for s, name, rs in rows:
         delay = [(blackhole_delay(results, s, name, r), r["seed"])
                  for r in rs]
+        delays[s, name] = [d for d, _ in delay]
         worst = max(delay)
-        everything += [d for d, _ in delay]
+        everything += delays[s, name]
         print("%-26s %5d %8d %10.3f %10.3f (%d)" %
               ("%s.%s" % (s[:s.index("_")], name), len(rs),
                sum(1 for d, _ in delay if d < BLACKHOLE_BOUND_US),
@@ -1205,10 +1206,13 @@ def blackhole_main(results, njobs, wall, jobs):
     print("(S8: the slowest message; elsewhere: how much later it ends "
           "than without the dark link, same seed)")
     doc = {"mode": "blackhole", "bound_us": BLACKHOLE_BOUND_US,
+           # A run that did not finish has no delay (JSON has no
+           # Infinity).
            "runs": {"%s.%s" % (s, n): [
                {"seed": r["seed"], "rc": r["rc"], "cmd": r["cmd"],
-                "delay_us": blackhole_delay(results, s, n, r),
-                "result": r["result"]} for r in rs]
+                "delay_us": None if d == float("inf") else d,
+                "result": r["result"]}
+               for r, d in zip(rs, delays[s, n])]
                for s, n, rs in rows},
            "wall": {"total_s": wall}}
     base = os.path.join(OUT, "netsim-blackhole")
