@@ -1654,31 +1654,45 @@ static enum net_verdict grant_back_dead(struct net *net,
 	return NET_PASS;
 }
 
-static void test_grant_copy(void)
+/*
+ * One 100 kB message from node 0 to node 1, granted 8 KiB at a time (13
+ * grants), with @filter on the wire: it must arrive within two
+ * cfg.min_rto_ns, where a regrant for each lost grant would take 13 x
+ * 50 us.  @target gets node 1's counters.
+ */
+static void granted_message_in_time(enum net_verdict (*filter)(struct net *,
+							   struct net_filter_ctx *),
+				    void *arg, uint64_t seed,
+				    struct wren_tp_stats *target)
 {
-	static struct grant_back gb;
 	struct wren_tp_config cfg;
 	struct net *net;
-	struct wren_tp_stats st;
 	uint64_t t0;
 	int a;
 
 	cfg_grants_8k(&cfg);
-	net = net_new(2, &cfg, 41);
-	net->filter = grant_back_dead;
-	net->filter_arg = &gb;
+	net = net_new(2, &cfg, seed);
+	net->filter = filter;
+	net->filter_arg = arg;
 	CHECK(net_start(net));
 	t0 = net->now;
 	a = net_send(net, 0, 1, 100000, false, 0, 0);
 	net_run(net, 100 * MS);
 	CHECK_EQ(net->msgs[a].delivered, 1);
-	net_stats(net, 1, &st);
+	CHECK(net->msgs[a].delivered_at - t0 < 2 * cfg.min_rto_ns);
+	net_stats(net, 1, target);
+	net_free(net);
+}
+
+static void test_grant_copy(void)
+{
+	static struct grant_back gb;
+	struct wren_tp_stats st;
+
+	granted_message_in_time(grant_back_dead, &gb, 41, &st);
 	/* The grants on the data's path were sent, and lost. */
 	CHECK(gb.dropped >= 10);
 	CHECK(st.tx_grants >= 2 * gb.dropped);
-	/* 13 grants: with a regrant for each it would take 13 x 50 us. */
-	CHECK(net->msgs[a].delivered_at - t0 < 2 * cfg.min_rto_ns);
-	net_free(net);
 }
 
 /*
@@ -1767,24 +1781,10 @@ static enum net_verdict grant_twice_dead(struct net *net,
 static void test_grant_three_paths(void)
 {
 	static struct grant_twice gt;
-	struct wren_tp_config cfg;
-	struct net *net;
-	uint64_t t0;
-	int a;
+	struct wren_tp_stats st;
 
-	cfg_grants_8k(&cfg);
-	net = net_new(2, &cfg, 61);
-	net->filter = grant_twice_dead;
-	net->filter_arg = &gt;
-	CHECK(net_start(net));
-	t0 = net->now;
-	a = net_send(net, 0, 1, 100000, false, 0, 0);
-	net_run(net, 100 * MS);
-	CHECK_EQ(net->msgs[a].delivered, 1);
+	granted_message_in_time(grant_twice_dead, &gt, 61, &st);
 	CHECK(gt.dropped >= 20);
-	/* 13 grants: with a regrant for each it would take 13 x 50 us. */
-	CHECK(net->msgs[a].delivered_at - t0 < 2 * cfg.min_rto_ns);
-	net_free(net);
 }
 
 /*
