@@ -326,30 +326,23 @@ void port_enqueue(struct port *pt, struct pkt *p)
 	struct net *n = pt->link.net;
 	const struct cfg *c = n->cfg;
 	unsigned int cls;
+	bool ctrl;
 
-	if (c->sw_prio_ctrl && pkt_is_ctrl(p)) {
-		/* Bounded like trimmed headers: a flood cannot starve data. */
-		if (pt->hbytes + p->len > c->sw_hdr_buffer) {
-			pt->hdr_drops++;
-			pkt_free(n, p);
-			return;
-		}
-		pt->ctrl_prio++;
-		pt->hbytes += p->len;
-		q_append(&pt->hh, &pt->ht, p);
-		goto queued;
-	}
 	/*
-	 * A header trimmed at an earlier hop is a header here too: it
-	 * joins the header queue, as at the switch that cut it, rather
-	 * than waiting behind data or being dropped with it.
+	 * The header queue: control packets with sw.prio_ctrl, and a
+	 * header trimmed at an earlier hop, a header here too (as at the
+	 * switch that cut it) rather than waiting behind data or being
+	 * dropped with it.  Bounded as the headers this port trims: a
+	 * flood cannot starve data.
 	 */
-	if (c->sw_trim && pkt_is_trimmed(p)) {
+	ctrl = c->sw_prio_ctrl && pkt_is_ctrl(p);
+	if (ctrl || (c->sw_trim && pkt_is_trimmed(p))) {
 		if (pt->hbytes + p->len > c->sw_hdr_buffer) {
 			pt->hdr_drops++;
 			pkt_free(n, p);
 			return;
 		}
+		pt->ctrl_prio += ctrl;
 		pt->hbytes += p->len;
 		q_append(&pt->hh, &pt->ht, p);
 		goto queued;
