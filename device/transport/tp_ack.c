@@ -39,9 +39,12 @@ static void ctx_answered(struct wren_tp *tp, struct tp_ctx *c)
 
 /*
  * A sub-flow's path delivers in order, so a packet is lost once
- * cfg.dupthresh later packets of its own sub-flow have been acknowledged.
- * Packets on other, slower paths are not compared: reordering between
- * paths never triggers a retransmission.
+ * cfg.dupthresh later packets of its own sub-flow, no more urgent than
+ * it, have been acknowledged.  Packets on other, slower paths are not
+ * compared: reordering between paths never triggers a retransmission;
+ * nor are more urgent ones, which switches serving precedence strictly
+ * send ahead (in netsim's Google RPC traffic, short messages overtaking
+ * long ones to the same target made most of the spurious resends).
  */
 static void sf_detect_losses(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 {
@@ -53,8 +56,9 @@ static void sf_detect_losses(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 		uint32_t idx = s->ring[s->head_seq & rmask];
 		const struct tp_pkt *p = &c->win[idx];
 		/* Only packets that took the same path say anything. */
-		uint32_t highest = seq_lt(p->sf_seq, s->repath_seq) ?
-				   s->highest_acked_old : s->highest_acked;
+		uint32_t highest = (seq_lt(p->sf_seq, s->repath_seq) ?
+				    s->highest_acked_old :
+				    s->highest_acked)[tp_pkt_prec(tp, p)];
 
 		if ((int32_t)(highest - 1 - p->sf_seq) <
 		    (int32_t)tp->cfg.dupthresh)
@@ -96,19 +100,24 @@ static void ack_one(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 	if (p->state == TP_PKT_INFLIGHT) {
 		struct tp_subflow *s = &c->sf[p->sf];
 		uint32_t *highest = seq_lt(p->sf_seq, s->repath_seq) ?
-				    &s->highest_acked_old : &s->highest_acked;
+				    s->highest_acked_old : s->highest_acked;
 
 		s->inflight--;
 		s->inflight_bytes -= tp_cc_charge(p->len);
 		/*
-		 * Which copy of a resent packet arrived is unknown: if it was
-		 * the first, on another sub-flow, the packets sent here before
-		 * this copy may well still be on their way.
+		 * It speaks for the packets of its sub-flow as urgent as it
+		 * or more: of its precedence and above.  Which copy of a
+		 * resent packet arrived is unknown: if it was the first, on
+		 * another sub-flow, the packets sent here before this copy
+		 * may well still be on their way.
 		 */
-		if (!p->resent && seq_le(*highest, p->sf_seq))
-			*highest = p->sf_seq + 1;
-		if (!p->resent && p->sent_ns > c->acked_sent_ns)
-			c->acked_sent_ns = p->sent_ns;
+		for (uint8_t q = tp_pkt_prec(tp, p);
+		     !p->resent && q < TP_DATA_PRECS; q++) {
+			if (seq_le(highest[q], p->sf_seq))
+				highest[q] = p->sf_seq + 1;
+			c->acked_sent_ns[q] = max_u64(c->acked_sent_ns[q],
+						      p->sent_ns);
+		}
 		if (!p->resent && !seq_lt(p->sf_seq, s->repath_seq)) {
 			s->unechoed++;
 			s->past_ask += s->asking && seq_lt(s->ask_seq, p->sf_seq);

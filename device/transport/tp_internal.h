@@ -34,6 +34,7 @@
 #define TP_PREC_UNSCHED		2
 #define TP_PREC_SHORT		3
 #define TP_PREC_CTRL		4
+#define TP_DATA_PRECS		(TP_PREC_SHORT + 1)	/* DATA's: 0 to 3 */
 
 /* Serial-number arithmetic on 32 bits (RFC 1982). */
 static inline bool seq_lt(uint32_t a, uint32_t b)
@@ -176,9 +177,15 @@ struct tp_subflow {
 	uint16_t backoff;		/* consecutive timeouts */
 	uint32_t next_seq;		/* sf_seq of the next transmission */
 	uint32_t head_seq;		/* oldest transmission not resolved */
-	uint32_t highest_acked;		/* highest sf_seq acknowledged + 1 */
+	/*
+	 * The highest sf_seq acknowledged + 1, by the precedence of the
+	 * packets it speaks for (ack_one()): a packet counts for those
+	 * as urgent as it or more.  A more urgent one overtakes them in the
+	 * switches' queues (cfg.prio_short) and says nothing of their path.
+	 */
+	uint32_t highest_acked[TP_DATA_PRECS];
 	uint32_t repath_seq;		/* first sf_seq on the current path */
-	uint32_t highest_acked_old;	/* as highest_acked, before it */
+	uint32_t highest_acked_old[TP_DATA_PRECS]; /* before it */
 	uint32_t inflight;
 	uint32_t congested;		/* consecutive congested samples */
 	/*
@@ -221,11 +228,11 @@ struct tp_ctx {
 	bool answered;			/* the target answered this context */
 	uint64_t answered_ns;		/* when it last did */
 	/*
-	 * When the newest packet acknowledged in its first copy was sent:
-	 * a packet sent before it and still out has been overtaken
-	 * (tp_sf_overtaken()).
+	 * When the newest packet acknowledged in its first copy was sent,
+	 * by precedence as tp_subflow.highest_acked: a packet sent before
+	 * it and still out has been overtaken (tp_sf_overtaken()).
 	 */
-	uint64_t acked_sent_ns;
+	uint64_t acked_sent_ns[TP_DATA_PRECS];
 	bool need_connect;
 	uint32_t ipv4;
 	uint8_t mac[6];
@@ -487,6 +494,21 @@ struct wren_tp {
 	struct wren_tp_stats *acct;
 	uint32_t acct_n;
 };
+
+/*
+ * The IP precedence @p leaves with (TP_PREC_*; 0 without cfg.prio_short).
+ * By message, not by packet, so that the packets of one message never
+ * overtake each other in the switches' queues.
+ */
+static inline uint8_t tp_pkt_prec(const struct wren_tp *tp,
+				  const struct tp_pkt *p)
+{
+	if (!tp->cfg.prio_short)
+		return 0;
+	if (p->req || p->msg->m.len <= tp->cfg.prio_short)
+		return TP_PREC_SHORT;
+	return p->msg->needs_grant ? TP_PREC_GRANTED : TP_PREC_UNSCHED;
+}
 
 /*
  * Count @n events of QP-scope @counter (linux/wren/wren_stats.h): in the

@@ -290,7 +290,8 @@ void tp_sf_repath(struct wren_tp *tp, struct tp_ctx *c, struct tp_subflow *s)
 	s->echo_ns = 0;
 	s->min_rtt_ns = c->base_rtt_ns;
 	/* Packets still on the old path may arrive after the new ones. */
-	s->highest_acked_old = s->highest_acked;
+	memcpy(s->highest_acked_old, s->highest_acked,
+	       sizeof(s->highest_acked));
 	s->repath_seq = s->next_seq;
 	s->congested = 0;
 	s->unechoed = 0;
@@ -374,15 +375,19 @@ static uint64_t sf_overtaken_after(const struct wren_tp *tp,
 
 /*
  * Has the target acknowledged a packet sent after @p, which is still
- * out?  Then the target lives and the network delivers, and @p, judged
- * by its own path's round trip, is overdue because its path failed.  A
- * sub-flow that has not measured its path yet is not judged: its path
- * may be longer than the others.
+ * out, and no more urgent than @p?  Then the target lives and the
+ * network delivers, and @p, judged by its own path's round trip, is
+ * overdue because its path failed.  A more urgent packet passes @p in
+ * the switches' queues (cfg.prio_short): a short message overtaking a
+ * long one says nothing of the long one's path (in S17, counting it
+ * made a thousand spurious timeouts a run).  A sub-flow that has not
+ * measured its path yet is not judged: its path may be longer than the
+ * others.
  */
-static bool pkt_overtaken(const struct tp_ctx *c, const struct tp_subflow *s,
-			  const struct tp_pkt *p)
+static bool pkt_overtaken(const struct wren_tp *tp, const struct tp_ctx *c,
+			  const struct tp_subflow *s, const struct tp_pkt *p)
 {
-	return s->srtt_ns && p->sent_ns < c->acked_sent_ns;
+	return s->srtt_ns && p->sent_ns < c->acked_sent_ns[tp_pkt_prec(tp, p)];
 }
 
 /*
@@ -412,7 +417,7 @@ void tp_sf_overtaken(struct wren_tp *tp, struct tp_ctx *c)
 		if (s->head_seq == s->next_seq)
 			continue;
 		p = &c->win[s->ring[s->head_seq & rmask]];
-		if (!pkt_overtaken(c, s, p))
+		if (!pkt_overtaken(tp, c, s, p))
 			continue;
 		d = p->sent_ns + sf_overtaken_after(tp, s);
 		if (!s->rto_deadline || d < s->rto_deadline)
@@ -452,7 +457,7 @@ bool tp_sf_timeout(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 		 * was a path, not the target (in S13, doubling after each
 		 * copy that met another dead path made the tail).
 		 */
-		if (tp->cfg.repath && pkt_overtaken(c, s, p))
+		if (tp->cfg.repath && pkt_overtaken(tp, c, s, p))
 			due = p->sent_ns + sf_overtaken_after(tp, s);
 		else if (c->answered && c->answered_ns > p->sent_ns)
 			due = p->sent_ns + tp_sf_rto(tp, c, s, 0);

@@ -210,14 +210,7 @@ static size_t transmit(struct wren_tp *tp, struct tp_ctx *c, uint32_t psn,
 		mflags |= WREN_WIRE_MSG_CONNECTED;
 	if (p->req)
 		mflags |= WREN_WIRE_MSG_GRANT_REQ;
-	/*
-	 * Urgency by message, not by packet, so that the packets of one
-	 * message never overtake each other in the switches' queues.
-	 */
-	if (p->req || m->m.len <= tp->cfg.prio_short)
-		h.prec = TP_PREC_SHORT;
-	else
-		h.prec = m->needs_grant ? TP_PREC_GRANTED : TP_PREC_UNSCHED;
+	h.prec = tp_pkt_prec(tp, p);
 
 	if (m->m.flags & WREN_TP_MSG_FAILED)
 		mflags |= WREN_WIRE_MSG_FAILED;

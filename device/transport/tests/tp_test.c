@@ -768,6 +768,54 @@ static void test_overtaken_path(void)
 }
 
 /*
+ * Switches that serve precedence strictly (cfg.prio_short) hold a long
+ * message's DATA (precedence 2 here) 30 us behind the short messages' (3)
+ * that are posted after it and overtake it.  That is no sign that its
+ * path died: nothing times out, nothing is sent twice, no path is left.
+ */
+static enum net_verdict slow_low_prec(struct net *net,
+				      struct net_filter_ctx *f)
+{
+	(void)net;
+	if (f->from == 0 && f->type == WREN_WIRE_DATA &&
+	    f->frame[WREN_WIRE_IP_TOS] >> 5 < 3)
+		f->extra_delay = 30000;
+	return NET_PASS;
+}
+
+static void test_overtaken_by_urgent(void)
+{
+	struct wren_tp_config cfg;
+	struct wren_tp_stats st0, st1;
+	struct net *net;
+	int i;
+
+	cfg_default(&cfg);
+	cfg.prio_short = 4096;
+	cfg.min_rto_ns = 500000;
+	net = net_new(2, &cfg, 61);
+	net->filter = slow_low_prec;
+	CHECK(net_start(net));
+	/* Short messages first: the sub-flows learn a 4 us round trip. */
+	for (i = 0; i < 16; i++)
+		CHECK(net_send(net, 0, 1, 1000, false, 0, 0) >= 0);
+	net_run(net, 50000);
+	CHECK(net_send(net, 0, 1, 48 * 1024, false, 0, 0) >= 0);
+	for (i = 0; i < 20; i++) {
+		net_run(net, 2000);
+		CHECK(net_send(net, 0, 1, 1000, false, 0, 0) >= 0);
+	}
+	net_run(net, 10 * MS);
+	CHECK_EQ(net_msgs_ok(net), net->nmsgs);
+	net_stats(net, 0, &st0);
+	net_stats(net, 1, &st1);
+	CHECK_EQ(st0.retx_timeout, 0);
+	CHECK_EQ(st1.retx_spurious, 0);
+	CHECK_EQ(st0.path_changes, 0);
+	net_free(net);
+}
+
+/*
  * The first path taken delivers, but nothing comes back along it: ACKs
  * and GRANTs on that entropy are lost.  Its packets are acknowledged by
  * the other sub-flow's ACKs, so no timeout fires for them; only its
@@ -2273,6 +2321,8 @@ static const struct tap_test tests[] = {
 	  test_stall_no_false_loss },
 	{ "a path that dies is left after its own round trip, not the RTO",
 	  test_overtaken_path },
+	{ "a short message overtaking a long one does not time it out",
+	  test_overtaken_by_urgent },
 	{ "a path with no way back is left, though it delivers",
 	  test_way_back_dark },
 	{ "a lost packet is resent where answers are known to come back",
