@@ -16,7 +16,8 @@ BUILD := $(WREN_TOP)/build
 .PHONY: all setup modules modules-6.1 engine-test transport-test static guest-smoke \
 	check demo clean help netsim netsim-test fabric fabric-test bench \
 	dissector-test \
-	bench-sim bench-sim-smoke bench-sim-scale bench-guests fuzz rdtest rdtest-test swap swap-test \
+	bench-sim bench-sim-smoke bench-sim-scale bench-sim-blackhole \
+	bench-guests fuzz rdtest rdtest-test swap swap-test \
 	kunit kunit-mutants layers install uninstall dkms-install dkms-uninstall \
 	uverbs-fuzz soak debug-kernel debug-selftest
 
@@ -45,11 +46,12 @@ help:
 	@echo "make rdtest-test      its host self-tests"
 	@echo "make swap             build libswap (SWAP over verbs) and its guest programs"
 	@echo "make swap-test        its unit test on fake verbs"
-	@echo "make bench            every benchmark: bench-sim, bench-guests"
+	@echo "make bench            every benchmark: bench-sim*, bench-guests"
 	@echo "make bench-guests     perftest between guests, Wren against rxe"
 	@echo "make bench-sim        simulator scenarios S1-S17, targets and plots"
 	@echo "make bench-sim-smoke  the make-check subset of bench-sim"
 	@echo "make bench-sim-scale  the simulator at 8,192 and 1,024 hosts"
+	@echo "make bench-sim-blackhole  a dark link under every workload"
 	@echo "make install          install the built modules and libwren (KVER=, DESTDIR=)"
 	@echo "make uninstall        remove exactly what make install installed"
 	@echo "make dkms-install     register the modules' source with DKMS, build, install"
@@ -168,7 +170,7 @@ swap-test: swap
 	@$(MAKE) --no-print-directory -C libswap test
 
 # Benchmarks report, they do not pass or fail (make check runs a smoke).
-bench: bench-sim bench-sim-scale bench-guests
+bench: bench-sim bench-sim-scale bench-sim-blackhole bench-guests
 
 # perftest between two guests, Wren UD and RD against rxe UD and RC.
 bench-guests: setup modules
@@ -182,6 +184,11 @@ bench-sim-smoke: netsim
 
 bench-sim-scale: netsim
 	@/usr/bin/python3 tools/netsim/bench.py --scale
+
+# make check's black-hole stage (tools/netsim: make blackhole) and a
+# dark link under every other workload.
+bench-sim-blackhole: netsim
+	@/usr/bin/python3 tools/netsim/bench.py --blackhole --long
 
 demo:
 	@scripts/demo

@@ -6,6 +6,7 @@
 #   /usr/bin/python3 tools/netsim/bench.py              every scenario
 #   /usr/bin/python3 tools/netsim/bench.py --smoke      the make-check subset
 #   /usr/bin/python3 tools/netsim/bench.py --blackhole  S8 over 20 seeds
+#   /usr/bin/python3 tools/netsim/bench.py --blackhole --long  and all
 #   /usr/bin/python3 tools/netsim/bench.py --long       also the long runs
 #   /usr/bin/python3 tools/netsim/bench.py --scale      8,192 and 1,024 hosts
 #   /usr/bin/python3 tools/netsim/bench.py --only s11_hadoop   one scenario
@@ -26,9 +27,11 @@
 # --blackhole runs every run of S8 (a dark leaf-spine link) with seeds 1
 # to 20 (--reps), and the same link dark both ways mid-run under S5's
 # 32:1 incast on the leaf-spine and S10's WebSearch at 50 % (each beside
-# the same seeds without it), writes build/bench/netsim-blackhole.json
-# and .csv, and ends with "netsim: K of N black-hole runs finished every
-# message within B ms (slowest X ms)"; non-zero unless all N did.
+# the same seeds without it; with --long under every other workload
+# too: BLACKHOLE_LONG), writes build/bench/netsim-blackhole.json and
+# .csv (netsim-blackhole-long.* with --long), and ends with "netsim: K
+# of N black-hole runs finished every message within B ms (slowest X
+# ms)"; non-zero unless all N did.
 #
 # --scale runs the simulator's own targets (issue 19): an 8,192-host
 # permutation and a 1,024-host WebSearch at 50 % load, each within
@@ -174,6 +177,24 @@ BLACKHOLE_ELSEWHERE = [
     ("s10_websearch", "wren_50", {"link.leaf0>spine3.down": "1ms",
                                   "link.spine3>leaf0.down": "1ms"}, 3),
 ]
+# With --long (make bench-sim-blackhole, in make bench): every other
+# workload too, the link going dark about a quarter into the run (the
+# incasts' into leaf 0, which holds their target), 3 seeds each.
+BLACKHOLE_LONG = [
+    (sc, run, {"link.%s.down" % up: at, "link.%s.down" % down: at}, 3)
+    for sc, run, up, down, at in (
+        ("s9_perm2m", "wren_prio", "leaf0>spine3", "spine3>leaf0", "50us"),
+        ("s11_hadoop", "wren_50", "leaf0>spine3", "spine3>leaf0", "1ms"),
+        ("s12_fattree", "wren", "edge0>agg1", "agg1>edge0", "50us"),
+        ("s14_alltoall", "wren", "leaf0>spine3", "spine3>leaf0", "200us"),
+        ("s15_incast_bg", "i32_wren", "leaf0>spine3", "spine3>leaf0",
+         "1ms"),
+        ("s15_incast_bg", "i127_wren", "leaf0>spine3", "spine3>leaf0",
+         "1ms"),
+        ("s16_perm16m", "wren_prio", "leaf0>spine3", "spine3>leaf0",
+         "400us"),
+        ("s17_googlerpc", "wren_50", "leaf0>spine3", "spine3>leaf0",
+         "500us"))]
 
 # How long S8 may take for any message.  Each try of a packet or CONNECT
 # whose path crosses the dark link is lost with a chance of about 1 in 8
@@ -1178,9 +1199,9 @@ def blackhole_delay(results, s, name, r):
         float("inf")
 
 
-def blackhole_main(results, njobs, wall, jobs):
+def blackhole_main(results, njobs, wall, jobs, out):
     """--blackhole: a line per dark run over its seeds, the verdict
-    last."""
+    last; writes @out .json and .csv."""
     rows = [(s, name, rs) for s in results for name, rs in
             results[s].items() if s == BLACKHOLE or name.endswith(DARK)]
     print("netsim bench --blackhole: %d runs in %.1f s wall, %d jobs" %
@@ -1217,7 +1238,7 @@ def blackhole_main(results, njobs, wall, jobs):
                for r, d in zip(rs, delays[s, n])]
                for s, n, rs in rows},
            "wall": {"total_s": wall}}
-    base = os.path.join(OUT, "netsim-blackhole")
+    base = os.path.join(OUT, out)
     with open(base + ".json", "w") as f:
         json.dump(doc, f, indent=1)
     write_csv(results, base + ".csv")
@@ -1324,8 +1345,10 @@ def main():
         jobs = SMOKE
     elif args.blackhole:
         jobs = [(BLACKHOLE, r, {}) for r in run_names(BLACKHOLE)]
-        nreps_of = {(sc, r): n for sc, r, _, n in BLACKHOLE_ELSEWHERE}
-        jobs += [(sc, r, sets) for sc, r, dark, _ in BLACKHOLE_ELSEWHERE
+        elsewhere = BLACKHOLE_ELSEWHERE + (BLACKHOLE_LONG if args.long
+                                           else [])
+        nreps_of = {(sc, r): n for sc, r, _, n in elsewhere}
+        jobs += [(sc, r, sets) for sc, r, dark, _ in elsewhere
                  for sets in ({}, dark)]
     elif args.scale:
         nreps = 1
@@ -1363,7 +1386,9 @@ def main():
         for rs in results[s].values():
             rs.sort(key=lambda r: r["seed"])
     if args.blackhole:
-        return blackhole_main(results, len(jobs), wall, args.jobs)
+        return blackhole_main(results, len(jobs), wall, args.jobs,
+                              "netsim-blackhole" +
+                              ("-long" if args.long else ""))
     if args.scale:
         return scale_main(results, wall, args.jobs)
 
