@@ -44,7 +44,7 @@ static void ctx_answered(struct wren_tp *tp, struct tp_ctx *c)
  * compared: reordering between paths never triggers a retransmission;
  * nor are more urgent ones, which switches serving precedence strictly
  * send ahead (in netsim's Google RPC traffic, short messages overtaking
- * long ones to the same target made most of the spurious resends).
+ * long ones to the same target made every fast retransmission).
  */
 static void sf_detect_losses(struct wren_tp *tp, struct tp_ctx *c, uint32_t sfi)
 {

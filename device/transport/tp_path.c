@@ -379,8 +379,9 @@ static uint64_t sf_overtaken_after(const struct wren_tp *tp,
  * network delivers, and @p, judged by its own path's round trip, is
  * overdue because its path failed.  A more urgent packet passes @p in
  * the switches' queues (cfg.prio_short): a short message overtaking a
- * long one says nothing of the long one's path (in S17, counting it
- * made a thousand spurious timeouts a run).  A sub-flow that has not
+ * long one says nothing of the long one's path (in netsim's S17,
+ * counting it made half of some 1,000 timeouts a run, each resending a
+ * packet that had arrived).  A sub-flow that has not
  * measured its path yet is not judged: its path may be longer than the
  * others.
  */

@@ -98,7 +98,7 @@ LONG.add(("s17_googlerpc", "wren_noprio_50"))
 
 # Seeds per run where 5 are too few: S17's bucket over 10 MB holds 0 to
 # 5 messages a seed, so its p99 is one message, and a median over 5
-# seeds rests on one message of one seed (at commit a04f559 Wren was
+# seeds rests on one message of one seed (at commit 04cc2a4 Wren was
 # behind UET there in 6 of 11 seeds by 0.2 to 1 % and ahead in 5 by 0.2
 # to 9 %: the figure flips with any change).  15 seeds put 11 in it.
 REPS_OF = {"s17_googlerpc": 15}
