@@ -161,22 +161,29 @@ SMOKE = [
 # --blackhole: every run of S8, seeds 1 to BLACKHOLE_SEEDS.
 BLACKHOLE = "s8_blackhole"
 BLACKHOLE_SEEDS = 20
+
+
+def dark_both(link, back, at):
+    """The --set keys that take @link and @back (its other way) down
+    from @at."""
+    return {"link.%s.down" % link: at, "link.%s.down" % back: at}
+
+
 # ... and a leaf-spine link dark both ways mid-run in other workloads
 # (issue 19: "in every scenario"), each with the seeds given, beside the
 # same seeds without it: there the figure is how much later the slowest
 # message ends than without the dark link.
 BLACKHOLE_ELSEWHERE = [
-    ("s5_incast", "ls_32", {"link.leaf0>spine3.down": "50us",
-                            "link.spine3>leaf0.down": "50us"},
+    ("s5_incast", "ls_32", dark_both("leaf0>spine3", "spine3>leaf0", "50us"),
      BLACKHOLE_SEEDS),
-    ("s10_websearch", "wren_50", {"link.leaf0>spine3.down": "1ms",
-                                  "link.spine3>leaf0.down": "1ms"}, 3),
+    ("s10_websearch", "wren_50",
+     dark_both("leaf0>spine3", "spine3>leaf0", "1ms"), 3),
 ]
 # With --long (make bench-sim-blackhole, in make bench): every other
 # workload too, the link going dark about a quarter into the run (the
 # incasts' into leaf 0, which holds their target), 3 seeds each.
 BLACKHOLE_LONG = [
-    (sc, run, {"link.%s.down" % up: at, "link.%s.down" % down: at}, 3)
+    (sc, run, dark_both(up, down, at), 3)
     for sc, run, up, down, at in (
         ("s9_perm2m", "wren_prio", "leaf0>spine3", "spine3>leaf0", "50us"),
         ("s11_hadoop", "wren_50", "leaf0>spine3", "spine3>leaf0", "1ms"),
