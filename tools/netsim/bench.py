@@ -163,10 +163,11 @@ BLACKHOLE = "s8_blackhole"
 BLACKHOLE_SEEDS = 20
 
 
-def dark_both(link, back, at):
-    """The --set keys that take @link and @back (its other way) down
-    from @at."""
-    return {"link.%s.down" % link: at, "link.%s.down" % back: at}
+def dark_both(link, at):
+    """The --set keys that take @link ("a>b") and its other way ("b>a")
+    down from @at."""
+    a, b = link.split(">")
+    return {"link.%s>%s.down" % (a, b): at, "link.%s>%s.down" % (b, a): at}
 
 
 # ... and a leaf-spine link dark both ways mid-run in other workloads
@@ -174,29 +175,25 @@ def dark_both(link, back, at):
 # same seeds without it: there the figure is how much later the slowest
 # message ends than without the dark link.
 BLACKHOLE_ELSEWHERE = [
-    ("s5_incast", "ls_32", dark_both("leaf0>spine3", "spine3>leaf0", "50us"),
+    ("s5_incast", "ls_32", dark_both("leaf0>spine3", "50us"),
      BLACKHOLE_SEEDS),
     ("s10_websearch", "wren_50",
-     dark_both("leaf0>spine3", "spine3>leaf0", "1ms"), 3),
+     dark_both("leaf0>spine3", "1ms"), 3),
 ]
 # With --long (make bench-sim-blackhole, in make bench): every other
 # workload too, the link going dark about a quarter into the run (the
 # incasts' into leaf 0, which holds their target), 3 seeds each.
 BLACKHOLE_LONG = [
-    (sc, run, dark_both(up, down, at), 3)
-    for sc, run, up, down, at in (
-        ("s9_perm2m", "wren_prio", "leaf0>spine3", "spine3>leaf0", "50us"),
-        ("s11_hadoop", "wren_50", "leaf0>spine3", "spine3>leaf0", "1ms"),
-        ("s12_fattree", "wren", "edge0>agg1", "agg1>edge0", "50us"),
-        ("s14_alltoall", "wren", "leaf0>spine3", "spine3>leaf0", "200us"),
-        ("s15_incast_bg", "i32_wren", "leaf0>spine3", "spine3>leaf0",
-         "1ms"),
-        ("s15_incast_bg", "i127_wren", "leaf0>spine3", "spine3>leaf0",
-         "1ms"),
-        ("s16_perm16m", "wren_prio", "leaf0>spine3", "spine3>leaf0",
-         "400us"),
-        ("s17_googlerpc", "wren_50", "leaf0>spine3", "spine3>leaf0",
-         "500us"))]
+    (sc, run, dark_both(link, at), 3)
+    for sc, run, link, at in (
+        ("s9_perm2m", "wren_prio", "leaf0>spine3", "50us"),
+        ("s11_hadoop", "wren_50", "leaf0>spine3", "1ms"),
+        ("s12_fattree", "wren", "edge0>agg1", "50us"),
+        ("s14_alltoall", "wren", "leaf0>spine3", "200us"),
+        ("s15_incast_bg", "i32_wren", "leaf0>spine3", "1ms"),
+        ("s15_incast_bg", "i127_wren", "leaf0>spine3", "1ms"),
+        ("s16_perm16m", "wren_prio", "leaf0>spine3", "400us"),
+        ("s17_googlerpc", "wren_50", "leaf0>spine3", "500us"))]
 
 # How long S8 may take for any message.  Each try of a packet or CONNECT
 # whose path crosses the dark link is lost with a chance of about 1 in 8
