@@ -174,10 +174,20 @@ enum wren_tp_status weng_resp_begin(struct weng *e, struct weng_qp *qp,
 				    uint8_t need, uint64_t *cookie)
 {
 	struct weng_resp *r;
+	int rc;
 
-	if (len > e->cfg.max_msg_size || need & ~qp->access ||
-	    weng_mr_walk(e, qp->pdn, m->rkey, m->raddr, len, need, NULL, NULL))
+	if (len > e->cfg.max_msg_size || need & ~qp->access)
 		return WREN_TP_REMOTE_ACCESS;
+	/*
+	 * A key that does not grant the range is the requester's error; a
+	 * page list the device cannot read (bus mastering off: a fenced
+	 * function) is this side's, and must not send the requester looking
+	 * for a bad key.
+	 */
+	rc = weng_mr_walk(e, qp->pdn, m->rkey, m->raddr, len, need, NULL, NULL);
+	if (rc)
+		return rc == -EACCES ? WREN_TP_REMOTE_ACCESS :
+				       WREN_TP_REMOTE_OP_ERROR;
 	r = resp_alloc(e, qp, peer, m, len);
 	if (!r)
 		return WREN_TP_RNR;

@@ -82,7 +82,8 @@ printf '%s\n' "$out"
 summary="^swap_stress: index $index sent [0-9]+ received [0-9]+ bytes [0-9]+ corrupt 0"
 # The first partner that failed, and why, in the check's name: what a
 # failed run's digest shows (scripts/vm).
-why=$(printf '%s\n' "$out" | grep -m1 -E 'failed: |timed out' | cut -c1-160)
+why=$(printf '%s\n' "$out" | grep -m1 -E 'failed: |timed out|error: ' |
+	sed 's/^swap_stress: index [0-9]*: //' | cut -c1-160)
 if [ "$mode" = kill ] && [ "$index" = "$last" ]; then
 	check "the last guest killed itself (status $rc)" test "$rc" -ne 0
 elif [ "$mode" = hostile ] && [ "$index" = "$last" ]; then

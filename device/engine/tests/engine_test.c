@@ -2672,6 +2672,7 @@ static void test_rdma_between_adapters(void)
 	const uint64_t end = DATA_IOVA + 16 * 4096;
 	uint32_t rkey, ro_key, ro_lkey, other_pd_key, pdn2;
 	uint8_t *src, *dst, *before = malloc(16 * 4096);
+	uint64_t pbl_entry, unaligned = wren_to_le64(DATA + 1);
 	struct wren_admin_cmd cmd;
 	struct wren_admin_cqe cqe;
 	struct wren_cqe c;
@@ -2745,6 +2746,16 @@ static void test_rdma_between_adapters(void)
 	CHECK_EQ(run(&b->h, &cmd, &cqe), WREN_STATUS_SUCCESS);
 	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_READ, 0, 10, DATA_IOVA,
 			   ro_key, &c), WREN_CQE_REM_ACCESS_ERR);
+	/*
+	 * A page list the responder cannot use (here not a page; a fenced
+	 * function cannot read it at all) is the responder's failure: a
+	 * remote operation error, not a key the requester got wrong.
+	 */
+	memcpy(&pbl_entry, fake_env_ptr(&b->h.env, PBL, 8), 8);
+	memcpy(fake_env_ptr(&b->h.env, PBL, 8), &unaligned, 8);
+	CHECK_EQ(rdma_once(a, b, WREN_WQE_RDMA_WRITE, 0, 10, DATA_IOVA,
+			   rkey, &c), WREN_CQE_REMOTE_OP_ERR);
+	memcpy(fake_env_ptr(&b->h.env, PBL, 8), &pbl_entry, 8);
 	CHECK(!memcmp(before, dst, 16 * 4096));
 	CHECK(!poll_cq(b, &c));
 	/* ... and the requester's QP goes on. */
