@@ -167,7 +167,7 @@ def dark_both(link, at):
     """The --set keys that take @link ("a>b") and its other way ("b>a")
     down from @at."""
     a, b = link.split(">")
-    return {"link.%s>%s.down" % (a, b): at, "link.%s>%s.down" % (b, a): at}
+    return {"link.%s.down" % link: at, "link.%s>%s.down" % (b, a): at}
 
 
 # ... and a leaf-spine link dark both ways mid-run in other workloads
