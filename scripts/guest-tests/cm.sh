@@ -52,7 +52,22 @@ run() {
 	fi
 	rc=$?
 	printf '%s\n' "$out" | tail -n 20
-	check "$name ($( [ "$i" -eq 0 ] && echo server || echo client))" [ $rc -eq 0 ]
+	check "$name ($( [ "$i" -eq 0 ] && echo server || echo client))$(why $rc "$out")" \
+		[ $rc -eq 0 ]
+}
+
+# why RC OUTPUT: for a program that failed, how (its exit status, or that
+# it timed out) and its last line, for the check's name: what a failed
+# stage's summary shows.
+why() {
+	[ "$1" -ne 0 ] || return 0
+	if [ "$1" -eq 124 ]; then
+		printf ' (timed out'
+	else
+		printf ' (exit %d' "$1"
+	fi
+	printf '%s)' "$(printf '%s\n' "$2" | awk 'NF { l = $0 }
+		END { if (l != "") printf ": %s", substr(l, 1, 120) }')"
 }
 
 run rping -s -a $server -C 50 -S 4096 -V -- -c -a $server -C 50 -S 4096 -V
