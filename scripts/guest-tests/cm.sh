@@ -18,7 +18,9 @@
 #
 # Each client retries until its server listens; a server serves one
 # client, so the next program's server starts once the previous client is
-# done.
+# done.  A client makes one connection: one of two could be refused by a
+# server not listening yet and the other accepted by it once it listens,
+# and the retry's connections would then be a second client to it.
 set -u
 . "$WREN_TOP/scripts/guest-tests/lib.sh"
 
@@ -71,7 +73,7 @@ why() {
 }
 
 run rping -s -a $server -C 50 -S 4096 -V -- -c -a $server -C 50 -S 4096 -V
-run ucmatose -b $server -c 2 -C 100 -S 1000 -- -s $server -c 2 -C 100 -S 1000
+run ucmatose -b $server -c 1 -C 100 -S 1000 -- -s $server -c 1 -C 100 -S 1000
 if [ "$udaddy_msgs" -eq 0 ] && [ "$i" -eq 0 ]; then
 	# SIDR alone, over a lossy fabric: a SIDR REP is a datagram and may
 	# be lost; the client's CM then sends its REQ again, which only a
@@ -81,12 +83,12 @@ if [ "$udaddy_msgs" -eq 0 ] && [ "$i" -eq 0 ]; then
 	end=$(($(date +%s) + 20))
 	served=1
 	while [ "$(date +%s)" -lt $end ]; do
-		clean timeout 20 udaddy -b $server -c 2 -C 0 && served=0
+		clean timeout 20 udaddy -b $server -c 1 -C 0 && served=0
 	done
 	check "udaddy (server)" [ $served -eq 0 ]
 else
-	run udaddy -b $server -c 2 -C "$udaddy_msgs" -- \
-		-s $server -c 2 -C "$udaddy_msgs"
+	run udaddy -b $server -c 1 -C "$udaddy_msgs" -- \
+		-s $server -c 1 -C "$udaddy_msgs"
 fi
 # libfabric's verbs provider: FI_EP_MSG endpoints through the RDMA CM.
 run fi_pingpong -p verbs -e msg -S 65536 -I 100 -c -- -p verbs -e msg -S 65536 \
